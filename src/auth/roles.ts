@@ -1,0 +1,30 @@
+/**
+ * Member roles in increasing power (the spec's "admin > create > review >
+ * edit > comment > read"). `null` is a guest: a member of the organization
+ * with no role of their own; `undefined` is "not a member at all".
+ */
+export const MEMBER_ROLES = ['read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+export type RoleOrGuest = MemberRole | null;
+
+/** A content default level: a role, null (guests only) or "inherit" from the parent. */
+export type DefaultLevel = MemberRole | null | 'inherit';
+
+export function isMemberRole(value: unknown): value is MemberRole {
+  return typeof value === 'string' && (MEMBER_ROLES as readonly string[]).includes(value);
+}
+
+/** -1 for a guest or a non-member, so any real role outranks them. */
+export function rank(role: RoleOrGuest | undefined): number {
+  return role ? MEMBER_ROLES.indexOf(role) : -1;
+}
+
+export function atLeast(role: RoleOrGuest | undefined, needed: MemberRole): boolean {
+  return rank(role) >= rank(needed);
+}
+
+export function highest(roles: Array<RoleOrGuest | undefined>): RoleOrGuest | undefined {
+  let best: RoleOrGuest | undefined;
+  for (const role of roles) if (role !== undefined && (best === undefined || rank(role) > rank(best))) best = role;
+  return best;
+}

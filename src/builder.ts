@@ -1,0 +1,54 @@
+/**
+ * The one Pothos builder: plugins and options, no types. Resource modules
+ * under src/schema/ add their types to it; src/schema/index.ts builds the schema.
+ */
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ValidationPlugin from '@pothos/plugin-validation';
+import type { Context } from './context.ts';
+import type PrismaTypes from './db/generated/pothos-types.ts';
+import { getDatamodel } from './db/generated/pothos-types.ts';
+import { InvalidInputError, UnauthenticatedError } from './errors/index.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { authenticated: boolean };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+    ContentVisibility: { Input: string; Output: string };
+    TranslationLanguage: { Input: string; Output: string };
+    ContentReferenceStatus: { Input: string; Output: string };
+  };
+}>({
+  // scope-auth first, so unauthenticated calls stop before any other plugin runs
+  plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
+  scopeAuth: {
+    authScopes: (ctx) => ({ authenticated: ctx.viewer !== null }),
+    unauthorizedError: () => new UnauthenticatedError(),
+  },
+  prisma: {
+    client: (ctx) => ctx.db,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    onUnusedQuery: null,
+  },
+  validation: {
+    validationError: (result) =>
+      new InvalidInputError(
+        result.issues
+          .map((issue) => {
+            const path = (issue.path ?? []).map((p) => (typeof p === 'object' ? String(p.key) : String(p)));
+            // The REST body is the `input` argument: name the field as the caller sent it.
+            const field = (path[0] === 'input' ? path.slice(1) : path).join('.');
+            return field ? `${field}: ${issue.message}` : issue.message;
+          })
+          .join('; '),
+      ),
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,59 @@
+/**
+ * Every setting, read once from the environment. The README's configuration
+ * table lists the same variables; keep them in step.
+ */
+import { z } from 'zod';
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().optional(),
+  /** The base URL clients reach this service at; `urls.location` values start with it. */
+  PUBLIC_URL: z.url().optional(),
+  /** The web app's base URL, for `urls.app`. Defaults to PUBLIC_URL. */
+  APP_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Requests allowed per token (or per IP address when anonymous) in each window. */
+  RATE_LIMIT_POINTS: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Largest request body accepted, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /** How often the bin of deleted spaces is swept, in seconds. */
+  PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** How long SIGTERM waits for in-flight requests before closing, in milliseconds. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  appUrl: string;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  rateLimit: { points: number; windowSeconds: number };
+  bodyLimitBytes: number;
+  purgeIntervalSeconds: number;
+  shutdownTimeoutMs: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    publicUrl,
+    appUrl: (e.APP_URL ?? publicUrl).replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * What every resolver gets: the database, the caller, per-request loaders
+ * and URL builders. Built per request (HTTP, REST and WebSocket alike).
+ */
+import type { YogaInitialContext } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { Access } from './auth/access.ts';
+import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
+import type { AppConfig } from './config.ts';
+import type { Db } from './db/client.ts';
+import type { Provider } from './db/provider.ts';
+import { createLoaders, type Loaders } from './loaders.ts';
+import { Urls } from './urls.ts';
+
+export interface Context extends YogaInitialContext {
+  db: Db;
+  /** Which database `db` talks to, for the few provider-specific filters. */
+  provider: Provider;
+  config: AppConfig;
+  log: Logger;
+  viewer: Viewer | null;
+  access: Access;
+  loaders: Loaders;
+  urls: Urls;
+}
+
+export interface ContextDeps {
+  db: Db;
+  provider: Provider;
+  config: AppConfig;
+  log: Logger;
+}
+
+/** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */
+export async function buildContext(
+  deps: ContextDeps,
+  authorization: string | null | undefined,
+): Promise<Omit<Context, keyof YogaInitialContext>> {
+  const token = bearerToken(authorization);
+  const viewer = token ? await loadViewer(deps.db, token) : null;
+  const loaders = createLoaders(deps.db);
+  return {
+    ...deps,
+    viewer,
+    loaders,
+    access: new Access(viewer, loaders),
+    urls: new Urls(deps.config),
+  };
+}

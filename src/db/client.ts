@@ -1,0 +1,156 @@
+/**
+ * The runtime database client: the generated PrismaClient of the configured
+ * provider, on the driver adapter from provider.ts, optionally reporting every
+ * SQL statement it sends (for the `db_queries_total` counter and for tests
+ * that count statements).
+ *
+ * Counting happens in a wrapper around the driver adapter, not with Prisma's
+ * `query` log events: those are emitted per operation of the query engine and
+ * miss the statements the adapters run by themselves (BEGIN inside
+ * startTransaction, savepoints, the pieces of a script).
+ */
+import type {
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlQuery,
+  SqlResultSet,
+  Transaction,
+} from '@prisma/driver-adapter-utils';
+import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
+import { PrismaClient as PostgresPrismaClient } from './generated/postgresql/client.ts';
+import {
+  createAdapterFactory,
+  statementsOfRawQuery,
+  statementsOfScript,
+  statementsOfStartTransaction,
+  type DatabaseConfig,
+  type Provider,
+} from './provider.ts';
+
+/**
+ * The client type the app codes against. Both generated clients come from the
+ * same models, so the PostgreSQL one has the same shape (cast in createDb).
+ */
+export type Db = SqlitePrismaClient;
+
+export interface CreateDbOptions {
+  /** Called once for every SQL statement sent to the database, with its text. */
+  onQuery?: (sql: string) => void;
+}
+
+export function createDb(config: DatabaseConfig, options?: CreateDbOptions): Db {
+  const base = createAdapterFactory(config);
+  const onQuery = options?.onQuery;
+  const adapter = onQuery ? countingFactory(base, config.provider, onQuery) : base;
+  if (config.provider === 'postgresql') {
+    return new PostgresPrismaClient({ adapter }) as unknown as Db;
+  }
+  return new SqlitePrismaClient({ adapter });
+}
+
+export async function closeDb(db: Db): Promise<void> {
+  await db.$disconnect();
+}
+
+// ---------------------------------------------------------------------------
+// Statement counting
+
+type OnQuery = (sql: string) => void;
+
+/**
+ * Reports statements as they are sent, whether or not they then succeed: a
+ * failing statement reached the database too. The wrappers are new objects
+ * that delegate to the adapter (its methods use private fields, so they must
+ * be called on the adapter itself, never re-bound to a proxy).
+ */
+function report(onQuery: OnQuery, statements: string[]): void {
+  for (const sql of statements) onQuery(sql);
+}
+
+function countingFactory(inner: SqlDriverAdapterFactory, provider: Provider, onQuery: OnQuery): SqlDriverAdapterFactory {
+  return {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    connect: async () => countingAdapter(await inner.connect(), provider, onQuery),
+  };
+}
+
+function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: OnQuery): SqlDriverAdapter {
+  const adapter: SqlDriverAdapter = {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+      report(onQuery, statementsOfRawQuery(provider, query));
+      return inner.queryRaw(query);
+    },
+    executeRaw(query: SqlQuery): Promise<number> {
+      report(onQuery, statementsOfRawQuery(provider, query));
+      return inner.executeRaw(query);
+    },
+    executeScript(script: string): Promise<void> {
+      report(onQuery, statementsOfScript(provider, script));
+      return inner.executeScript(script);
+    },
+    async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+      // The adapter runs BEGIN itself; reported once it went through (if the
+      // pool cannot even hand out a connection, nothing was sent).
+      const tx = await inner.startTransaction(isolationLevel);
+      report(onQuery, statementsOfStartTransaction(provider, isolationLevel));
+      return countingTransaction(tx, provider, onQuery);
+    },
+    dispose: () => inner.dispose(),
+  };
+  // The client reads the schema name (PostgreSQL) and join support from here.
+  if (inner.getConnectionInfo) adapter.getConnectionInfo = () => inner.getConnectionInfo!();
+  return adapter;
+}
+
+function countingTransaction(inner: Transaction, provider: Provider, onQuery: OnQuery): Transaction {
+  // With usePhantomQuery (false for both our adapters), commit()/rollback()
+  // would send COMMIT/ROLLBACK themselves; otherwise the client sends them
+  // through executeRaw and commit()/rollback() only release the connection.
+  const phantom = inner.options.usePhantomQuery;
+  const tx: Transaction = {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    options: inner.options,
+    queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+      report(onQuery, statementsOfRawQuery(provider, query));
+      return inner.queryRaw(query);
+    },
+    executeRaw(query: SqlQuery): Promise<number> {
+      report(onQuery, statementsOfRawQuery(provider, query));
+      return inner.executeRaw(query);
+    },
+    commit(): Promise<void> {
+      if (phantom) onQuery('COMMIT');
+      return inner.commit();
+    },
+    rollback(): Promise<void> {
+      if (phantom) onQuery('ROLLBACK');
+      return inner.rollback();
+    },
+  };
+  // Nested transactions: each savepoint call is one statement in both adapters.
+  // Only offered when the adapter has them, since the client checks for presence.
+  if (inner.createSavepoint) {
+    tx.createSavepoint = (name: string) => {
+      onQuery(`SAVEPOINT ${name}`);
+      return inner.createSavepoint!(name);
+    };
+  }
+  if (inner.rollbackToSavepoint) {
+    tx.rollbackToSavepoint = (name: string) => {
+      onQuery(`ROLLBACK TO SAVEPOINT ${name}`);
+      return inner.rollbackToSavepoint!(name);
+    };
+  }
+  if (inner.releaseSavepoint) {
+    tx.releaseSavepoint = (name: string) => {
+      onQuery(`RELEASE SAVEPOINT ${name}`);
+      return inner.releaseSavepoint!(name);
+    };
+  }
+  return tx;
+}

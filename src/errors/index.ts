@@ -1,0 +1,64 @@
+/**
+ * The one error hierarchy. Thrown anywhere (resolvers, policies, the REST
+ * runtime); mapped once to GraphQL errors in ./mask.ts, and from there to the
+ * REST body `{"error":{"code":<status>,"message"}}`.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  /** Extra headers the HTTP reply carries (Retry-After, ...). */
+  readonly headers: Record<string, string> = {};
+}
+
+export class InvalidInputError extends AppError {
+  readonly code = 'BAD_REQUEST';
+  readonly status = 400;
+}
+
+export class UnauthenticatedError extends AppError {
+  readonly code = 'UNAUTHENTICATED';
+  readonly status = 401;
+  constructor(message = 'Authentication required: send "Authorization: Bearer <token>"') {
+    super(message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+  constructor(action: string) {
+    super(`You are not allowed to ${action.replace(':', ' ')} here`);
+  }
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'NOT_FOUND';
+  readonly status = 404;
+  constructor(type: string, id?: string) {
+    super(id === undefined ? `${type} not found` : `${type} ${JSON.stringify(id)} not found`);
+  }
+}
+
+export class ConflictError extends AppError {
+  readonly code = 'CONFLICT';
+  readonly status = 409;
+}
+
+export class PreconditionFailedError extends AppError {
+  readonly code = 'PRECONDITION_FAILED';
+  readonly status = 412;
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+  readonly status = 413;
+}
+
+export class RateLimitedError extends AppError {
+  readonly code = 'RATE_LIMITED';
+  readonly status = 429;
+  constructor(retryAfterSeconds: number, headers: Record<string, string>) {
+    super(`Too many requests: retry in ${retryAfterSeconds} seconds`);
+    Object.assign(this.headers, headers, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}

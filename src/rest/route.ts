@@ -1,0 +1,24 @@
+/** The shape of one generated REST route (see codegen/rest-routes.cjs). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RestVariable {
+  name: string;
+  /** The variable's GraphQL type, as written in the document (`Int`, `ID!`, `UpdateSpaceInput!`). */
+  type: string;
+  /** Where the value comes from: a `{param}` of the path, the JSON body (the `input` variable), or the query string. */
+  source: 'path' | 'body' | 'query';
+}
+
+export interface RestRoute {
+  method: HttpMethod;
+  /** GitBook's path with `{param}` placeholders, e.g. `/v1/spaces/{spaceId}`. */
+  path: string;
+  /** Success status: 200, 201, 204 or 205 (a 205 route whose root field is false answers 204). */
+  status: number;
+  /** Dot path of the response data sent as the body. */
+  reply: string;
+  operationName: string;
+  variables: RestVariable[];
+  /** The operation and the fragments it uses. */
+  document: string;
+}

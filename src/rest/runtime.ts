@@ -1,0 +1,287 @@
+/**
+ * The REST runtime: one yoga plugin serving every generated route. It
+ * matches the request, builds the operation's variables from the path, query
+ * string and JSON body, executes the operation through yoga's envelop
+ * pipeline (same auth, limits and resolvers as /graphql) and writes the body
+ * and status of the wire contract. It has no per-endpoint code.
+ */
+import FindMyWay from 'find-my-way';
+import {
+  GraphQLError,
+  GraphQLInputObjectType,
+  GraphQLScalarType,
+  Kind,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  parse,
+  typeFromAST,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type TypeNode,
+} from 'graphql';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import { AppError, InvalidInputError, NotFoundError } from '../errors/index.ts';
+import type { RestRoute } from './route.ts';
+
+export const REST_PREFIX = '/v1';
+
+interface PreparedRoute extends RestRoute {
+  parsed: DocumentNode;
+  operation: OperationDefinitionNode;
+  fragments: Map<string, FragmentDefinitionNode>;
+}
+
+class MethodNotAllowedError extends AppError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  readonly status = 405;
+}
+
+/** The REST error body, used for every 4xx and 5xx under /v1. */
+export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ error: { code: status, message } }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+function prepare(route: RestRoute): PreparedRoute {
+  const parsed = parse(route.document);
+  const operation = parsed.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const fragments = new Map(
+    parsed.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
+  return { ...route, parsed, operation, fragments };
+}
+
+/** Coerces one query-string value to the variable's scalar type; a 400 names the parameter. */
+function coerceQueryValue(name: string, raw: string, type: GraphQLInputType): unknown {
+  const named = getNamedType(type);
+  if (!(named instanceof GraphQLScalarType)) return raw; // enums and custom scalars validate themselves
+  switch (named.name) {
+    case 'Int':
+      if (!/^-?\d+$/.test(raw)) throw new InvalidInputError(`${name}: must be an integer`);
+      return Number(raw);
+    case 'Float':
+      if (raw.trim() === '' || Number.isNaN(Number(raw))) throw new InvalidInputError(`${name}: must be a number`);
+      return Number(raw);
+    case 'Boolean':
+      if (raw !== 'true' && raw !== 'false') throw new InvalidInputError(`${name}: must be true or false`);
+      return raw === 'true';
+    default:
+      return raw;
+  }
+}
+
+/**
+ * Keeps only the fields an input type declares, recursively: like most JSON
+ * APIs (and GitBook's), unknown body fields are ignored rather than refused.
+ */
+function pruneUnknownFields(value: unknown, type: GraphQLInputType): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (value === null || value === undefined) return value;
+  if (isListType(inner)) return Array.isArray(value) ? value.map((v) => pruneUnknownFields(v, inner.ofType)) : value;
+  if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = (inner as GraphQLInputObjectType).getFields();
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([k]) => k in fields)
+        .map(([k, v]) => [k, pruneUnknownFields(v, fields[k]!.type)]),
+    );
+  }
+  return value;
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidInputError('The request body is not valid JSON');
+  }
+}
+
+async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, request: Request, url: URL, params: Record<string, string | undefined>) {
+  const variables: Record<string, unknown> = {};
+  for (const variable of route.variables) {
+    const type = typeFromAST(schema, parseType(variable.type)) as GraphQLInputType | undefined;
+    if (!type) throw new Error(`Unknown type ${variable.type} in ${route.operationName}`);
+    if (variable.source === 'path') {
+      variables[variable.name] = params[variable.name];
+    } else if (variable.source === 'body') {
+      const body = await readJsonBody(request);
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        throw new InvalidInputError('The request body must be a JSON object');
+      }
+      variables[variable.name] = pruneUnknownFields(body ?? {}, type);
+    } else {
+      const values = url.searchParams.getAll(variable.name);
+      if (values.length === 0) continue;
+      const inner = isNonNullType(type) ? type.ofType : type;
+      variables[variable.name] = isListType(inner)
+        ? values.map((v) => coerceQueryValue(variable.name, v, inner.ofType))
+        : coerceQueryValue(variable.name, values[values.length - 1]!, type);
+    }
+  }
+  return variables;
+}
+
+const typeCache = new Map<string, TypeNode>();
+function parseType(source: string): TypeNode {
+  let node = typeCache.get(source);
+  if (!node) {
+    const doc = parse(`query($v: ${source}) { __typename }`);
+    node = (doc.definitions[0] as OperationDefinitionNode).variableDefinitions![0]!.type;
+    typeCache.set(source, node);
+  }
+  return node;
+}
+
+/** Drops null fields from the reply unless the document marks them `@keepNull`. */
+function pruneNulls(value: unknown, selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>): unknown {
+  if (value === null || value === undefined || !selectionSet) return value;
+  if (Array.isArray(value)) return value.map((v) => pruneNulls(v, selectionSet, fragments));
+  const object = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const visitSelections = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const key = (selection.alias ?? selection.name).value;
+        if (!(key in object)) continue;
+        const fieldValue = object[key];
+        if (fieldValue === null && !selection.directives?.some((d) => d.name.value === 'keepNull')) continue;
+        out[key] = pruneNulls(fieldValue, selection.selectionSet, fragments);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visitSelections(selection.selectionSet);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) visitSelections(fragment.selectionSet);
+      }
+    }
+  };
+  visitSelections(selectionSet);
+  return out;
+}
+
+/** The selection set at a dot path of response keys (through fragments). */
+function selectionAt(route: PreparedRoute, path: string[]): SelectionSetNode | undefined {
+  let set: SelectionSetNode | undefined = route.operation.selectionSet;
+  for (const key of path) {
+    const find = (s: SelectionSetNode): SelectionSetNode | undefined => {
+      for (const sel of s.selections) {
+        if (sel.kind === Kind.FIELD && (sel.alias ?? sel.name).value === key) return sel.selectionSet;
+        const nested = sel.kind === Kind.INLINE_FRAGMENT ? sel.selectionSet : sel.kind === Kind.FRAGMENT_SPREAD ? route.fragments.get(sel.name.value)?.selectionSet : undefined;
+        const found = nested && find(nested);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    set = set && find(set);
+  }
+  return set;
+}
+
+/** The HTTP status of a failed execution: the highest status any error carries. */
+function errorStatus(errors: readonly GraphQLError[], hasData: boolean): number {
+  let status = 0;
+  for (const error of errors) {
+    const s = (error.extensions?.http as { status?: number } | undefined)?.status;
+    if (typeof s === 'number' && s > status) status = s;
+  }
+  // Errors without a status before execution (variable coercion, validation) are the caller's: 400.
+  return status || (hasData ? 500 : 400);
+}
+
+/** Makes GraphQL's variable messages read in terms of the REST body. */
+function restMessage(error: GraphQLError): string {
+  return error.message
+    .replace(/^Variable "\$input" got invalid value (.*?) at "input\.([^"]+)"; /, '$2: ')
+    .replace(/^Variable "\$input" got invalid value .*?; /, '')
+    .replace(/^Variable "\$(\w+)" got invalid value (.*?); /, '$1: ');
+}
+
+export interface RestRoutesOptions {
+  routes: RestRoute[];
+  /** Called with the matched route pattern (for metrics), or null when nothing matched. */
+  onMatch?: (request: Request, route: string | null) => void;
+}
+
+export function useRestRoutes(options: RestRoutesOptions): Plugin {
+  const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
+  const prepared = options.routes.map(prepare);
+  for (const route of prepared) {
+    router.on(route.method, route.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, route);
+  }
+  let yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+
+  async function handle(request: Request, url: URL, serverContext: Record<string, unknown>): Promise<Response> {
+    const method = request.method.toUpperCase();
+    const match = router.find(method as never, url.pathname);
+    if (!match) {
+      options.onMatch?.(request, null);
+      const otherMethod = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => m !== method && router.find(m as never, url.pathname));
+      if (otherMethod) throw new MethodNotAllowedError(`${method} is not supported on ${url.pathname}`);
+      throw new NotFoundError('Endpoint', `${method} ${url.pathname}`);
+    }
+    const route = match.store as PreparedRoute;
+    options.onMatch?.(request, route.path);
+    const { schema, contextFactory, execute, validate } = yoga.getEnveloped({ request, ...serverContext });
+    const variableValues = await buildVariables(route, schema, request, url, match.params);
+    const validationErrors = validate(schema, route.parsed);
+    if (validationErrors.length) throw validationErrors[0];
+    const contextValue = await contextFactory();
+    const result = (await execute({ schema, document: route.parsed, contextValue, variableValues, operationName: route.operationName })) as {
+      data?: Record<string, unknown> | null;
+      errors?: readonly GraphQLError[];
+    };
+    if (result.errors?.length) {
+      const status = errorStatus(result.errors, result.data != null);
+      const first = result.errors[0]!;
+      const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+      return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(first), headers);
+    }
+    const path = route.reply.split('.');
+    let data: unknown = result.data;
+    for (const key of path) data = (data as Record<string, unknown> | null)?.[key];
+    if (route.status === 204 || route.status === 205) {
+      return new Response(null, { status: route.status === 205 && data === false ? 204 : route.status });
+    }
+    if (data === null || data === undefined) throw new NotFoundError('Resource');
+    const body = pruneNulls(data, selectionAt(route, path), route.fragments);
+    return new Response(JSON.stringify(body), { status: route.status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  }
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as never;
+    },
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (url.pathname !== REST_PREFIX && !url.pathname.startsWith(`${REST_PREFIX}/`)) return;
+      try {
+        endResponse(await handle(request, url, (serverContext ?? {}) as Record<string, unknown>));
+      } catch (error) {
+        endResponse(restErrorResponse(error, yoga));
+      }
+    },
+  };
+}
+
+/** Any error raised while serving a REST request, in the REST error shape. */
+export function restErrorResponse(error: unknown, yoga?: { logger: { error: (...args: unknown[]) => void } }): Response {
+  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  if (original instanceof AppError) return errorResponse(original.status, original.message, original.headers);
+  if (error instanceof GraphQLError) {
+    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+    const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+    return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(error), headers);
+  }
+  yoga?.logger.error(error);
+  return errorResponse(500, 'Unexpected error');
+}
+

@@ -1,0 +1,73 @@
+import { builder } from '../../builder.ts';
+import { authorize, can, type Action } from '../../auth/policies.ts';
+import type { Context } from '../../context.ts';
+import { NotFoundError } from '../../errors/index.ts';
+import { Organization } from '../organization/type.ts';
+import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { Collection } from './type.ts';
+
+export const CollectionList = listType('Collection', Collection);
+
+/** Loads a collection the caller may act on, or answers 404/403. */
+export async function loadCollection<Q extends object>(ctx: Context, id: string, action: Action, query?: Q) {
+  ctx.access.requireViewer();
+  const collection = await ctx.db.collection.findUnique({ ...(query ?? {}), where: { id } });
+  if (!collection) throw new NotFoundError('Collection', id);
+  authorize(await ctx.access.content(collection), action, { type: 'Collection', id });
+  return collection;
+}
+
+builder.queryField('collection', (t) =>
+  t.prismaField({
+    type: Collection,
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => loadCollection(ctx, String(id), 'collection:read', query),
+  }),
+);
+
+builder.prismaObjectFields(Organization, (t) => ({
+  collections: t.field({
+    type: CollectionList,
+    description: 'Collections of the organization',
+    args: {
+      ...pageArgs,
+      nested: t.arg.boolean({ description: 'Include nested collections (default true); false lists only top-level ones' }),
+    },
+    resolve: async (org, args, ctx, info) => {
+      const subject = ctx.access.organization(org.id);
+      authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
+      // Members with a role read every collection (default levels only raise roles); guests need grants.
+      const where = can(subject, 'collection:read')
+        ? { organizationId: org.id, ...(args.nested === false ? { parentId: null } : {}) }
+        : { id: { in: [] as string[] } };
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        page: args.page,
+        limit: args.limit,
+        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+        where,
+        findMany: (a) => ctx.db.collection.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.collection.count(a),
+      });
+    },
+  }),
+}));
+
+builder.prismaObjectFields(Collection, (t) => ({
+  collections: t.field({
+    type: CollectionList,
+    description: 'Collections directly inside this one, in their order',
+    args: pageArgs,
+    resolve: (collection, args, ctx, info) => {
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        ...args,
+        orderBy: [['position', 'asc'], ['id', 'asc']],
+        where: { parentId: collection.id },
+        findMany: (a) => ctx.db.collection.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.collection.count(a),
+      });
+    },
+  }),
+}));

@@ -1,0 +1,43 @@
+/** Imports every resource module (each adds its types to the builder) and builds the schema. */
+import { GraphQLDirective, GraphQLEnumType, GraphQLInt, GraphQLNonNull, GraphQLString, DirectiveLocation } from 'graphql';
+import { builder } from '../builder.ts';
+import './shared/scalars.ts';
+import './user/type.ts';
+import './organization/type.ts';
+import './organization/queries.ts';
+import './organization/mutations.ts';
+import './member/type.ts';
+import './member/queries.ts';
+import './member/mutations.ts';
+import './collection/type.ts';
+import './collection/queries.ts';
+import './collection/mutations.ts';
+import './space/type.ts';
+import './space/queries.ts';
+import './space/mutations.ts';
+import './space/links.ts';
+
+/**
+ * `@rest` marks an operation document as a REST endpoint (see src/rest/);
+ * `@keepNull` keeps a null field in the REST body (nulls are dropped otherwise,
+ * since the wire contract marks most absent values as optional, not nullable).
+ */
+export const restDirective = new GraphQLDirective({
+  name: 'rest',
+  description: 'Serves this operation as a REST endpoint of the /v1 API',
+  locations: [DirectiveLocation.QUERY, DirectiveLocation.MUTATION],
+  args: {
+    method: { type: new GraphQLNonNull(new GraphQLEnumType({ name: 'HttpMethod', values: { GET: {}, POST: {}, PUT: {}, PATCH: {}, DELETE: {} } })) },
+    path: { type: new GraphQLNonNull(GraphQLString), description: 'Path with {param} placeholders named like the variables' },
+    status: { type: GraphQLInt, description: 'Success status (default 200). 204/205 send no body; a 205 whose root field is false answers 204.' },
+    reply: { type: GraphQLString, description: 'Dot path of the response data to send (default: the root field)' },
+  },
+});
+
+export const keepNullDirective = new GraphQLDirective({
+  name: 'keepNull',
+  description: 'In a REST reply, send this field even when it is null',
+  locations: [DirectiveLocation.FIELD],
+});
+
+export const schema = builder.toSchema({ directives: [restDirective, keepNullDirective], sortSchema: true });

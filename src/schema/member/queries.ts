@@ -1,0 +1,70 @@
+import { builder } from '../../builder.ts';
+import { authorize } from '../../auth/policies.ts';
+import type { Context } from '../../context.ts';
+import { containsInsensitive } from '../../db/provider.ts';
+import { NotFoundError } from '../../errors/index.ts';
+import { MemberRole, SortDirection } from '../shared/enums.ts';
+import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { Organization } from '../organization/type.ts';
+import { Member } from './type.ts';
+
+export const MemberList = listType('Member', Member);
+
+const MemberSort = builder.enumType('MemberSort', { values: ['joinedAt', 'lastSeenAt'] as const });
+const MemberRoleFilter = builder.enumType('MemberRoleFilter', {
+  description: 'A member role, or `guest` for members without one',
+  values: ['admin', 'create', 'review', 'edit', 'comment', 'read', 'guest'] as const,
+});
+
+/** Loads a member of an organization the caller belongs to, or 404. */
+export async function loadMember<Q extends object>(ctx: Context, organizationId: string, userId: string, query?: Q) {
+  authorize(ctx.access.organization(organizationId), 'member:read', { type: 'Organization', id: organizationId });
+  const member = await ctx.db.member.findUnique({ ...(query ?? {}), where: { organizationId_userId: { organizationId, userId } } });
+  if (!member) throw new NotFoundError('Member', userId);
+  return member;
+}
+
+builder.prismaObjectFields(Organization, (t) => ({
+  members: t.field({
+    type: MemberList,
+    description: 'The members of the organization',
+    args: {
+      ...pageArgs,
+      order: t.arg({ type: SortDirection, description: 'Default desc' }),
+      sort: t.arg({ type: MemberSort, description: 'Default joinedAt; lastSeenAt lists only members seen at least once' }),
+      role: t.arg({ type: MemberRoleFilter }),
+      search: t.arg.string({ description: 'Matches display name or e-mail, case-insensitively' }),
+    },
+    resolve: (org, args, ctx, info) => {
+      authorize(ctx.access.organization(org.id), 'organization:list-members', { type: 'Organization', id: org.id });
+      const direction = args.order ?? 'desc';
+      const sort = args.sort ?? 'joinedAt';
+      const where: Record<string, unknown> = { organizationId: org.id };
+      if (sort === 'lastSeenAt') where.lastSeenAt = { not: null };
+      if (args.role) where.role = args.role === 'guest' ? null : args.role;
+      if (args.search) {
+        where.user = { OR: [{ displayName: containsInsensitive(ctx.provider, args.search) }, { email: containsInsensitive(ctx.provider, args.search) }] };
+      }
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        page: args.page,
+        limit: args.limit,
+        orderBy: [[sort, direction], ['id', direction]],
+        where,
+        findMany: (a) => ctx.db.member.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.member.count(a),
+      });
+    },
+  }),
+}));
+
+builder.queryField('member', (t) =>
+  t.prismaField({
+    type: Member,
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => loadMember(ctx, String(args.organizationId), String(args.userId), query),
+  }),
+);
+
+export { MemberRole };

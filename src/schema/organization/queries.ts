@@ -1,0 +1,44 @@
+import { builder } from '../../builder.ts';
+import { authorize, type Action } from '../../auth/policies.ts';
+import type { Context } from '../../context.ts';
+import { NotFoundError } from '../../errors/index.ts';
+import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { Organization } from './type.ts';
+
+/** Loads an organization the caller may act on, or answers 404/403. */
+export async function loadOrganization<Q extends object>(ctx: Context, id: string, action: Action, query?: Q) {
+  // Non-members learn nothing: check membership before touching the database.
+  authorize(ctx.access.organization(id), action, { type: 'Organization', id });
+  const org = await ctx.db.organization.findUnique({ ...(query ?? {}), where: { id } });
+  if (!org) throw new NotFoundError('Organization', id);
+  return org;
+}
+
+export const OrganizationList = listType('Organization', Organization);
+
+builder.queryFields((t) => ({
+  organization: t.prismaField({
+    type: Organization,
+    description: 'An organization the caller belongs to',
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => loadOrganization(ctx, String(id), 'organization:read', query),
+  }),
+  organizations: t.field({
+    type: OrganizationList,
+    description: 'The organizations the caller belongs to',
+    authScopes: { authenticated: true },
+    args: pageArgs,
+    resolve: (_root, args, ctx, info) => {
+      const userId = ctx.access.requireViewer().userId;
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        ...args,
+        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+        where: { members: { some: { userId } } },
+        findMany: (a) => ctx.db.organization.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.organization.count(a),
+      });
+    },
+  }),
+}));

@@ -1,0 +1,85 @@
+import { builder } from '../../builder.ts';
+import { can } from '../../auth/policies.ts';
+import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
+import { parseStoredJson } from '../shared/merge-rules.ts';
+
+const OrganizationUrls = builder.objectRef<{ location: string; app: string; logo: string | null }>('OrganizationUrls').implement({
+  fields: (t) => ({
+    location: t.exposeString('location'),
+    app: t.exposeString('app'),
+    logo: t.exposeString('logo', { nullable: true }),
+  }),
+});
+
+const OrganizationTrial = builder.objectRef<{ status: string; count: number }>('OrganizationTrial').implement({
+  description: 'Billing trial state. This service has no billing, so it is always `notapplicable`.',
+  fields: (t) => ({ status: t.exposeString('status'), count: t.exposeInt('count') }),
+});
+
+const OrganizationDefaultContent = builder.objectRef<{ type: 'site'; site: string }>('OrganizationDefaultContent').implement({
+  fields: (t) => ({ type: t.exposeString('type'), site: t.exposeString('site') }),
+});
+
+const ORGANIZATION_PERMISSIONS = {
+  view: 'organization:read',
+  access: 'organization:list-members',
+  admin: 'organization:update',
+  ownTeam: 'organization:update',
+  createContent: 'organization:create-content',
+  createOpenAPISpec: 'organization:create-content',
+  ingestConversations: 'organization:update',
+  viewBilling: 'organization:view-billing',
+  listMembers: 'organization:list-members',
+  listTeams: 'organization:list-members',
+  listIntegrations: 'organization:list-members',
+  listInstallations: 'organization:update',
+  installIntegration: 'organization:update',
+} as const;
+
+const OrganizationPermissions = builder
+  .objectRef<Record<keyof typeof ORGANIZATION_PERMISSIONS, boolean>>('OrganizationPermissions')
+  .implement({
+    description: 'What the caller may do with the organization',
+    fields: (t) =>
+      Object.fromEntries(Object.keys(ORGANIZATION_PERMISSIONS).map((k) => [k, t.exposeBoolean(k as keyof typeof ORGANIZATION_PERMISSIONS)])) as never,
+  });
+
+export const Organization = builder.prismaObject('Organization', {
+  description: 'An organization: members, collections and spaces',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'organization' }),
+    id: t.exposeID('id'),
+    title: t.exposeString('title'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    emailDomains: t.stringList({ resolve: (org) => parseStoredJson<string[]>(org.emailDomains, []) }),
+    hostname: t.exposeString('hostname', { nullable: true }),
+    type: t.field({ type: OrganizationType, resolve: (org) => org.type as 'business' | 'community' }),
+    useCase: t.field({ type: OrganizationUseCase, nullable: true, resolve: (org) => org.useCase as never }),
+    communityType: t.field({ type: OrganizationCommunityType, nullable: true, resolve: (org) => org.communityType as never }),
+    defaultRole: t.field({ type: MemberRole, nullable: true, resolve: (org) => org.defaultRole as never }),
+    defaultContent: t.field({
+      type: OrganizationDefaultContent,
+      nullable: true,
+      resolve: (org) => (org.defaultSiteId ? { type: 'site' as const, site: org.defaultSiteId } : null),
+    }),
+    sso: t.exposeBoolean('sso'),
+    ai: t.exposeBoolean('ai'),
+    inviteLinks: t.exposeBoolean('inviteLinks'),
+    plan: t.exposeString('plan'),
+    mergeRules: t.field({ type: 'JSON', resolve: (org) => parseStoredJson(org.mergeRules, { type: 'none' }) }),
+    urls: t.field({
+      type: OrganizationUrls,
+      resolve: (org, _args, ctx) => ({ location: ctx.urls.api(`/orgs/${org.id}`), app: ctx.urls.app(`/o/${org.id}`), logo: org.logo }),
+    }),
+    trial: t.field({ type: OrganizationTrial, resolve: () => ({ status: 'notapplicable', count: 0 }) }),
+    permissions: t.field({
+      type: OrganizationPermissions,
+      resolve: (org, _args, ctx) => {
+        const subject = ctx.access.organization(org.id);
+        return Object.fromEntries(
+          Object.entries(ORGANIZATION_PERMISSIONS).map(([k, action]) => [k, can(subject, action)]),
+        ) as Record<keyof typeof ORGANIZATION_PERMISSIONS, boolean>;
+      },
+    }),
+  }),
+});

@@ -1,0 +1,99 @@
+/**
+ * Order of spaces and collections under one parent (a collection, or the
+ * organization's top level). Positions are fractional, so moving one item
+ * rewrites one row and list cursors stay valid.
+ */
+import { z } from 'zod';
+import { builder } from '../../builder.ts';
+import type { Db } from '../../db/client.ts';
+import { InvalidInputError } from '../../errors/index.ts';
+
+const pointer = z.union([
+  z.object({ type: z.literal('space'), space: z.string().min(1) }).strict(),
+  z.object({ type: z.literal('collection'), collection: z.string().min(1) }).strict(),
+]);
+export type ContentPointer = z.infer<typeof pointer>;
+
+const ContentPointerInput = builder.inputType('ContentPointerInput', {
+  fields: (t) => ({
+    type: t.string({ required: true, description: '`space` or `collection`' }),
+    space: t.string(),
+    collection: t.string(),
+  }),
+});
+
+export const ContentPositionInput = builder.inputType('ContentPositionInput', {
+  description: 'Where to put an item among its siblings: before or after one of them',
+  fields: (t) => ({
+    before: t.field({ type: ContentPointerInput }),
+    after: t.field({ type: ContentPointerInput }),
+  }),
+  validate: z
+    .object({ before: pointer.nullish(), after: pointer.nullish() })
+    .refine((p) => !(p.before && p.after), 'give `before` or `after`, not both'),
+});
+
+export interface ContentPosition {
+  before?: ContentPointer | null;
+  after?: ContentPointer | null;
+}
+
+type Tx = Pick<Db, 'space' | 'collection'>;
+
+interface Sibling {
+  kind: 'space' | 'collection';
+  id: string;
+  position: number;
+}
+
+async function siblings(db: Tx, organizationId: string, parentId: string | null, excludeId: string): Promise<Sibling[]> {
+  const [spaces, collections] = await Promise.all([
+    db.space.findMany({ where: { organizationId, parentId, deletedAt: null, id: { not: excludeId } }, select: { id: true, position: true } }),
+    db.collection.findMany({ where: { organizationId, parentId, id: { not: excludeId } }, select: { id: true, position: true } }),
+  ]);
+  return [
+    ...spaces.map((s) => ({ kind: 'space' as const, ...s })),
+    ...collections.map((c) => ({ kind: 'collection' as const, ...c })),
+  ].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id));
+}
+
+/** Rewrites sibling positions to 1, 2, 3... when fractions run out of precision. */
+async function renumber(db: Tx, list: Sibling[]) {
+  for (const [i, s] of list.entries()) {
+    s.position = i + 1;
+    if (s.kind === 'space') await db.space.update({ where: { id: s.id }, data: { position: s.position } });
+    else await db.collection.update({ where: { id: s.id }, data: { position: s.position } });
+  }
+}
+
+/**
+ * The position for item `itemId` placed under `parentId` as `position` says
+ * (at the end when absent). A pointer to an item that is not a sibling there is a 400.
+ */
+export async function resolvePosition(
+  db: Tx,
+  target: { organizationId: string; parentId: string | null; itemId: string },
+  position?: ContentPosition | null,
+): Promise<number> {
+  const list = await siblings(db, target.organizationId, target.parentId, target.itemId);
+  const anchor = position?.before ?? position?.after;
+  if (!anchor) return (list[list.length - 1]?.position ?? 0) + 1;
+  const anchorId = anchor.type === 'space' ? anchor.space : anchor.collection;
+  const find = () => list.findIndex((s) => s.kind === anchor.type && s.id === anchorId);
+  if (find() < 0) {
+    throw new InvalidInputError(`position: ${anchor.type} ${JSON.stringify(anchorId)} is not an item of the target ${target.parentId ? 'collection' : 'organization top level'}`);
+  }
+  const between = () => {
+    const i = find();
+    const [low, high] = position?.before
+      ? [list[i - 1]?.position ?? list[i]!.position - 2, list[i]!.position]
+      : [list[i]!.position, list[i + 1]?.position ?? list[i]!.position + 2];
+    return { low, high, mid: (low + high) / 2 };
+  };
+  let { low, high, mid } = between();
+  if (!(mid > low && mid < high)) {
+    await renumber(db, list);
+    ({ mid } = between());
+  }
+  return mid;
+}

@@ -1,0 +1,233 @@
+import { z } from 'zod';
+import { builder } from '../../builder.ts';
+import { authorize } from '../../auth/policies.ts';
+import type { Context } from '../../context.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
+import { newId } from '../../ids.ts';
+import { loadParentCollection, TransferInput } from '../collection/mutations.ts';
+import { loadOrganization } from '../organization/queries.ts';
+import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
+import { spaceMergeRules } from '../shared/merge-rules.ts';
+import { ContentPositionInput, resolvePosition, type ContentPosition } from '../shared/position.ts';
+import { loadSpace, SPACE_RETENTION_MS } from './queries.ts';
+import { Space } from './type.ts';
+
+const title = z.string().max(50, 'must be at most 50 characters');
+const emoji = z.string().max(50, 'must be at most 50 characters');
+
+const CreateSpaceInput = builder.inputType('CreateSpaceInput', {
+  fields: (t) => ({
+    title: t.string({ validate: title }),
+    emoji: t.string({ validate: emoji }),
+    parent: t.string({ description: 'Id of the parent collection' }),
+    language: t.field({ type: TranslationLanguage }),
+    editMode: t.field({ type: SpaceEditMode }),
+    visibility: t.field({ type: ContentVisibility }),
+    empty: t.boolean({ description: 'Create the space without content (the default until templates exist)' }),
+  }),
+});
+
+const UpdateSpaceInput = builder.inputType('UpdateSpaceInput', {
+  fields: (t) => ({
+    title: t.string({ validate: title }),
+    emoji: t.string({ validate: emoji, description: 'null removes it' }),
+    editMode: t.field({ type: SpaceEditMode }),
+    defaultLevel: t.field({ type: DefaultLevel, description: 'null: members get no access by default; inherit: as the parent' }),
+    language: t.field({ type: TranslationLanguage }),
+    visibility: t.field({ type: ContentVisibility }),
+    mergeRules: t.field({ type: 'JSON', validate: spaceMergeRules }),
+  }),
+});
+
+const MoveSpaceInput = builder.inputType('MoveSpaceInput', {
+  fields: (t) => ({
+    parent: t.string({ description: 'Id of the new parent collection; null for the top level' }),
+    position: t.field({ type: ContentPositionInput }),
+  }),
+});
+
+type SpaceQuery = Record<string, unknown>;
+
+/** Creates a space with its first, empty revision. */
+async function createSpaceRow(
+  ctx: Context,
+  query: SpaceQuery,
+  data: { organizationId: string; parentId: string | null; title: string; emoji: string; visibility?: string | null; editMode?: string | null; language?: string | null; defaultLevel?: string | null; mergeRules?: string; parentRevisionId?: string | null; position?: ContentPosition | null; after?: string },
+) {
+  const id = newId();
+  const revisionId = newId();
+  return ctx.db.$transaction(async (tx) => {
+    const position = await resolvePosition(
+      tx,
+      { organizationId: data.organizationId, parentId: data.parentId, itemId: id },
+      data.after ? { after: { type: 'space', space: data.after } } : data.position,
+    );
+    const space = await tx.space.create({
+      ...query,
+      data: {
+        id,
+        organizationId: data.organizationId,
+        parentId: data.parentId,
+        title: data.title,
+        emoji: data.emoji,
+        visibility: data.visibility ?? 'private',
+        editMode: data.editMode ?? 'live',
+        language: data.language ?? null,
+        defaultLevel: data.defaultLevel === undefined ? 'inherit' : data.defaultLevel,
+        mergeRules: data.mergeRules,
+        position,
+        revisionId,
+      },
+    });
+    await tx.revision.create({ data: { id: revisionId, spaceId: id, parentId: data.parentRevisionId ?? null } });
+    return space;
+  });
+}
+
+builder.mutationFields((t) => ({
+  createSpace: t.prismaField({
+    type: Space,
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }), input: t.arg({ type: CreateSpaceInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const organizationId = String(args.organizationId);
+      await loadOrganization(ctx, organizationId, 'organization:create-content');
+      const parentId = args.input.parent ?? null;
+      if (parentId) await loadParentCollection(ctx, organizationId, parentId);
+      if (args.input.visibility === 'in-collection' && !parentId) {
+        throw new InvalidInputError('visibility: in-collection is only for spaces in a collection');
+      }
+      return createSpaceRow(ctx, query, {
+        organizationId,
+        parentId,
+        title: args.input.title ?? '',
+        emoji: args.input.emoji ?? '',
+        visibility: args.input.visibility,
+        editMode: args.input.editMode,
+        language: args.input.language,
+      });
+    },
+  }),
+  updateSpace: t.prismaField({
+    type: Space,
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: UpdateSpaceInput, required: true }) },
+    resolve: async (query, _root, { spaceId, input }, ctx) => {
+      const id = String(spaceId);
+      const space = await loadSpace(ctx, id, 'space:update');
+      const settings = ['editMode', 'defaultLevel', 'mergeRules', 'visibility'] as const;
+      if (settings.some((k) => input[k] !== undefined)) authorize(await ctx.access.content(space), 'space:configure', { type: 'Space', id });
+      if (input.visibility === 'in-collection' && !space.parentId) {
+        throw new InvalidInputError('visibility: in-collection is only for spaces in a collection');
+      }
+      return ctx.db.space.update({
+        ...query,
+        where: { id },
+        data: {
+          title: input.title ?? undefined,
+          emoji: input.emoji === null ? '' : input.emoji,
+          editMode: input.editMode ?? undefined,
+          defaultLevel: input.defaultLevel,
+          language: input.language,
+          visibility: input.visibility ?? undefined,
+          mergeRules: input.mergeRules ? JSON.stringify(input.mergeRules) : undefined,
+        },
+      });
+    },
+  }),
+  deleteSpace: t.boolean({
+    description: 'Move a space to the bin for 7 days. False when there was nothing to delete.',
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }) },
+    resolve: async (_root, { spaceId }, ctx) => {
+      const id = String(spaceId);
+      const found = await ctx.db.space.findUnique({ where: { id }, select: { deletedAt: true } });
+      if (!found || found.deletedAt) return false;
+      await loadSpace(ctx, id, 'space:delete');
+      await ctx.db.space.update({ where: { id }, data: { deletedAt: new Date() } });
+      return true;
+    },
+  }),
+  restoreSpace: t.prismaField({
+    type: Space,
+    description: 'Bring a space back from the bin (within 7 days of its deletion)',
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { spaceId }, ctx) => {
+      const id = String(spaceId);
+      const live = await ctx.db.space.findUnique({ where: { id }, select: { deletedAt: true, organizationId: true } });
+      if (live && !live.deletedAt && ctx.access.organizationRole(live.organizationId) !== undefined) {
+        throw new ConflictError('The space is not deleted: there is nothing to restore');
+      }
+      const space = await loadSpace(ctx, id, 'space:restore', undefined, { inBin: true });
+      if (space.deletedAt!.getTime() < Date.now() - SPACE_RETENTION_MS) {
+        throw new ConflictError('The space was deleted more than 7 days ago and can no longer be restored');
+      }
+      // The parent collection may be gone; the space then comes back at the top level.
+      const parent = space.parentId ? await ctx.db.collection.findUnique({ where: { id: space.parentId }, select: { id: true } }) : null;
+      return ctx.db.space.update({ ...query, where: { id }, data: { deletedAt: null, parentId: parent?.id ?? null } });
+    },
+  }),
+  duplicateSpace: t.prismaField({
+    type: Space,
+    description: 'Copy a space next to the original',
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { spaceId }, ctx) => {
+      const source = await loadSpace(ctx, String(spaceId), 'space:duplicate');
+      authorize(ctx.access.organization(source.organizationId), 'organization:create-content', { type: 'Organization', id: source.organizationId });
+      return createSpaceRow(ctx, query, {
+        organizationId: source.organizationId,
+        parentId: source.parentId,
+        title: `Copy of ${source.title}`.slice(0, 50),
+        emoji: source.emoji,
+        visibility: source.visibility,
+        editMode: source.editMode,
+        language: source.language,
+        defaultLevel: source.defaultLevel,
+        mergeRules: source.mergeRules,
+        parentRevisionId: source.revisionId,
+        after: source.id,
+      });
+    },
+  }),
+  moveSpace: t.prismaField({
+    type: Space,
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: MoveSpaceInput, required: true }) },
+    resolve: async (query, _root, { spaceId, input }, ctx) => {
+      const id = String(spaceId);
+      const space = await loadSpace(ctx, id, 'space:move');
+      if (input.parent === undefined && !input.position) throw new InvalidInputError('give `parent`, `position` or both');
+      const parentId = input.parent === undefined ? space.parentId : input.parent;
+      if (parentId) await loadParentCollection(ctx, space.organizationId, parentId);
+      const position = input.position as ContentPosition | null | undefined;
+      if (parentId === space.parentId && !position) throw new ConflictError('The space is already there: the move would not change anything');
+      const anchor = position?.before ?? position?.after;
+      if (anchor?.type === 'space' && anchor.space === id) throw new InvalidInputError('position: a space cannot be placed relative to itself');
+      const visibility = !parentId && space.visibility === 'in-collection' ? 'private' : undefined;
+      return ctx.db.$transaction(async (tx) => {
+        const newPosition = await resolvePosition(tx, { organizationId: space.organizationId, parentId, itemId: id }, position);
+        return tx.space.update({ ...query, where: { id }, data: { parentId, position: newPosition, visibility } });
+      });
+    },
+  }),
+  transferSpace: t.prismaField({
+    type: Space,
+    description: 'Move a space to another organization (at its top level)',
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: TransferInput, required: true }) },
+    resolve: async (query, _root, { spaceId, input }, ctx) => {
+      const id = String(spaceId);
+      const space = await loadSpace(ctx, id, 'space:transfer');
+      const target = input.organization;
+      if (target === space.organizationId) throw new ConflictError('The space already belongs to this organization: the transfer would not change anything');
+      await loadOrganization(ctx, target, 'organization:create-content');
+      return ctx.db.$transaction(async (tx) => {
+        const position = await resolvePosition(tx, { organizationId: target, parentId: null, itemId: id });
+        const visibility = space.visibility === 'in-collection' ? 'private' : undefined;
+        return tx.space.update({ ...query, where: { id }, data: { organizationId: target, parentId: null, position, visibility } });
+      });
+    },
+  }),
+}));

@@ -1,0 +1,76 @@
+import { builder } from '../../builder.ts';
+import { authorize, can, type Action } from '../../auth/policies.ts';
+import type { Context } from '../../context.ts';
+import { NotFoundError } from '../../errors/index.ts';
+import { Collection } from '../collection/type.ts';
+import { Organization } from '../organization/type.ts';
+import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { Space } from './type.ts';
+
+export const SpaceList = listType('Space', Space);
+
+/** Deleted spaces stay in the bin this long, restorable, before the sweep removes them. */
+export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Loads a space the caller may act on, or answers 404/403. Spaces in the bin
+ * are invisible except to `restore` (`inBin: true`).
+ */
+export async function loadSpace<Q extends object>(ctx: Context, id: string, action: Action, query?: Q, options: { inBin?: boolean } = {}) {
+  ctx.access.requireViewer();
+  const space = await ctx.db.space.findUnique({ ...(query ?? {}), where: { id } });
+  if (!space || Boolean(space.deletedAt) !== Boolean(options.inBin)) throw new NotFoundError('Space', id);
+  authorize(await ctx.access.content(space), action, { type: 'Space', id });
+  return space;
+}
+
+builder.queryField('space', (t) =>
+  t.prismaField({
+    type: Space,
+    authScopes: { authenticated: true },
+    args: {
+      id: t.arg.id({ required: true }),
+      shareKey: t.arg.string({ description: 'Share key of a share-link site, to resolve its published URLs' }),
+    },
+    resolve: (query, _root, { id }, ctx) => loadSpace(ctx, String(id), 'space:read', query),
+  }),
+);
+
+builder.prismaObjectFields(Organization, (t) => ({
+  spaces: t.field({
+    type: SpaceList,
+    description: 'Spaces of the organization (not those in the bin)',
+    args: pageArgs,
+    resolve: (org, args, ctx, info) => {
+      const subject = ctx.access.organization(org.id);
+      authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
+      const where = can(subject, 'space:read') ? { organizationId: org.id, deletedAt: null } : { id: { in: [] as string[] } };
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        ...args,
+        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+        where,
+        findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.space.count(a),
+      });
+    },
+  }),
+}));
+
+builder.prismaObjectFields(Collection, (t) => ({
+  spaces: t.field({
+    type: SpaceList,
+    description: 'Spaces directly in the collection, in their order',
+    args: pageArgs,
+    resolve: (collection, args, ctx, info) => {
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        ...args,
+        orderBy: [['position', 'asc'], ['id', 'asc']],
+        where: { parentId: collection.id, deletedAt: null },
+        findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.space.count(a),
+      });
+    },
+  }),
+}));

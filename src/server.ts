@@ -1,0 +1,181 @@
+/**
+ * Wiring only: yoga with its plugins, the REST runtime, graphql-ws on the
+ * same path and port, and the HTTP server. `createApp` is used by main.ts,
+ * the tests and the benchmarks alike.
+ */
+import http from 'node:http';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaInitialContext } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import pino, { type Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { AppConfig } from './config.ts';
+import { buildContext, type Context } from './context.ts';
+import { createDb, type Db } from './db/client.ts';
+import { parseDatabaseUrl } from './db/provider.ts';
+import { AppError } from './errors/index.ts';
+import { maskError, toGraphQLError } from './errors/mask.ts';
+import { startSpacePurge } from './jobs/purge-deleted-spaces.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
+import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
+import { useRequestLimits } from './plugins/use-request-limits.ts';
+import { restRoutes } from './rest/generated/routes.ts';
+import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
+import { schema } from './schema/index.ts';
+
+export const GRAPHQL_ENDPOINT = '/graphql';
+
+export interface AppOptions {
+  config: AppConfig;
+  /** An existing database client (tests share one); otherwise one is made from config.databaseUrl. */
+  db?: Db;
+  metrics?: Metrics;
+  log?: Logger;
+}
+
+export interface App {
+  config: AppConfig;
+  db: Db;
+  metrics: Metrics;
+  log: Logger;
+  yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
+  server: http.Server;
+  /** Listens on config.port/host (0 picks a free port); resolves to the base URL. */
+  listen(): Promise<string>;
+  /** Stops accepting, finishes in-flight requests (up to the shutdown timeout), closes sockets and the database. */
+  close(): Promise<void>;
+}
+
+/** The `Authorization` value of an HTTP request or a graphql-ws connection. */
+function authorizationOf(initial: Partial<YogaInitialContext> & { connectionParams?: Record<string, unknown> }): string | null {
+  const fromParams = initial.connectionParams?.authorization ?? initial.connectionParams?.Authorization;
+  if (typeof fromParams === 'string') return fromParams;
+  return initial.request?.headers.get('authorization') ?? null;
+}
+
+function isClientError(value: unknown): boolean {
+  const status = (value as GraphQLError | undefined)?.extensions?.http as { status?: number } | undefined;
+  return value instanceof GraphQLError && (status?.status ?? 500) < 500;
+}
+
+function errorResponseFor(request: Request, error: AppError): Response {
+  const path = new URL(request.url).pathname;
+  if (path === REST_PREFIX || path.startsWith(`${REST_PREFIX}/`)) return errorResponse(error.status, error.message, error.headers);
+  return Response.json(
+    { errors: [{ message: error.message, extensions: { code: error.code } }] },
+    { status: error.status, headers: error.headers },
+  );
+}
+
+export function createApp(options: AppOptions): App {
+  const { config } = options;
+  const log = options.log ?? pino({ level: config.logLevel });
+  const metrics = options.metrics ?? createMetrics();
+  const ownsDb = !options.db;
+  const database = parseDatabaseUrl(config.databaseUrl);
+  const db = options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() });
+
+  const yoga = createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    landingPage: false,
+    graphiql: { title: 'Docs publishing API', subscriptionsProtocol: 'WS' },
+    logging: {
+      debug: (...args) => log.debug(args),
+      info: (...args) => log.info(args),
+      warn: (...args) => log.warn(args),
+      // Errors the caller caused (4xx) are not the server's: keep them out of the error log.
+      error: (...args) => (args.every(isClientError) ? log.debug({ errors: args }, 'client error') : log.error({ errors: args }, 'error')),
+    },
+    maskedErrors: { maskError },
+    context: async (initial) => {
+      try {
+        return (await buildContext({ db, provider: database.provider, config, log }, authorizationOf(initial))) as Context;
+      } catch (error) {
+        if (error instanceof AppError) throw toGraphQLError(error);
+        throw error;
+      }
+    },
+    plugins: [
+      useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      useHealthAndMetrics({ db, metrics }),
+      useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
+      EnvelopArmorPlugin({
+        maxDepth: { n: 12 },
+        maxAliases: { n: 30 },
+        maxDirectives: { n: 50 },
+        maxTokens: { n: 5000 },
+        costLimit: { maxCost: 20000 },
+      }),
+      useRestRoutes({ routes: restRoutes, onMatch: setRouteLabel }),
+    ],
+  });
+
+  const server = http.createServer(yoga);
+  const wsServer = new WebSocketServer({ server, path: GRAPHQL_ENDPOINT });
+  const wsCleanup = useServer(
+    {
+      execute: (args: { rootValue: { execute: (a: unknown) => unknown } }) => args.rootValue.execute(args),
+      subscribe: (args: { rootValue: { subscribe: (a: unknown) => unknown } }) => args.rootValue.subscribe(args),
+      onSubscribe: async (ctx: { extra: { request: unknown; socket: unknown } }, _id: string, params: { query: string; operationName?: string; variables?: Record<string, unknown> }) => {
+        const { schema: envSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+        });
+        const document = parse(params.query);
+        const errors = validate(envSchema, document);
+        if (errors.length) return errors;
+        try {
+          return {
+            schema: envSchema,
+            operationName: params.operationName,
+            document,
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          };
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('Unexpected error')];
+        }
+      },
+    } as never,
+    wsServer,
+  );
+
+  const stopPurge = startSpacePurge({ db, log, intervalSeconds: config.purgeIntervalSeconds });
+
+  return {
+    config,
+    db,
+    metrics,
+    log,
+    yoga,
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          const address = server.address();
+          const port = typeof address === 'object' && address ? address.port : config.port;
+          const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+          resolve(`http://${host}:${port}`);
+        });
+      }),
+    close: async () => {
+      stopPurge();
+      await wsCleanup.dispose();
+      wsServer.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+      await Promise.race([closed, timeout]);
+      server.closeAllConnections();
+      await yoga.dispose();
+      if (ownsDb) await db.$disconnect();
+    },
+  };
+}

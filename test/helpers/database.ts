@@ -1,0 +1,35 @@
+/**
+ * A fresh, migrated database for one test file: a temporary SQLite file, or a
+ * new schema in the PostgreSQL database of TEST_DATABASE_URL when it is set.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { migrate } from '../../src/db/migrate.ts';
+import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig } from '../../src/db/provider.ts';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+export const usingPostgres = Boolean(TEST_DATABASE_URL);
+
+export interface TestDatabase {
+  url: string;
+  config: DatabaseConfig;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  let url: string;
+  if (TEST_DATABASE_URL) {
+    const u = new URL(TEST_DATABASE_URL);
+    u.searchParams.set('schema', `t_${randomBytes(6).toString('hex')}`);
+    url = u.toString();
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-test-'));
+    url = `file:${path.join(dir, 'test.db')}`;
+  }
+  const config = parseDatabaseUrl(url);
+  await prepareDatabase(config);
+  await migrate(config);
+  return { url, config, drop: () => dropDatabase(config) };
+}

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let ada: { id: string; token: string };
+let bob: { id: string; token: string };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  bob = await server.createUser('Bob');
+});
+afterAll(() => server.close());
+
+describe('GET /v1/user', () => {
+  it('answers the authenticated user', async () => {
+    const res = await server.request('GET', '/v1/user', { token: ada.token });
+    expect(res.status).toBe(200);
+    assertMatchesSpec('getAuthenticatedUser', 200, res.body);
+    expect(res.body).toMatchObject({ object: 'user', id: ada.id, displayName: 'Ada' });
+  });
+
+  it('rejects a missing token and a bad token with 401 in the error shape', async () => {
+    for (const token of [undefined, 'not-a-token']) {
+      const res = await server.request('GET', '/v1/user', { token });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: { code: 401, message: expect.any(String) } });
+    }
+  });
+});
+
+describe('organizations', () => {
+  it('creates an organization whose creator is admin, and reads it back', async () => {
+    const created = await server.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Acme Docs' } });
+    expect(created.status).toBe(201);
+    assertMatchesSpec('createOrganization', 201, created.body, 'next');
+    expect(created.body.permissions.admin).toBe(true);
+
+    const got = await server.request('GET', `/v1/orgs/${created.body.id}`, { token: ada.token });
+    expect(got.status).toBe(200);
+    assertMatchesSpec('getOrganizationById', 200, got.body);
+    expect(got.body).toMatchObject({ id: created.body.id, title: 'Acme Docs', object: 'organization' });
+  });
+
+  it('hides an organization from non-members (404) and refuses a reader (403)', async () => {
+    const org = (await server.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Private' } })).body;
+    expect((await server.request('GET', `/v1/orgs/${org.id}`, { token: bob.token })).status).toBe(404);
+    const patch = await server.request('PATCH', `/v1/orgs/${org.id}`, { token: bob.token, body: { title: 'Mine' } });
+    expect(patch.status).toBe(404);
+
+    await server.app.db.member.create({ data: { id: `m-${bob.id}-${org.id}`, organizationId: org.id, userId: bob.id, role: 'read' } });
+    const forbidden = await server.request('PATCH', `/v1/orgs/${org.id}`, { token: bob.token, body: { title: 'Mine' } });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe(403);
+  });
+
+  it('updates an organization and validates the limits of api.md', async () => {
+    const org = (await server.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Before' } })).body;
+    const ok = await server.request('PATCH', `/v1/orgs/${org.id}`, {
+      token: ada.token,
+      body: { title: 'After', hostname: 'acme', emailDomains: ['acme.test'], defaultRole: 'read', mergeRules: { type: 'none' } },
+    });
+    expect(ok.status).toBe(200);
+    assertMatchesSpec('updateOrganizationById', 200, ok.body);
+    expect(ok.body).toMatchObject({ title: 'After', hostname: 'acme', emailDomains: ['acme.test'], defaultRole: 'read' });
+
+    for (const body of [{ title: 'A' }, { title: 'x'.repeat(256) }, { hostname: 'ab' }, { hostname: 'x'.repeat(33) }, { defaultRole: 'owner' }, { mergeRules: { type: 'bogus' } }]) {
+      const res = await server.request('PATCH', `/v1/orgs/${org.id}`, { token: ada.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.message).toMatch(new RegExp(Object.keys(body)[0]!));
+    }
+    const malformed = await server.request('PATCH', `/v1/orgs/${org.id}`, { token: ada.token, body: '{"title":' });
+    expect(malformed.status).toBe(400);
+  });
+
+  it('pages through the organizations of the user, visiting each once', async () => {
+    const carol = await server.createUser('Carol');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await server.request('POST', '/v1/orgs', { token: carol.token, body: { title: `Org ${i}` } })).body.id);
+    const seen: string[] = [];
+    let page: string | undefined;
+    do {
+      const res = await server.request('GET', `/v1/orgs?limit=2${page ? `&page=${page}` : ''}`, { token: carol.token });
+      expect(res.status).toBe(200);
+      assertMatchesSpec('listOrganizationsForAuthenticatedUser', 200, res.body);
+      expect(res.body.count).toBe(5);
+      seen.push(...res.body.items.map((o: { id: string }) => o.id));
+      page = res.body.next?.page;
+    } while (page);
+    expect(seen).toEqual(ids);
+    for (const limit of [0, 1001]) expect((await server.request('GET', `/v1/orgs?limit=${limit}`, { token: carol.token })).status).toBe(400);
+  });
+});

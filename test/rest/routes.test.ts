@@ -1,0 +1,62 @@
+/**
+ * The REST route table against the endpoint list of the spec, and the
+ * generated files against their sources: a stale `npm run codegen` fails here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate } from '@graphql-codegen/cli';
+import { printSchema } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { restRoutes } from '../../src/rest/generated/routes.ts';
+import { schema } from '../../src/schema/index.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const endpoints = JSON.parse(fs.readFileSync(path.join(root, '../shared/spec/endpoints.json'), 'utf8')) as Array<{
+  group: string;
+  method: string;
+  path: string;
+  operationId: string;
+}>;
+
+describe('route table', () => {
+  it('serves only endpoints of endpoints.json, with their exact paths', () => {
+    const known = new Set(endpoints.map((e) => `${e.method} ${e.path}`));
+    const unknown = restRoutes.filter((r) => !known.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`);
+    expect(unknown).toEqual([]);
+  });
+
+  it('reports coverage per group', () => {
+    const served = new Set(restRoutes.map((r) => `${r.method} ${r.path}`));
+    const groups = new Map<string, { served: number; total: number }>();
+    for (const e of endpoints) {
+      const g = groups.get(e.group) ?? { served: 0, total: 0 };
+      g.total += 1;
+      if (served.has(`${e.method} ${e.path}`)) g.served += 1;
+      groups.set(e.group, g);
+    }
+    const lines = [...groups].map(([name, g]) => `${String(g.served).padStart(3)}/${String(g.total).padEnd(3)} ${name}`);
+    console.log(`REST coverage: ${served.size}/${endpoints.length} endpoints\n${lines.join('\n')}`);
+    expect(served.size).toBeGreaterThan(0);
+  });
+
+  it('has no two routes on the same method and path', () => {
+    const keys = restRoutes.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('generated files', () => {
+  it('schema.graphql is the printed Pothos schema', () => {
+    expect(fs.readFileSync(path.join(root, 'schema.graphql'), 'utf8')).toBe(printSchema(schema));
+  });
+
+  it('src/rest/generated/ matches the operation documents (run `npm run codegen`)', async () => {
+    const { default: config } = await import('../../codegen.ts');
+    const outputs = await generate({ ...config, cwd: root, silent: true }, false);
+    for (const output of outputs as Array<{ filename: string; content: string }>) {
+      const file = path.isAbsolute(output.filename) ? output.filename : path.join(root, output.filename);
+      expect(fs.readFileSync(file, 'utf8'), `${output.filename} is stale: run npm run codegen`).toBe(output.content);
+    }
+  }, 60_000);
+});

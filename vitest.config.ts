@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  // One graphql instance: our ESM imports and the CommonJS requires of Pothos/yoga must meet
+  // the same module, or graphql's instanceof checks fail ("Cannot use GraphQLSchema from another module").
+  resolve: { alias: { graphql: 'graphql/index.js' } },
+  test: {
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // Each test file gets its own database (a SQLite file, or a PostgreSQL schema).
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
