@@ -59,10 +59,11 @@ export async function closeDb(db: Db): Promise<void> {
 type OnQuery = (sql: string) => void;
 
 /**
- * Reports statements as they are sent, whether or not they then succeed: a
- * failing statement reached the database too. The wrappers are new objects
+ * Statements are reported as they are sent, whether or not they then succeed:
+ * a failing statement reached the database too. The wrappers are new objects
  * that delegate to the adapter (its methods use private fields, so they must
- * be called on the adapter itself, never re-bound to a proxy).
+ * be called on the adapter itself, never re-bound to a proxy). What each
+ * adapter call sends is provider knowledge, kept in provider.ts.
  */
 function report(onQuery: OnQuery, statements: string[]): void {
   for (const sql of statements) onQuery(sql);

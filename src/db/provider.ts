@@ -15,7 +15,8 @@
  *     and refuse shadow databases on PostgreSQL altogether (we never need one:
  *     migrations are diffed datamodel -> datamodel).
  *  3. better-sqlite3 rejects a multi-statement string in executeRaw, which the
- *     engine sends when it replays a migration -> routed to executeScript.
+ *     engine sends when it replays migrations on a shadow database -> routed
+ *     to executeScript.
  */
 import fs from 'node:fs';
 import os from 'node:os';
