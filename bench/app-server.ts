@@ -1,0 +1,75 @@
+/**
+ * Child-process entry of the benchmark: the real server (createApp) on the
+ * database of DATABASE_URL, on a free port. Reports its base URL to the parent
+ * over IPC, takes a CPU profile of the steady state when the parent asks, and
+ * exits cleanly on SIGTERM/SIGINT. Started by bench/run.ts; not meant to be run by hand.
+ */
+import { loadConfig } from '../src/config.ts';
+import { createDb } from '../src/db/client.ts';
+import { parseDatabaseUrl } from '../src/db/provider.ts';
+import { createMetrics } from '../src/metrics.ts';
+import { createApp } from '../src/server.ts';
+
+const config = loadConfig({
+  ...process.env,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_POINTS: '1000000000',
+  PUBLIC_URL: 'http://bench.local',
+  APP_URL: 'http://bench.local',
+});
+// The same client createApp makes by itself (counting every statement in
+// db_queries_total), made here so the benchmark can also see the SQL text.
+const metrics = createMetrics();
+let captured: string[] | null = null;
+const db = createDb(parseDatabaseUrl(config.databaseUrl), {
+  onQuery: (sql) => {
+    metrics.dbQueries.inc();
+    captured?.push(sql);
+  },
+});
+const app = createApp({ config, db, metrics });
+const baseUrl = await app.listen();
+
+let closing = false;
+async function shutdown() {
+  if (closing) return;
+  closing = true;
+  await app.close();
+  await db.$disconnect();
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+process.on('disconnect', shutdown);
+
+// Profiling on request of the parent (only the steady state, not startup):
+// {profile: 'start', intervalUs} then {profile: 'stop', file}.
+let session: import('node:inspector/promises').Session | null = null;
+process.on('message', async (message: { profile?: 'start' | 'stop'; intervalUs?: number; file?: string; sql?: 'start' | 'stop' }) => {
+  if (message.sql === 'start') {
+    captured = [];
+    process.send?.({ sql: 'started' });
+  } else if (message.sql === 'stop') {
+    process.send?.({ sql: 'stopped', statements: captured ?? [] });
+    captured = null;
+  } else if (message.profile === 'start') {
+    const { Session } = await import('node:inspector/promises');
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: message.intervalUs ?? 200 });
+    await session.post('Profiler.start');
+    process.send?.({ profile: 'started' });
+  } else if (message.profile === 'stop' && session) {
+    const { profile } = await session.post('Profiler.stop');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(message.file!, JSON.stringify(profile));
+    session.disconnect();
+    session = null;
+    process.send?.({ profile: 'stopped', file: message.file });
+  }
+});
+
+process.send?.({ ready: true, baseUrl });

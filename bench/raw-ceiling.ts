@@ -1,0 +1,274 @@
+/**
+ * The ceiling for this stack: a minimal `node:http` + better-sqlite3 server on
+ * the benchmark's database file, answering
+ *
+ *   GET /v1/spaces/{spaceId}
+ *   GET /v1/orgs/{organizationId}/spaces?limit=N   (first page only; no `page` cursor)
+ *
+ * with the same bytes as the real server: same fields in the same order, nulls
+ * dropped except `defaultLevel`, `urls`, the computed `permissions` (the
+ * caller's role raised by the nearest explicit default level up the collection
+ * chain), `count` and `next.page` of lists, the same 401/404 rules. Each
+ * request runs exactly ONE prepared statement, which also authenticates the
+ * token (SHA-256 hash lookup) and reads the caller's membership.
+ *
+ * `GET /metrics` answers `db_queries_total` like the real server, so the
+ * benchmark measures both the same way.
+ *
+ * Run as a child process by bench/run.ts (DATABASE_FILE, PUBLIC_URL, APP_URL in
+ * the environment; reports its base URL over IPC), or by hand:
+ *   DATABASE_FILE=/path/test.db PORT=8081 npx tsx bench/raw-ceiling.ts
+ */
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import Database from 'better-sqlite3';
+
+const ROLES = ['read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
+type Role = (typeof ROLES)[number];
+const rank = (role: string | null | undefined): number => (role ? ROLES.indexOf(role as Role) : -1);
+const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
+
+interface SpaceRow {
+  id: string;
+  organizationId: string;
+  parentId: string | null;
+  title: string;
+  emoji: string;
+  visibility: string;
+  editMode: string;
+  defaultLevel: string | null;
+  language: string | null;
+  mergeRules: string;
+  revisionId: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+  /** The nearest explicit default level walking up (space, then its collections); 'inherit' when none. */
+  level: string | null;
+}
+
+export interface RawServerOptions {
+  databaseFile: string;
+  publicUrl: string;
+  appUrl: string;
+  port?: number;
+  host?: string;
+}
+
+export function createRawServer(options: RawServerOptions) {
+  const db = new Database(options.databaseFile, { fileMustExist: true });
+  let statements = 0;
+
+  // GET /v1/spaces/{id}: token -> user, the space, the caller's membership in its
+  // organization and the effective default level (recursive walk up the collections).
+  const getSpace = db.prepare<{ hash: string; id: string }, SpaceRow & { viewer: string | null; role: string | null; memberId: string | null }>(`
+    WITH RECURSIVE chain(n, parentId, defaultLevel) AS (
+      SELECT 0, parentId, defaultLevel FROM Space WHERE id = @id
+      UNION ALL
+      SELECT chain.n + 1, c.parentId, c.defaultLevel FROM Collection c JOIN chain ON c.id = chain.parentId
+      WHERE chain.defaultLevel = 'inherit'
+    )
+    SELECT t.userId AS viewer, m.id AS memberId, m.role AS role,
+           s.id, s.organizationId, s.parentId, s.title, s.emoji, s.visibility, s.editMode, s.defaultLevel, s.language,
+           s.mergeRules, s.revisionId, s.createdAt, s.updatedAt, s.deletedAt,
+           (SELECT defaultLevel FROM chain ORDER BY n DESC LIMIT 1) AS level
+    FROM (SELECT @hash AS h) x
+    LEFT JOIN ApiToken t ON t.tokenHash = x.h
+    LEFT JOIN Space s ON s.id = @id
+    LEFT JOIN Member m ON m.organizationId = s.organizationId AND m.userId = t.userId
+  `);
+
+  // GET /v1/orgs/{id}/spaces: token -> user and membership, one page of live
+  // spaces in (createdAt, id) order with their effective default level, and the total.
+  const listSpaces = db.prepare<{ hash: string; org: string; take: number }, Partial<SpaceRow> & { viewer: string | null; role: string | null; memberId: string | null; total: number | null }>(`
+    WITH RECURSIVE eff(id, level) AS (
+      SELECT id, defaultLevel FROM Collection WHERE organizationId = @org AND parentId IS NULL
+      UNION ALL
+      SELECT c.id, CASE WHEN c.defaultLevel = 'inherit' THEN eff.level ELSE c.defaultLevel END
+      FROM Collection c JOIN eff ON c.parentId = eff.id
+    ),
+    viewer AS (
+      SELECT t.userId AS viewer, m.id AS memberId, m.role AS role
+      FROM (SELECT @hash AS h) x
+      LEFT JOIN ApiToken t ON t.tokenHash = x.h
+      LEFT JOIN Member m ON m.userId = t.userId AND m.organizationId = @org
+    ),
+    pg AS (
+      SELECT s.id, s.organizationId, s.parentId, s.title, s.emoji, s.visibility, s.editMode, s.defaultLevel, s.language,
+             s.mergeRules, s.revisionId, s.createdAt, s.updatedAt, s.deletedAt,
+             CASE WHEN s.defaultLevel = 'inherit' THEN coalesce(e.level, 'inherit') ELSE s.defaultLevel END AS level,
+             COUNT(*) OVER () AS total
+      FROM Space s LEFT JOIN eff e ON e.id = s.parentId
+      WHERE s.organizationId = @org AND s.deletedAt IS NULL
+      ORDER BY s.createdAt, s.id
+      LIMIT @take
+    )
+    SELECT v.viewer, v.memberId, v.role, pg.* FROM viewer v LEFT JOIN pg ON 1
+    ORDER BY pg.createdAt, pg.id
+  `);
+
+  const iso = (text: string | null) => (text === null ? null : new Date(text).toISOString());
+
+  function roleOn(memberRole: string | null, memberId: string | null, level: string | null): string | null | undefined {
+    if (!memberId) return undefined; // not a member
+    const own = isRole(memberRole) ? memberRole : null;
+    const inherited = isRole(level) ? level : undefined;
+    return inherited !== undefined && rank(inherited) > rank(own) ? inherited : own;
+  }
+
+  function present(s: SpaceRow, role: string | null | undefined): string {
+    const locked = s.editMode === 'locked';
+    const read = rank(role) >= 0;
+    const admin = rank(role) >= rank('admin');
+    const edit = rank(role) >= rank('edit') && !locked;
+    const review = rank(role) >= rank('review');
+    const comment = rank(role) >= rank('comment');
+    let mergeRules: unknown;
+    try {
+      mergeRules = JSON.parse(s.mergeRules);
+    } catch {
+      mergeRules = { type: 'inherit' };
+    }
+    const body: Record<string, unknown> = {
+      object: 'space',
+      id: s.id,
+      title: s.title,
+      emoji: s.emoji,
+      visibility: s.visibility,
+      createdAt: iso(s.createdAt),
+      updatedAt: iso(s.updatedAt),
+    };
+    if (s.deletedAt !== null) body.deletedAt = iso(s.deletedAt);
+    body.editMode = s.editMode;
+    body.mergeRules = mergeRules;
+    body.urls = { location: `${options.publicUrl}/v1/spaces/${s.id}`, app: `${options.appUrl}/o/${s.organizationId}/s/${s.id}` };
+    body.organization = s.organizationId;
+    if (s.parentId !== null) body.parent = s.parentId;
+    if (s.language !== null) body.language = s.language;
+    body.revision = s.revisionId;
+    body.defaultLevel = s.defaultLevel;
+    body.comments = 0;
+    body.changeRequests = 0;
+    body.changeRequestsOpen = 0;
+    body.changeRequestsDraft = 0;
+    body.permissions = {
+      view: read,
+      access: read,
+      admin,
+      viewInviteLinks: admin,
+      edit,
+      triggerGitSync: edit,
+      comment,
+      merge: review,
+      review,
+      installIntegration: admin,
+    };
+    return JSON.stringify(body);
+  }
+
+  const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+  function send(res: http.ServerResponse, status: number, body: string) {
+    res.writeHead(status, JSON_TYPE);
+    res.end(body);
+  }
+  const error = (res: http.ServerResponse, status: number, message: string) => send(res, status, JSON.stringify({ error: { code: status, message } }));
+
+  function tokenHash(req: http.IncomingMessage): string | null {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    return match ? createHash('sha256').update(match[1]!).digest('hex') : null;
+  }
+
+  const SPACE = /^\/v1\/spaces\/([^/]+)\/?$/;
+  const ORG_SPACES = /^\/v1\/orgs\/([^/]+)\/spaces\/?$/;
+
+  const server = http.createServer((req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://raw');
+      if (req.method === 'GET' && url.pathname === '/metrics') {
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(`# TYPE db_queries_total counter\ndb_queries_total ${statements}\n`);
+        return;
+      }
+      if (req.method !== 'GET') return error(res, 405, `${req.method} is not supported`);
+      let m = SPACE.exec(url.pathname);
+      if (m) {
+        const hash = tokenHash(req);
+        if (!hash) return error(res, 401, 'Authentication required');
+        const id = decodeURIComponent(m[1]!);
+        statements++;
+        const row = getSpace.get({ hash, id })!;
+        if (!row.viewer) return error(res, 401, 'The API token is invalid or has been revoked');
+        if (!row.id || row.deletedAt !== null) return error(res, 404, `Space ${id} not found`);
+        const role = roleOn(row.role, row.memberId, row.level);
+        if (rank(role) < 0) return error(res, 404, `Space ${id} not found`);
+        return send(res, 200, present(row, role));
+      }
+      m = ORG_SPACES.exec(url.pathname);
+      if (m) {
+        const hash = tokenHash(req);
+        if (!hash) return error(res, 401, 'Authentication required');
+        if (url.searchParams.has('page')) return error(res, 400, 'page: not supported by the ceiling server');
+        const rawLimit = url.searchParams.get('limit');
+        const limit = rawLimit === null ? 100 : Number(rawLimit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return error(res, 400, 'limit: must be between 1 and 1000');
+        const org = decodeURIComponent(m[1]!);
+        statements++;
+        const rows = listSpaces.all({ hash, org, take: limit + 1 });
+        const first = rows[0]!;
+        if (!first.viewer) return error(res, 401, 'The API token is invalid or has been revoked');
+        if (!first.memberId) return error(res, 404, `Organization ${org} not found`);
+        const mayRead = rank(isRole(first.role) ? first.role : null) >= 0;
+        const found = mayRead && first.id ? (rows as unknown as SpaceRow[]) : [];
+        const items = found.slice(0, limit);
+        const parts = items.map((s) => present(s, roleOn(first.role, first.memberId, s.level)));
+        const last = items[items.length - 1];
+        const next =
+          found.length > limit && last
+            ? `,"next":${JSON.stringify({ page: Buffer.from(JSON.stringify([{ d: iso(last.createdAt) }, last.id])).toString('base64url') })}`
+            : '';
+        const count = mayRead ? (first.total ?? 0) : 0;
+        return send(res, 200, `{"items":[${parts.join(',')}]${next},"count":${count}}`);
+      }
+      return error(res, 404, `Endpoint ${req.method} ${url.pathname} not found`);
+    } catch (e) {
+      console.error(e);
+      return error(res, 500, 'Unexpected error');
+    }
+  });
+
+  return {
+    server,
+    listen: () =>
+      new Promise<string>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+          const address = server.address();
+          resolve(`http://${options.host ?? '127.0.0.1'}:${typeof address === 'object' && address ? address.port : options.port}`);
+        });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).finally(() => db.close()),
+  };
+}
+
+// As a script (the child process of bench/run.ts, or by hand).
+if (import.meta.url === `file://${process.argv[1]}` || process.env.RAW_CEILING_CHILD === '1') {
+  const file = process.env.DATABASE_FILE;
+  if (!file) throw new Error('DATABASE_FILE is required');
+  const raw = createRawServer({
+    databaseFile: file,
+    publicUrl: process.env.PUBLIC_URL ?? 'http://bench.local',
+    appUrl: process.env.APP_URL ?? process.env.PUBLIC_URL ?? 'http://bench.local',
+    port: Number(process.env.PORT ?? 0),
+  });
+  const baseUrl = await raw.listen();
+  const shutdown = () => void raw.close().then(() => process.exit(0));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  process.on('disconnect', shutdown);
+  if (process.send) process.send({ ready: true, baseUrl });
+  else console.log(`raw ceiling server on ${baseUrl}`);
+}

@@ -1,0 +1,492 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+type User = { id: string; token: string };
+
+let server: TestServer;
+let ada: User;
+let bob: User;
+let memberCounter = 0;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  bob = await server.createUser('Bob');
+});
+afterAll(() => server.close());
+
+async function createOrg(user: User, title = 'Org'): Promise<string> {
+  const res = await server.request('POST', '/v1/orgs', { token: user.token, body: { title } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+async function addMember(organizationId: string, user: User, role: string) {
+  memberCounter += 1;
+  await server.app.db.member.create({ data: { id: `m-collection-${memberCounter}`, organizationId, userId: user.id, role } });
+}
+
+async function createCollection(user: User, organizationId: string, body: Record<string, unknown> = {}) {
+  const res = await server.request('POST', `/v1/orgs/${organizationId}/collections`, { token: user.token, body: { title: 'Collection', ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  assertMatchesSpec('createCollection', 201, res.body);
+  return res.body;
+}
+
+async function createSpace(user: User, organizationId: string, body: Record<string, unknown> = {}) {
+  const res = await server.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: user.token, body: { title: 'Space', ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function listCollectionIds(user: User, organizationId: string, query = ''): Promise<string[]> {
+  const res = await server.request('GET', `/v1/orgs/${organizationId}/collections?limit=1000${query}`, { token: user.token });
+  expect(res.status).toBe(200);
+  assertMatchesSpec('listCollectionsInOrganizationById', 200, res.body);
+  return res.body.items.map((c: { id: string }) => c.id);
+}
+
+async function listOrgSpaceIds(user: User, organizationId: string): Promise<string[]> {
+  const res = await server.request('GET', `/v1/orgs/${organizationId}/spaces?limit=1000`, { token: user.token });
+  expect(res.status).toBe(200);
+  return res.body.items.map((s: { id: string }) => s.id);
+}
+
+async function listCollectionSpaceIds(user: User, collectionId: string): Promise<string[]> {
+  const res = await server.request('GET', `/v1/collections/${collectionId}/spaces`, { token: user.token });
+  expect(res.status).toBe(200);
+  assertMatchesSpec('listSpacesInCollectionById', 200, res.body);
+  return res.body.items.map((s: { id: string }) => s.id);
+}
+
+/** Ids of the collections and spaces under `parentId` (null: top level), in their order. */
+async function childrenInOrder(organizationId: string, parentId: string | null): Promise<string[]> {
+  const [collections, spaces] = await Promise.all([
+    server.app.db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
+    server.app.db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
+  ]);
+  return [...collections, ...spaces].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id)).map((x) => x.id);
+}
+
+function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+describe('creating, reading and listing collections', () => {
+  it('creates top-level and nested collections and reads them back', async () => {
+    const org = await createOrg(ada);
+    const top = await createCollection(ada, org, { title: 'Guides' });
+    expect(top).toMatchObject({ object: 'collection', title: 'Guides', organization: org });
+    expect(top.parent).toBeUndefined();
+    expect(top.permissions).toEqual({ view: true, admin: true, viewInviteLinks: true, create: true });
+
+    const nested = await createCollection(ada, org, { title: 'Advanced', parent: top.id });
+    expect(nested.parent).toBe(top.id);
+
+    const got = await server.request('GET', `/v1/collections/${nested.id}`, { token: ada.token });
+    expect(got.status).toBe(200);
+    assertMatchesSpec('getCollectionById', 200, got.body);
+    expect(got.body).toMatchObject({ id: nested.id, title: 'Advanced', parent: top.id, organization: org });
+
+    const untitled = await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: {} });
+    expect(untitled.status).toBe(201);
+    assertMatchesSpec('createCollection', 201, untitled.body);
+  });
+
+  it('validates creation: title max 50, parent must be a collection of the same organization', async () => {
+    const org = await createOrg(ada);
+    const otherOrg = await createOrg(ada);
+    const foreign = await createCollection(ada, otherOrg);
+    const bobs = await createOrg(bob);
+    const bobsCollection = await createCollection(bob, bobs);
+    expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { title: 'x'.repeat(51) } }), 400, /title/);
+    expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { parent: 'no-such-collection' } }), 400, /parent/);
+    expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { parent: foreign.id } }), 400, /parent/);
+    expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { parent: bobsCollection.id } }), 400, /parent/);
+    expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { title: 42 } }), 400, /title/);
+    expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: '{"title"' }), 400);
+    expect(await listCollectionIds(ada, org)).toEqual([]);
+  });
+
+  it('lists collections, with nested=false only top-level ones, paging with limit=2', async () => {
+    const org = await createOrg(ada);
+    const a = await createCollection(ada, org, { title: 'A' });
+    const a1 = await createCollection(ada, org, { title: 'A1', parent: a.id });
+    const b = await createCollection(ada, org, { title: 'B' });
+    const a11 = await createCollection(ada, org, { title: 'A11', parent: a1.id });
+    const c = await createCollection(ada, org, { title: 'C' });
+
+    expect(await listCollectionIds(ada, org)).toEqual([a.id, a1.id, b.id, a11.id, c.id]);
+    expect(await listCollectionIds(ada, org, '&nested=true')).toEqual([a.id, a1.id, b.id, a11.id, c.id]);
+    expect(await listCollectionIds(ada, org, '&nested=false')).toEqual([a.id, b.id, c.id]);
+
+    for (const [query, expected] of [
+      ['', [a.id, a1.id, b.id, a11.id, c.id]],
+      ['&nested=false', [a.id, b.id, c.id]],
+    ] as const) {
+      const seen: string[] = [];
+      let page: string | undefined;
+      let pages = 0;
+      do {
+        const res = await server.request('GET', `/v1/orgs/${org}/collections?limit=2${query}${page ? `&page=${page}` : ''}`, { token: ada.token });
+        expect(res.status).toBe(200);
+        assertMatchesSpec('listCollectionsInOrganizationById', 200, res.body);
+        expect(res.body.count).toBe(expected.length);
+        expect(res.body.items.length).toBeLessThanOrEqual(2);
+        seen.push(...res.body.items.map((x: { id: string }) => x.id));
+        page = res.body.next?.page;
+        pages += 1;
+      } while (page && pages < 10);
+      expect(seen).toEqual(expected);
+      expect(pages).toBe(Math.ceil(expected.length / 2));
+    }
+
+    for (const q of ['limit=0', 'limit=1001', 'nested=maybe', 'page=garbage']) {
+      expectError(await server.request('GET', `/v1/orgs/${org}/collections?${q}`, { token: ada.token }), 400, new RegExp(q.split('=')[0]!));
+    }
+  });
+
+  it('lists the spaces of a collection in their order, paging with limit=2', async () => {
+    const org = await createOrg(ada);
+    const collection = await createCollection(ada, org);
+    const nested = await createCollection(ada, org, { parent: collection.id });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await createSpace(ada, org, { title: `S${i}`, parent: collection.id })).id);
+    await createSpace(ada, org, { parent: nested.id });
+    await createSpace(ada, org);
+
+    const seen: string[] = [];
+    let page: string | undefined;
+    let pages = 0;
+    do {
+      const res = await server.request('GET', `/v1/collections/${collection.id}/spaces?limit=2${page ? `&page=${page}` : ''}`, { token: ada.token });
+      expect(res.status).toBe(200);
+      assertMatchesSpec('listSpacesInCollectionById', 200, res.body);
+      expect(res.body.count).toBe(5);
+      seen.push(...res.body.items.map((s: { id: string }) => s.id));
+      page = res.body.next?.page;
+      pages += 1;
+    } while (page && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(ids);
+    for (const limit of [0, 1001]) {
+      expectError(await server.request('GET', `/v1/collections/${collection.id}/spaces?limit=${limit}`, { token: ada.token }), 400, /limit/);
+    }
+  });
+});
+
+describe('updating collections', () => {
+  it('updates title and description, validates them, and only an admin sets defaultLevel', async () => {
+    const org = await createOrg(ada);
+    const collection = await createCollection(ada, org);
+    const res = await server.request('PATCH', `/v1/collections/${collection.id}`, { token: ada.token, body: { title: 'Renamed', description: 'About it' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    assertMatchesSpec('updateCollectionById', 200, res.body);
+    expect(res.body).toMatchObject({ id: collection.id, title: 'Renamed', description: 'About it' });
+
+    for (const body of [{ title: 'x'.repeat(51) }, { description: 'x'.repeat(101) }, { defaultLevel: 'owner' }, { title: 42 }]) {
+      expectError(await server.request('PATCH', `/v1/collections/${collection.id}`, { token: ada.token, body }), 400, new RegExp(Object.keys(body)[0]!));
+    }
+    expectError(await server.request('PATCH', `/v1/collections/${collection.id}`, { token: ada.token, body: '{"title":' }), 400);
+
+    const creator = await server.createUser('Creator');
+    await addMember(org, creator, 'create');
+    const byCreator = await server.request('PATCH', `/v1/collections/${collection.id}`, { token: creator.token, body: { title: 'By creator' } });
+    expect(byCreator.status).toBe(200);
+    assertMatchesSpec('updateCollectionById', 200, byCreator.body);
+    expect(byCreator.body.permissions).toMatchObject({ view: true, create: true, admin: false });
+    expectError(await server.request('PATCH', `/v1/collections/${collection.id}`, { token: creator.token, body: { defaultLevel: 'read' } }), 403);
+
+    const level = await server.request('PATCH', `/v1/collections/${collection.id}`, { token: ada.token, body: { defaultLevel: 'comment' } });
+    expect(level.status).toBe(200);
+    assertMatchesSpec('updateCollectionById', 200, level.body);
+    expect(level.body).toMatchObject({ title: 'By creator', description: 'About it', defaultLevel: 'comment' });
+  });
+});
+
+describe('the error matrix of a collection', () => {
+  let org: string;
+  let collection: { id: string };
+  let reader: User;
+
+  beforeAll(async () => {
+    org = await createOrg(ada);
+    collection = await createCollection(ada, org);
+    reader = await server.createUser('Reader');
+    await addMember(org, reader, 'read');
+  });
+
+  const endpoints = (id: string, orgId: string) =>
+    [
+      ['GET', `/v1/collections/${id}`, undefined],
+      ['PATCH', `/v1/collections/${id}`, { title: 'X' }],
+      ['DELETE', `/v1/collections/${id}`, undefined],
+      ['GET', `/v1/collections/${id}/spaces`, undefined],
+      ['POST', `/v1/collections/${id}/move`, { parent: null }],
+      ['POST', `/v1/collections/${id}/transfer`, { organization: 'other' }],
+      ['GET', `/v1/orgs/${orgId}/collections`, undefined],
+      ['POST', `/v1/orgs/${orgId}/collections`, { title: 'X' }],
+    ] as const;
+
+  it('answers 401 without a token and with a bad token', async () => {
+    for (const [method, path, body] of endpoints(collection.id, org)) {
+      for (const token of [undefined, 'not-a-token']) {
+        const res = await server.request(method, path, { token, body });
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expectError(res, 401);
+      }
+    }
+  });
+
+  it("answers 404 for another organization's collection, and for one that does not exist", async () => {
+    for (const [method, path, body] of endpoints(collection.id, org)) {
+      const res = await server.request(method, path, { token: bob.token, body });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
+      expectError(res, 404);
+    }
+    for (const [method, path, body] of endpoints('no-such-collection', 'no-such-org')) {
+      if (method === 'DELETE') continue; // nothing to delete: 204 (below)
+      const res = await server.request(method, path, { token: ada.token, body });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
+    }
+    expect((await server.request('DELETE', '/v1/collections/no-such-collection', { token: ada.token })).status).toBe(204);
+    expect((await server.request('GET', `/v1/collections/${collection.id}`, { token: ada.token })).status).toBe(200);
+  });
+
+  it('lets a reader read, and answers 403 to everything else', async () => {
+    const got = await server.request('GET', `/v1/collections/${collection.id}`, { token: reader.token });
+    expect(got.status).toBe(200);
+    assertMatchesSpec('getCollectionById', 200, got.body);
+    expect(got.body.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+    expect((await server.request('GET', `/v1/collections/${collection.id}/spaces`, { token: reader.token })).status).toBe(200);
+    expect(await listCollectionIds(reader, org)).toContain(collection.id);
+
+    const target = await createOrg(reader, 'Reader org');
+    for (const [method, path, body] of [
+      ['PATCH', `/v1/collections/${collection.id}`, { title: 'X' }],
+      ['DELETE', `/v1/collections/${collection.id}`, undefined],
+      ['POST', `/v1/collections/${collection.id}/move`, { parent: null }],
+      ['POST', `/v1/collections/${collection.id}/transfer`, { organization: target }],
+      ['POST', `/v1/orgs/${org}/collections`, { title: 'X' }],
+    ] as const) {
+      const res = await server.request(method, path, { token: reader.token, body });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(403);
+      expectError(res, 403);
+    }
+    expect((await server.request('GET', `/v1/collections/${collection.id}`, { token: ada.token })).body.title).toBe('Collection');
+  });
+
+  it('answers 400 for malformed JSON and wrong types on every body endpoint', async () => {
+    for (const [method, path, wrong] of [
+      ['POST', `/v1/orgs/${org}/collections`, { title: 42 }],
+      ['PATCH', `/v1/collections/${collection.id}`, { description: 42 }],
+      ['POST', `/v1/collections/${collection.id}/move`, { parent: 42 }],
+      ['POST', `/v1/collections/${collection.id}/transfer`, { organization: 42 }],
+    ] as const) {
+      expectError(await server.request(method, path, { token: ada.token, body: '{"title":' }), 400);
+      expectError(await server.request(method, path, { token: ada.token, body: '"a string"' }), 400);
+      expectError(await server.request(method, path, { token: ada.token, body: wrong }), 400, new RegExp(Object.keys(wrong)[0]!));
+    }
+    expectError(await server.request('POST', `/v1/collections/${collection.id}/transfer`, { token: ada.token, body: {} }), 400, /organization/);
+  });
+});
+
+describe('moving collections', () => {
+  it('moves into another collection, back to the top level, and before/after a sibling', async () => {
+    const org = await createOrg(ada);
+    const a = await createCollection(ada, org, { title: 'A' });
+    const b = await createCollection(ada, org, { title: 'B' });
+    const s = await createSpace(ada, org, { title: 'S' });
+    const c = await createCollection(ada, org, { title: 'C' });
+    expect(await childrenInOrder(org, null)).toEqual([a.id, b.id, s.id, c.id]);
+
+    const into = await server.request('POST', `/v1/collections/${b.id}/move`, { token: ada.token, body: { parent: a.id } });
+    expect(into.status, JSON.stringify(into.body)).toBe(200);
+    assertMatchesSpec('moveCollection', 200, into.body);
+    expect(into.body.parent).toBe(a.id);
+    expect(await childrenInOrder(org, a.id)).toEqual([b.id]);
+    expect(await listCollectionIds(ada, org, '&nested=false')).toEqual([a.id, c.id]);
+
+    const out = await server.request('POST', `/v1/collections/${b.id}/move`, {
+      token: ada.token,
+      body: { parent: null, position: { before: { type: 'collection', collection: a.id } } },
+    });
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    assertMatchesSpec('moveCollection', 200, out.body);
+    expect(out.body.parent).toBeUndefined();
+    expect(await childrenInOrder(org, null)).toEqual([b.id, a.id, s.id, c.id]);
+
+    const afterSpace = await server.request('POST', `/v1/collections/${b.id}/move`, { token: ada.token, body: { position: { after: { type: 'space', space: s.id } } } });
+    expect(afterSpace.status, JSON.stringify(afterSpace.body)).toBe(200);
+    assertMatchesSpec('moveCollection', 200, afterSpace.body);
+    expect(await childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, c.id]);
+
+    const afterLast = await server.request('POST', `/v1/collections/${a.id}/move`, { token: ada.token, body: { position: { after: { type: 'collection', collection: c.id } } } });
+    expect(afterLast.status).toBe(200);
+    expect(await childrenInOrder(org, null)).toEqual([s.id, b.id, c.id, a.id]);
+
+    // Moving a collection carries what is inside it.
+    const inner = await createSpace(ada, org, { parent: c.id });
+    expect((await server.request('POST', `/v1/collections/${c.id}/move`, { token: ada.token, body: { parent: a.id } })).status).toBe(200);
+    expect(await listCollectionSpaceIds(ada, c.id)).toEqual([inner.id]);
+    expect((await server.request('GET', `/v1/collections/${c.id}`, { token: ada.token })).body.parent).toBe(a.id);
+  });
+
+  it('refuses a move into itself or a descendant (400), an invalid position (400), and a move that changes nothing (409)', async () => {
+    const org = await createOrg(ada);
+    const top = await createCollection(ada, org, { title: 'Top' });
+    const child = await createCollection(ada, org, { title: 'Child', parent: top.id });
+    const grandchild = await createCollection(ada, org, { title: 'Grandchild', parent: child.id });
+    const sibling = await createCollection(ada, org, { title: 'Sibling' });
+    const otherOrg = await createOrg(ada);
+    const foreign = await createCollection(ada, otherOrg);
+
+    for (const parent of [top.id, child.id, grandchild.id]) {
+      expectError(await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: { parent } }), 400, /parent/);
+    }
+    expectError(await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: { parent: 'no-such-collection' } }), 400, /parent/);
+    expectError(await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: { parent: foreign.id } }), 400, /parent/);
+
+    for (const position of [
+      { before: { type: 'collection', collection: child.id } }, // not a sibling at the top level
+      { after: { type: 'collection', collection: 'no-such-collection' } },
+      { after: { type: 'collection', collection: top.id } }, // itself
+      { before: { type: 'collection', collection: sibling.id }, after: { type: 'collection', collection: sibling.id } },
+      { before: { type: 'space' } },
+      { before: { type: 'page', page: 'p' } },
+    ]) {
+      const res = await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: { position } });
+      expectError(res, 400);
+    }
+    expectError(await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: {} }), 400);
+
+    expectError(await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: { parent: null } }), 409);
+    expectError(await server.request('POST', `/v1/collections/${child.id}/move`, { token: ada.token, body: { parent: top.id } }), 409);
+
+    // Nothing moved.
+    expect(await childrenInOrder(org, null)).toEqual([top.id, sibling.id]);
+    expect(await childrenInOrder(org, top.id)).toEqual([child.id]);
+    expect(await childrenInOrder(org, child.id)).toEqual([grandchild.id]);
+  });
+});
+
+describe('transferring collections', () => {
+  it('transfers a top-level collection with everything in it', async () => {
+    const source = await createOrg(ada, 'Source');
+    const target = await createOrg(ada, 'Target');
+    const top = await createCollection(ada, source, { title: 'Top' });
+    const nested = await createCollection(ada, source, { title: 'Nested', parent: top.id });
+    const s1 = await createSpace(ada, source, { parent: top.id });
+    const s2 = await createSpace(ada, source, { parent: nested.id });
+    const stays = await createSpace(ada, source);
+
+    const res = await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: target } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    assertMatchesSpec('transferCollection', 200, res.body);
+    expect(res.body).toMatchObject({ id: top.id, organization: target });
+    expect(res.body.parent).toBeUndefined();
+
+    expect(await listCollectionIds(ada, target)).toEqual([top.id, nested.id]);
+    expect(await listCollectionIds(ada, source)).toEqual([]);
+    expect(await listOrgSpaceIds(ada, target)).toEqual([s1.id, s2.id]);
+    expect(await listOrgSpaceIds(ada, source)).toEqual([stays.id]);
+    expect((await server.request('GET', `/v1/collections/${nested.id}`, { token: ada.token })).body).toMatchObject({ organization: target, parent: top.id });
+    expect((await server.request('GET', `/v1/spaces/${s2.id}`, { token: ada.token })).body).toMatchObject({ organization: target, parent: nested.id });
+
+    // To Bob's organization, where Ada may create content: Bob then sees it.
+    const bobs = await createOrg(bob, 'Bob');
+    await addMember(bobs, ada, 'create');
+    const toBob = await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: bobs } });
+    expect(toBob.status, JSON.stringify(toBob.body)).toBe(200);
+    assertMatchesSpec('transferCollection', 200, toBob.body);
+    expect(await listCollectionIds(bob, bobs)).toEqual([top.id, nested.id]);
+    expect(await listOrgSpaceIds(bob, bobs)).toEqual([s1.id, s2.id]);
+  });
+
+  it('answers 409 for the same organization, 412 for a nested collection, 404 for an organization the caller is not in', async () => {
+    const org = await createOrg(ada);
+    const target = await createOrg(ada);
+    const top = await createCollection(ada, org);
+    const nested = await createCollection(ada, org, { parent: top.id });
+    expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: org } }), 409);
+    expectError(await server.request('POST', `/v1/collections/${nested.id}/transfer`, { token: ada.token, body: { organization: target } }), 412);
+    const bobs = await createOrg(bob);
+    expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: bobs } }), 404);
+    expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: 'no-such-org' } }), 404);
+    const bobsOther = await createOrg(bob);
+    await addMember(bobsOther, ada, 'review');
+    expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: bobsOther } }), 403);
+    expect(await listCollectionIds(ada, org)).toEqual([top.id, nested.id]);
+  });
+});
+
+describe('deleting collections', () => {
+  it('deletes nested collections and moves their spaces to the bin, from where they can be restored', async () => {
+    const org = await createOrg(ada);
+    const top = await createCollection(ada, org, { title: 'Top' });
+    const child = await createCollection(ada, org, { title: 'Child', parent: top.id });
+    const grandchild = await createCollection(ada, org, { title: 'Grandchild', parent: child.id });
+    const keep = await createCollection(ada, org, { title: 'Keep' });
+    const s1 = await createSpace(ada, org, { parent: top.id });
+    const s2 = await createSpace(ada, org, { parent: child.id });
+    const s3 = await createSpace(ada, org, { parent: grandchild.id });
+    const kept = await createSpace(ada, org, { parent: keep.id });
+    const loose = await createSpace(ada, org);
+
+    const res = await server.request('DELETE', `/v1/collections/${top.id}`, { token: ada.token });
+    expect(res.status).toBe(205);
+    expect(res.body).toBeNull();
+    assertMatchesSpec('deleteCollectionById', 205, res.body);
+
+    for (const id of [top.id, child.id, grandchild.id]) {
+      expectError(await server.request('GET', `/v1/collections/${id}`, { token: ada.token }), 404);
+      expectError(await server.request('GET', `/v1/collections/${id}/spaces`, { token: ada.token }), 404);
+    }
+    expect(await listCollectionIds(ada, org)).toEqual([keep.id]);
+    expect(await listOrgSpaceIds(ada, org)).toEqual([kept.id, loose.id]);
+    for (const s of [s1, s2, s3]) expectError(await server.request('GET', `/v1/spaces/${s.id}`, { token: ada.token }), 404);
+
+    const again = await server.request('DELETE', `/v1/collections/${top.id}`, { token: ada.token });
+    expect(again.status).toBe(204);
+    assertMatchesSpec('deleteCollectionById', 204, again.body);
+    expect((await server.request('DELETE', `/v1/collections/${child.id}`, { token: ada.token })).status).toBe(204);
+
+    // The spaces are in the bin: restorable, back at the top level since their collections are gone.
+    const restored = await server.request('POST', `/v1/spaces/${s2.id}/restore`, { token: ada.token });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    assertMatchesSpec('restoreSpace', 200, restored.body);
+    expect(restored.body.parent).toBeUndefined();
+    expect(await listOrgSpaceIds(ada, org)).toEqual([s2.id, kept.id, loose.id]);
+    expect((await server.request('GET', `/v1/spaces/${s2.id}`, { token: ada.token })).status).toBe(200);
+
+    // The collection that was not deleted is untouched.
+    expect(await listCollectionSpaceIds(ada, keep.id)).toEqual([kept.id]);
+  });
+
+  it('keeps a space already in the bin deleted at its own time when its collection is deleted', async () => {
+    const org = await createOrg(ada);
+    const collection = await createCollection(ada, org);
+    const space = await createSpace(ada, org, { parent: collection.id });
+    expect((await server.request('DELETE', `/v1/spaces/${space.id}`, { token: ada.token })).status).toBe(205);
+    const deletedAt = new Date(Date.now() - 3 * 24 * 60 * 60 * 1000);
+    await server.app.db.space.update({ where: { id: space.id }, data: { deletedAt } });
+    expect((await server.request('DELETE', `/v1/collections/${collection.id}`, { token: ada.token })).status).toBe(205);
+    const row = await server.app.db.space.findUnique({ where: { id: space.id } });
+    expect(row?.deletedAt?.getTime()).toBe(deletedAt.getTime());
+    expect(row?.parentId).toBeNull();
+    expect((await server.request('POST', `/v1/spaces/${space.id}/restore`, { token: ada.token })).status).toBe(200);
+  });
+
+  it('needs admin to delete: a creator gets 403 and nothing is deleted', async () => {
+    const org = await createOrg(ada);
+    const collection = await createCollection(ada, org);
+    const space = await createSpace(ada, org, { parent: collection.id });
+    const creator = await server.createUser('Creator');
+    await addMember(org, creator, 'create');
+    expectError(await server.request('DELETE', `/v1/collections/${collection.id}`, { token: creator.token }), 403);
+    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * The REST layer driven by GitBook's own TypeScript client (`@gitbook/api`
+ * 0.146.0, and 0.202.0 for createOrganization, which 0.146.0 lacks), as a
+ * legacy caller would: user, organizations, spaces, collections, members,
+ * and errors surfacing as the client's GitBookAPIError with the right status.
+ */
+import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
+import { GitBookAPI as GitBookAPINext } from 'gitbook-api-next';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let ada: { id: string; email: string; token: string };
+let bob: { id: string; email: string; token: string };
+let adaApi: GitBookAPI;
+let bobApi: GitBookAPI;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  bob = await server.createUser('Bob');
+  adaApi = new GitBookAPI({ authToken: ada.token, endpoint: server.baseUrl });
+  bobApi = new GitBookAPI({ authToken: bob.token, endpoint: server.baseUrl });
+});
+afterAll(() => server?.close());
+
+/** Awaits a client call expected to fail; returns its GitBookAPIError. */
+async function apiError(call: Promise<unknown>): Promise<GitBookAPIError> {
+  const error = await call.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GitBookAPIError);
+  return error as GitBookAPIError;
+}
+
+describe('GitBook API client', () => {
+  let orgId: string;
+
+  beforeAll(async () => {
+    const next = new GitBookAPINext({ authToken: ada.token, endpoint: server.baseUrl });
+    const created = await next.orgs.createOrganization({ title: 'Client Org' });
+    expect(created.status).toBe(201);
+    assertMatchesSpec('createOrganization', 201, created.data, 'next');
+    orgId = created.data.id;
+  });
+
+  it('reads the authenticated user and their organizations', async () => {
+    const me = await adaApi.user.getAuthenticatedUser();
+    expect(me.status).toBe(200);
+    assertMatchesSpec('getAuthenticatedUser', 200, me.data);
+    expect(me.data).toMatchObject({ object: 'user', id: ada.id, displayName: 'Ada', email: ada.email });
+
+    const orgs = await adaApi.orgs.listOrganizationsForAuthenticatedUser({ limit: 10 });
+    expect(orgs.status).toBe(200);
+    assertMatchesSpec('listOrganizationsForAuthenticatedUser', 200, orgs.data);
+    expect(orgs.data.items.map((o) => o.id)).toEqual([orgId]);
+    expect(orgs.data.count).toBe(1);
+
+    const org = await adaApi.orgs.getOrganizationById(orgId);
+    expect(org.status).toBe(200);
+    assertMatchesSpec('getOrganizationById', 200, org.data);
+    expect(org.data).toMatchObject({ object: 'organization', id: orgId, title: 'Client Org' });
+    expect(org.data.permissions.admin).toBe(true);
+
+    const updated = await adaApi.orgs.updateOrganizationById(orgId, { title: 'Client Org Renamed' });
+    expect(updated.status).toBe(200);
+    assertMatchesSpec('updateOrganizationById', 200, updated.data);
+    expect(updated.data.title).toBe('Client Org Renamed');
+
+    expect((await bobApi.orgs.listOrganizationsForAuthenticatedUser()).data).toMatchObject({ items: [], count: 0 });
+  });
+
+  it('creates, lists, reads, updates and deletes spaces', async () => {
+    const created = await adaApi.orgs.createSpace(orgId, { title: 'Guide', emoji: '📘' } as never);
+    expect(created.status).toBe(201);
+    assertMatchesSpec('createSpace', 201, created.data);
+    expect(created.data).toMatchObject({ object: 'space', title: 'Guide', organization: orgId, visibility: 'private' });
+    const spaceId = created.data.id;
+
+    const list = await adaApi.orgs.listSpacesInOrganizationById(orgId, { limit: 5 });
+    expect(list.status).toBe(200);
+    assertMatchesSpec('listSpacesInOrganizationById', 200, list.data);
+    expect(list.data.items.map((s) => s.id)).toContain(spaceId);
+
+    const got = await adaApi.spaces.getSpaceById(spaceId);
+    expect(got.status).toBe(200);
+    assertMatchesSpec('getSpaceById', 200, got.data);
+    expect(got.data.permissions?.admin).toBe(true);
+
+    const updated = await adaApi.spaces.updateSpaceById(spaceId, { title: 'Handbook', visibility: 'unlisted' } as never);
+    expect(updated.status).toBe(200);
+    assertMatchesSpec('updateSpaceById', 200, updated.data);
+    expect(updated.data).toMatchObject({ id: spaceId, title: 'Handbook', visibility: 'unlisted' });
+
+    const deleted = await adaApi.spaces.deleteSpaceById(spaceId);
+    expect(deleted.status).toBe(205);
+    expect((await adaApi.spaces.deleteSpaceById(spaceId)).status).toBe(204);
+    expect((await apiError(adaApi.spaces.getSpaceById(spaceId))).code).toBe(404);
+  });
+
+  it('creates collections and spaces inside them', async () => {
+    const collection = await adaApi.orgs.createCollection(orgId, { title: 'Products' });
+    expect(collection.status).toBe(201);
+    assertMatchesSpec('createCollection', 201, collection.data);
+    const collectionId = collection.data.id;
+
+    const got = await adaApi.collections.getCollectionById(collectionId);
+    expect(got.status).toBe(200);
+    assertMatchesSpec('getCollectionById', 200, got.data);
+    expect(got.data).toMatchObject({ object: 'collection', id: collectionId, title: 'Products', organization: orgId });
+
+    const renamed = await adaApi.collections.updateCollectionById(collectionId, { title: 'All products', description: 'Everything we ship' });
+    expect(renamed.status).toBe(200);
+    assertMatchesSpec('updateCollectionById', 200, renamed.data);
+    expect(renamed.data).toMatchObject({ title: 'All products', description: 'Everything we ship' });
+
+    const listed = await adaApi.orgs.listCollectionsInOrganizationById(orgId);
+    assertMatchesSpec('listCollectionsInOrganizationById', 200, listed.data);
+    expect(listed.data.items.map((c) => c.id)).toEqual([collectionId]);
+
+    const inner = await adaApi.orgs.createSpace(orgId, { title: 'API reference', parent: collectionId } as never);
+    expect(inner.status).toBe(201);
+    expect(inner.data.parent).toBe(collectionId);
+    const spaces = await adaApi.collections.listSpacesInCollectionById(collectionId);
+    expect(spaces.status).toBe(200);
+    assertMatchesSpec('listSpacesInCollectionById', 200, spaces.data);
+    expect(spaces.data.items.map((s) => s.id)).toEqual([inner.data.id]);
+
+    expect((await apiError(bobApi.collections.getCollectionById(collectionId))).code).toBe(404);
+    const deleted = await adaApi.collections.deleteCollectionById(collectionId);
+    expect(deleted.status).toBe(205);
+    expect((await adaApi.collections.deleteCollectionById(collectionId)).status).toBe(204);
+  });
+
+  it('manages members', async () => {
+    await server.app.db.member.create({ data: { id: `m-client-${bob.id}`, organizationId: orgId, userId: bob.id, role: 'read' } });
+
+    const list = await adaApi.orgs.listMembersInOrganizationById(orgId, { role: 'read' as never, order: 'asc', limit: 10 });
+    expect(list.status).toBe(200);
+    assertMatchesSpec('listMembersInOrganizationById', 200, list.data);
+    expect(list.data.items.map((m) => m.id)).toEqual([bob.id]);
+    const searched = await adaApi.orgs.listMembersInOrganizationById(orgId, { search: 'ADA' });
+    expect(searched.data.items.map((m) => m.id)).toEqual([ada.id]);
+
+    const member = await adaApi.orgs.getMemberInOrganizationById(orgId, bob.id);
+    expect(member.status).toBe(200);
+    assertMatchesSpec('getMemberInOrganizationById', 200, member.data);
+    expect(member.data).toMatchObject({ object: 'member', id: bob.id, role: 'read', user: { id: bob.id, displayName: 'Bob' } });
+
+    const promoted = await adaApi.orgs.updateMemberInOrganizationById(orgId, bob.id, { role: 'edit' as never });
+    expect(promoted.status).toBe(200);
+    assertMatchesSpec('updateMemberInOrganizationById', 200, promoted.data);
+    expect(promoted.data.role).toBe('edit');
+
+    // Bob is a member now: not an admin, so member changes are forbidden (403).
+    const forbidden = await apiError(bobApi.orgs.updateMemberInOrganizationById(orgId, ada.id, { role: 'read' as never }));
+    expect(forbidden.code).toBe(403);
+    expect(forbidden.errorMessage).toEqual(expect.any(String));
+    expect((await apiError(bobApi.orgs.removeMemberFromOrganizationById(orgId, ada.id))).code).toBe(403);
+
+    // The last admin cannot leave.
+    const lastAdmin = await apiError(adaApi.orgs.removeMemberFromOrganizationById(orgId, ada.id));
+    expect(lastAdmin.code).toBe(409);
+    expect(lastAdmin.errorMessage).toMatch(/at least one admin/);
+
+    const removed = await adaApi.orgs.removeMemberFromOrganizationById(orgId, bob.id);
+    expect(removed.status).toBe(205);
+    expect((await adaApi.orgs.removeMemberFromOrganizationById(orgId, bob.id)).status).toBe(204);
+    expect((await apiError(adaApi.orgs.getMemberInOrganizationById(orgId, bob.id))).code).toBe(404);
+    // Bob is no longer a member: the organization is hidden from him.
+    expect((await apiError(bobApi.orgs.getOrganizationById(orgId))).code).toBe(404);
+  });
+
+  it('surfaces errors as GitBookAPIError with status and message', async () => {
+    const notFound = await apiError(adaApi.orgs.getOrganizationById('no-such-org'));
+    expect(notFound.code).toBe(404);
+    expect(notFound.response.status).toBe(404);
+    expect(notFound.errorMessage).toMatch(/not found/i);
+    expect((await apiError(adaApi.spaces.getSpaceById('no-such-space'))).code).toBe(404);
+    expect((await apiError(bobApi.orgs.listMembersInOrganizationById(orgId))).code).toBe(404);
+
+    // A reader may read a space but not change it.
+    const space = (await adaApi.orgs.createSpace(orgId, { title: 'Read only' } as never)).data;
+    await server.app.db.member.create({ data: { id: `m-client-reader-${bob.id}`, organizationId: orgId, userId: bob.id, role: 'read' } });
+    expect((await bobApi.spaces.getSpaceById(space.id)).status).toBe(200);
+    const forbidden = await apiError(bobApi.spaces.updateSpaceById(space.id, { title: 'Mine' }));
+    expect(forbidden.code).toBe(403);
+
+    const badInput = await apiError(adaApi.spaces.updateSpaceById(space.id, { title: 'x'.repeat(51) }));
+    expect(badInput.code).toBe(400);
+    expect(badInput.errorMessage).toMatch(/title/);
+
+    const anonymous = new GitBookAPI({ endpoint: server.baseUrl });
+    expect((await apiError(anonymous.user.getAuthenticatedUser())).code).toBe(401);
+    const badToken = new GitBookAPI({ authToken: 'gb_api_not-a-real-token', endpoint: `${server.baseUrl}/` });
+    expect((await apiError(badToken.user.getAuthenticatedUser())).code).toBe(401);
+  });
+});

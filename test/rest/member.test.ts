@@ -1,0 +1,357 @@
+/**
+ * Members of an organization over REST: list (paging, filters, sorting), get,
+ * PATCH role and DELETE, with the role rules and the last-admin guard.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+type User = { id: string; email: string; token: string };
+type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read' | null;
+
+let server: TestServer;
+let ada: User;
+let outsider: User;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  outsider = await server.createUser('Outsider');
+});
+afterAll(() => server?.close());
+
+let memberCounter = 0;
+async function addMember(organizationId: string, user: { id: string }, role: Role, dates: { joinedAt?: Date; lastSeenAt?: Date } = {}) {
+  memberCounter += 1;
+  await server.app.db.member.create({
+    data: { id: `m-${memberCounter}-${user.id}`, organizationId, userId: user.id, role, ...dates },
+  });
+}
+
+async function createOrg(token: string, title = 'Members Org'): Promise<string> {
+  const res = await server.request('POST', '/v1/orgs', { token, body: { title } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+const ids = (body: { items: Array<{ id: string }> }) => body.items.map((m) => m.id);
+
+describe('GET /v1/orgs/{organizationId}/members', () => {
+  let org: string;
+  let grace: User; // edit, seen
+  let linus: User; // read
+  let guest: User; // guest (null role), seen
+  let quiet: User; // create; e-mail unrelated to the display name, with upper case
+  let ken: User; // comment
+  /** Member user ids in joinedAt descending order (the default order). */
+  let newestFirst: string[];
+
+  beforeAll(async () => {
+    org = await createOrg(ada.token);
+    grace = await server.createUser('Grace Hopper');
+    linus = await server.createUser('Linus');
+    guest = await server.createUser('Gus Guest');
+    quiet = await server.createUser('Quiet Person');
+    ken = await server.createUser('Ken');
+    await server.app.db.user.update({ where: { id: quiet.id }, data: { email: 'UniqueMailbox@Sample.TEST' } });
+    const day = (d: number) => new Date(Date.UTC(2024, 0, d));
+    await addMember(org, grace, 'edit', { joinedAt: day(1), lastSeenAt: new Date(Date.UTC(2024, 5, 1)) });
+    await addMember(org, linus, 'read', { joinedAt: day(2) });
+    await addMember(org, guest, null, { joinedAt: day(3), lastSeenAt: new Date(Date.UTC(2024, 5, 3)) });
+    await addMember(org, quiet, 'create', { joinedAt: day(4) });
+    await addMember(org, ken, 'comment', { joinedAt: day(5) });
+    // Ada joined when she created the organization: now, the newest.
+    newestFirst = [ada.id, ken.id, quiet.id, guest.id, linus.id, grace.id];
+  });
+
+  async function list(query = '', token = ada.token) {
+    const res = await server.request('GET', `/v1/orgs/${org}/members${query ? `?${query}` : ''}`, { token });
+    if (res.status === 200) assertMatchesSpec('listMembersInOrganizationById', 200, res.body);
+    return res;
+  }
+
+  it('lists every member, newest first by default, in the Member shape', async () => {
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(6);
+    expect(res.body.next).toBeUndefined();
+    expect(ids(res.body)).toEqual(newestFirst);
+    const adaMember = res.body.items[0];
+    expect(adaMember).toMatchObject({ object: 'member', id: ada.id, role: 'admin', disabled: false, sso: false, spaces: 0, teams: 0 });
+    expect(adaMember.user).toMatchObject({ object: 'user', id: ada.id, displayName: 'Ada', email: ada.email });
+    const guestMember = res.body.items.find((m: { id: string }) => m.id === guest.id);
+    expect(guestMember.role).toBeNull();
+    expect(guestMember.joinedAt).toBe('2024-01-03T00:00:00.000Z');
+    expect(guestMember.lastSeenAt).toBe('2024-06-03T00:00:00.000Z');
+    expect(res.body.items.find((m: { id: string }) => m.id === linus.id)).not.toHaveProperty('lastSeenAt');
+  });
+
+  it('pages with limit=2 and next.page, visiting each member once', async () => {
+    for (const order of ['desc', 'asc'] as const) {
+      const seen: string[] = [];
+      let page: string | undefined;
+      let pages = 0;
+      do {
+        const res = await list(`limit=2&order=${order}${page ? `&page=${encodeURIComponent(page)}` : ''}`);
+        expect(res.status).toBe(200);
+        expect(res.body.count).toBe(6);
+        expect(res.body.items.length).toBeLessThanOrEqual(2);
+        seen.push(...ids(res.body));
+        page = res.body.next?.page;
+        pages += 1;
+      } while (page && pages < 10);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(order === 'desc' ? newestFirst : [...newestFirst].reverse());
+    }
+  });
+
+  it('orders ascending and descending', async () => {
+    expect(ids((await list('order=asc')).body)).toEqual([...newestFirst].reverse());
+    expect(ids((await list('order=desc')).body)).toEqual(newestFirst);
+  });
+
+  it('filters by role, guest included', async () => {
+    const cases: Array<[string, string[]]> = [
+      ['admin', [ada.id]],
+      ['create', [quiet.id]],
+      ['edit', [grace.id]],
+      ['comment', [ken.id]],
+      ['read', [linus.id]],
+      ['review', []],
+      ['guest', [guest.id]],
+    ];
+    for (const [role, expected] of cases) {
+      const res = await list(`role=${role}`);
+      expect(res.status, role).toBe(200);
+      expect(ids(res.body), role).toEqual(expected);
+      expect(res.body.count, role).toBe(expected.length);
+    }
+    const bad = await list('role=owner');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: { code: 400, message: expect.stringMatching(/role/) } });
+  });
+
+  it('searches display names and e-mails case-insensitively', async () => {
+    expect(ids((await list('search=HOPPER')).body)).toEqual([grace.id]);
+    expect(ids((await list('search=quiet')).body)).toEqual([quiet.id]); // display name only: the e-mail does not contain it
+    expect(ids((await list('search=uniquemailbox%40sample.test')).body)).toEqual([quiet.id]); // e-mail only, stored as UniqueMailbox@Sample.TEST
+    expect(ids((await list('search=SAMPLE.test')).body)).toEqual([quiet.id]);
+    const none = await list('search=nobody-at-all');
+    expect(none.body).toMatchObject({ items: [], count: 0 });
+    const combined = await list('search=g&role=guest');
+    expect(ids(combined.body)).toEqual([guest.id]);
+  });
+
+  // Known issue (see the report): Prisma's `contains` does not escape LIKE wildcards,
+  // so `_` and `%` in a search match any character(s) (`a_a` matches "Ada").
+  it.fails('treats % and _ in a search literally', async () => {
+    for (const search of ['_', '%25', 'a_a']) {
+      const res = await list(`search=${search}`);
+      expect(res.status, search).toBe(200);
+      expect(res.body.count, search).toBe(0);
+    }
+  });
+
+  it('sorts by lastSeenAt, listing only members seen at least once', async () => {
+    const desc = await list('sort=lastSeenAt');
+    expect(desc.status).toBe(200);
+    expect(ids(desc.body)).toEqual([guest.id, grace.id]);
+    expect(desc.body.count).toBe(2);
+    expect(ids((await list('sort=lastSeenAt&order=asc')).body)).toEqual([grace.id, guest.id]);
+    // paging with the lastSeenAt cursor
+    const first = await list('sort=lastSeenAt&limit=1');
+    expect(ids(first.body)).toEqual([guest.id]);
+    const second = await list(`sort=lastSeenAt&limit=1&page=${encodeURIComponent(first.body.next.page)}`);
+    expect(ids(second.body)).toEqual([grace.id]);
+    expect(second.body.next).toBeUndefined();
+    expect((await list('sort=bogus')).status).toBe(400);
+  });
+
+  it('validates limit and page', async () => {
+    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'page=not-a-cursor']) {
+      const res = await list(q);
+      expect(res.status, q).toBe(400);
+      expect(res.body.error.code, q).toBe(400);
+    }
+  });
+
+  it('hides the list from non-members (404), refuses guests (403), and requires a token (401)', async () => {
+    expect((await list('', outsider.token)).status).toBe(404);
+    expect((await list('', guest.token)).status).toBe(403);
+    const readers = await list('', linus.token);
+    expect(readers.status).toBe(200);
+    expect(readers.body.count).toBe(6);
+    const anon = await server.request('GET', `/v1/orgs/${org}/members`);
+    expect(anon.status).toBe(401);
+    expect((await server.request('GET', '/v1/orgs/no-such-org/members', { token: ada.token })).status).toBe(404);
+  });
+});
+
+describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
+  it('answers a member to members, 404 otherwise', async () => {
+    const org = await createOrg(ada.token);
+    const reader = await server.createUser('Reader');
+    await addMember(org, reader, 'read');
+
+    const got = await server.request('GET', `/v1/orgs/${org}/members/${reader.id}`, { token: ada.token });
+    expect(got.status).toBe(200);
+    assertMatchesSpec('getMemberInOrganizationById', 200, got.body);
+    expect(got.body).toMatchObject({ object: 'member', id: reader.id, role: 'read', user: { id: reader.id, displayName: 'Reader' } });
+
+    const byReader = await server.request('GET', `/v1/orgs/${org}/members/${ada.id}`, { token: reader.token });
+    expect(byReader.status).toBe(200);
+    assertMatchesSpec('getMemberInOrganizationById', 200, byReader.body);
+    expect(byReader.body.role).toBe('admin');
+
+    const notMember = await server.request('GET', `/v1/orgs/${org}/members/${outsider.id}`, { token: ada.token });
+    expect(notMember.status).toBe(404);
+    expect(notMember.body).toEqual({ error: { code: 404, message: expect.any(String) } });
+    expect((await server.request('GET', `/v1/orgs/${org}/members/${reader.id}`, { token: outsider.token })).status).toBe(404);
+    expect((await server.request('GET', `/v1/orgs/${org}/members/${reader.id}`)).status).toBe(401);
+  });
+});
+
+describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
+  let org: string;
+  let bob: User;
+  let carol: User;
+
+  beforeAll(async () => {
+    org = await createOrg(ada.token);
+    bob = await server.createUser('Bob');
+    carol = await server.createUser('Carol');
+    await addMember(org, bob, 'read');
+    await addMember(org, carol, 'edit');
+  });
+
+  const patch = (userId: string, body: unknown, token = ada.token) =>
+    server.request('PATCH', `/v1/orgs/${org}/members/${userId}`, { token, body });
+
+  it('lets an admin change a role, to guest and back', async () => {
+    const review = await patch(bob.id, { role: 'review' });
+    expect(review.status).toBe(200);
+    assertMatchesSpec('updateMemberInOrganizationById', 200, review.body);
+    expect(review.body).toMatchObject({ object: 'member', id: bob.id, role: 'review' });
+
+    const toGuest = await patch(bob.id, { role: null });
+    expect(toGuest.status).toBe(200);
+    assertMatchesSpec('updateMemberInOrganizationById', 200, toGuest.body);
+    expect(toGuest.body.role).toBeNull();
+    const listed = await server.request('GET', `/v1/orgs/${org}/members?role=guest`, { token: ada.token });
+    expect(ids(listed.body)).toEqual([bob.id]);
+
+    const unchanged = await patch(bob.id, {});
+    expect(unchanged.status).toBe(200);
+    assertMatchesSpec('updateMemberInOrganizationById', 200, unchanged.body);
+    expect(unchanged.body.role).toBeNull();
+
+    const back = await patch(bob.id, { role: 'read' });
+    expect(back.status).toBe(200);
+    expect(back.body.role).toBe('read');
+    const got = await server.request('GET', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token });
+    expect(got.body.role).toBe('read');
+  });
+
+  it('refuses a non-admin member (403), hides from non-members (404)', async () => {
+    const byCarol = await patch(bob.id, { role: 'admin' }, carol.token);
+    expect(byCarol.status).toBe(403);
+    expect(byCarol.body).toEqual({ error: { code: 403, message: expect.any(String) } });
+    const selfPromotion = await patch(carol.id, { role: 'admin' }, carol.token);
+    expect(selfPromotion.status).toBe(403);
+    expect((await patch(bob.id, { role: 'admin' }, outsider.token)).status).toBe(404);
+    expect((await patch(outsider.id, { role: 'read' })).status).toBe(404);
+    expect((await server.request('PATCH', `/v1/orgs/${org}/members/${bob.id}`, { body: { role: 'admin' } })).status).toBe(401);
+    const got = await server.request('GET', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token });
+    expect(got.body.role).toBe('read');
+  });
+
+  it('rejects an invalid role or body with 400', async () => {
+    for (const body of [{ role: 'owner' }, { role: 'ADMIN' }, { role: 3 }]) {
+      const res = await patch(bob.id, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 400, message: expect.stringMatching(/role/) });
+    }
+    expect((await patch(bob.id, '{"role":')).status).toBe(400);
+    expect((await patch(bob.id, '["read"]')).status).toBe(400);
+  });
+
+  it('never demotes the last admin (409), but does once another admin exists', async () => {
+    for (const role of ['edit', null]) {
+      const res = await patch(ada.id, { role });
+      expect(res.status, String(role)).toBe(409);
+      expect(res.body).toEqual({ error: { code: 409, message: expect.stringMatching(/at least one admin/) } });
+    }
+    // Keeping admin is not a demotion.
+    expect((await patch(ada.id, { role: 'admin' })).status).toBe(200);
+
+    const promoted = await patch(carol.id, { role: 'admin' });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body.role).toBe('admin');
+    const demoted = await patch(ada.id, { role: 'create' });
+    expect(demoted.status).toBe(200);
+    expect(demoted.body.role).toBe('create');
+    // Ada is no longer admin: she may not change roles any more; Carol, the last admin, may not step down.
+    expect((await patch(bob.id, { role: 'edit' })).status).toBe(403);
+    expect((await patch(carol.id, { role: 'read' }, carol.token)).status).toBe(409);
+    expect((await patch(ada.id, { role: 'admin' }, carol.token)).body.role).toBe('admin');
+  });
+});
+
+describe('DELETE /v1/orgs/{organizationId}/members/{userId}', () => {
+  it('removes a member (205), then answers 204; the member loses access', async () => {
+    const org = await createOrg(ada.token);
+    const bob = await server.createUser('Bob');
+    await addMember(org, bob, 'edit');
+    const first = await server.request('DELETE', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token });
+    expect(first.status).toBe(205);
+    expect(first.body).toBeNull();
+    const second = await server.request('DELETE', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token });
+    expect(second.status).toBe(204);
+    expect(second.body).toBeNull();
+    expect((await server.request('GET', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token })).status).toBe(404);
+    expect((await server.request('GET', `/v1/orgs/${org}`, { token: bob.token })).status).toBe(404);
+    const list = await server.request('GET', `/v1/orgs/${org}/members`, { token: ada.token });
+    expect(ids(list.body)).toEqual([ada.id]);
+  });
+
+  it('refuses a non-admin (403) and a non-member (404)', async () => {
+    const org = await createOrg(ada.token);
+    const bob = await server.createUser('Bob');
+    const carol = await server.createUser('Carol');
+    await addMember(org, bob, 'create');
+    await addMember(org, carol, 'read');
+    const byBob = await server.request('DELETE', `/v1/orgs/${org}/members/${carol.id}`, { token: bob.token });
+    expect(byBob.status).toBe(403);
+    expect(byBob.body.error.code).toBe(403);
+    expect((await server.request('DELETE', `/v1/orgs/${org}/members/${ada.id}`, { token: bob.token })).status).toBe(403);
+    expect((await server.request('DELETE', `/v1/orgs/${org}/members/${carol.id}`, { token: outsider.token })).status).toBe(404);
+    expect((await server.request('DELETE', `/v1/orgs/${org}/members/${carol.id}`)).status).toBe(401);
+    const list = await server.request('GET', `/v1/orgs/${org}/members`, { token: ada.token });
+    expect(list.body.count).toBe(3);
+  });
+
+  it('lets a member leave, but never removes the last admin (409)', async () => {
+    const org = await createOrg(ada.token);
+    const bob = await server.createUser('Bob');
+    const carol = await server.createUser('Carol');
+    await addMember(org, bob, 'read');
+    await addMember(org, carol, 'edit');
+
+    const leave = await server.request('DELETE', `/v1/orgs/${org}/members/${bob.id}`, { token: bob.token });
+    expect(leave.status).toBe(205);
+    expect((await server.request('GET', `/v1/orgs/${org}`, { token: bob.token })).status).toBe(404);
+
+    const lastAdmin = await server.request('DELETE', `/v1/orgs/${org}/members/${ada.id}`, { token: ada.token });
+    expect(lastAdmin.status).toBe(409);
+    expect(lastAdmin.body).toEqual({ error: { code: 409, message: expect.stringMatching(/at least one admin/) } });
+    expect((await server.request('GET', `/v1/orgs/${org}/members/${ada.id}`, { token: ada.token })).body.role).toBe('admin');
+
+    expect((await server.request('PATCH', `/v1/orgs/${org}/members/${carol.id}`, { token: ada.token, body: { role: 'admin' } })).status).toBe(200);
+    const adaLeaves = await server.request('DELETE', `/v1/orgs/${org}/members/${ada.id}`, { token: ada.token });
+    expect(adaLeaves.status).toBe(205);
+    const remaining = await server.request('GET', `/v1/orgs/${org}/members`, { token: carol.token });
+    expect(ids(remaining.body)).toEqual([carol.id]);
+    // Carol is now the last admin; she can neither leave nor be removed.
+    expect((await server.request('DELETE', `/v1/orgs/${org}/members/${carol.id}`, { token: carol.token })).status).toBe(409);
+  });
+});
