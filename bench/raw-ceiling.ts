@@ -97,7 +97,8 @@ export function createRawServer(options: RawServerOptions) {
       SELECT s.id, s.organizationId, s.parentId, s.title, s.emoji, s.visibility, s.editMode, s.defaultLevel, s.language,
              s.mergeRules, s.revisionId, s.createdAt, s.updatedAt, s.deletedAt,
              CASE WHEN s.defaultLevel = 'inherit' THEN coalesce(e.level, 'inherit') ELSE s.defaultLevel END AS level,
-             COUNT(*) OVER () AS total
+             -- uncorrelated, so evaluated once (a COUNT(*) OVER () window would materialise every row)
+             (SELECT COUNT(*) FROM Space c WHERE c.organizationId = @org AND c.deletedAt IS NULL) AS total
       FROM Space s LEFT JOIN eff e ON e.id = s.parentId
       WHERE s.organizationId = @org AND s.deletedAt IS NULL
       ORDER BY s.createdAt, s.id

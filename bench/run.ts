@@ -314,6 +314,31 @@ function summariseProfile(file: string) {
     functions.set(key, entry);
     places.set(place, (places.get(place) ?? 0) + us);
   }
+  // Stages: each sample goes to the nearest frame on its stack (leaf first) that belongs to a known layer,
+  // so native work (SQLite's prepare/step, JSON.parse, ...) counts for the layer that called it.
+  const stageOfUrl = (url: string): string | null => {
+    if (!url) return null;
+    if (/@prisma\/|better-sqlite3|\/src\/db\//.test(url)) return 'Prisma client + adapter + SQLite';
+    if (/\/src\/rest\//.test(url)) return 'REST runtime (src/rest)';
+    if (/node_modules\/(graphql|@graphql-tools|@pothos|@envelop|graphql-yoga|@escape\.tech|dataloader|@graphql-yoga)\//.test(url)) return 'GraphQL (yoga/envelop, execution, Pothos)';
+    if (/node_modules\/(@whatwg-node|urlpattern-polyfill|find-my-way)\//.test(url) || /^node:(_http|http|net|stream|internal\/(http|stream|streams|net|url|fixed_queue))/.test(url)) return 'HTTP (node:http + whatwg-node fetch adapter)';
+    if (/node_modules\/(prom-client|pino|rate-limiter-flexible)\//.test(url)) return 'metrics / logging / rate limit';
+    if (/\/work\/main\/src\//.test(url) || url.includes('/src/')) return 'app code (src, resolvers, auth)';
+    if (url.includes('node_modules/')) return 'other packages';
+    return null;
+  };
+  const stageOf = (id: number): string => {
+    const leaf = byId.get(id)!.callFrame;
+    if (leaf.functionName === '(garbage collector)') return 'garbage collector';
+    if (leaf.functionName === '(program)') return '(program: V8/native, no JS frame)';
+    for (let cur: number | undefined = id; cur !== undefined; cur = parentOf.get(cur)) {
+      const stage = stageOfUrl(byId.get(cur)!.callFrame.url);
+      if (stage) return stage;
+    }
+    return 'other (event loop, microtasks)';
+  };
+  const stages = new Map<string, number>();
+  for (const [id, us] of selfUs) if (byId.get(id)!.callFrame.functionName !== '(idle)') stages.set(stageOf(id), (stages.get(stageOf(id)) ?? 0) + us);
   const busy = total - idle;
   const pct = (us: number) => (100 * us) / busy;
   return {
@@ -325,6 +350,7 @@ function summariseProfile(file: string) {
       .sort((a, b) => b.us - a.us)
       .slice(0, 20)
       .map((f) => ({ function: f.name, location: f.location, selfMs: f.us / 1000, percentOfBusy: pct(f.us) })),
+    byStage: [...stages.entries()].sort((a, b) => b[1] - a[1]).map(([stage, us]) => ({ stage, selfMs: us / 1000, percentOfBusy: pct(us) })),
     byPackage: [...places.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 20)
@@ -494,7 +520,15 @@ async function main() {
         `stopped after ${PROFILE_SECONDS} s of the same load; saved as \`${path.basename(profile.file)}\`, open it in Chrome DevTools): ` +
         `${fmt(profile.busyMs)} ms busy of ${fmt(profile.sampledMs)} ms sampled (${fmt(profile.idlePercent, 1)}% idle). Self time, as % of busy time.`,
       '',
-      '### By package / file',
+      '### By layer',
+      '',
+      'Each sample is charged to the nearest frame on its stack that belongs to a layer (so SQLite\'s native prepare/step count for Prisma).',
+      '',
+      '| layer | ms | % busy |',
+      '|---|---:|---:|',
+      ...profile.byStage.map((st) => `| ${st.stage} | ${fmt(st.selfMs)} | ${fmt(st.percentOfBusy, 1)}% |`),
+      '',
+      '### By package / file (self time of the leaf frame)',
       '',
       '| where | self ms | % busy |',
       '|---|---:|---:|',
