@@ -3,6 +3,8 @@
  * database for one test file, with helpers to make users and call the API.
  */
 import { createUserWithToken } from '../../src/auth/users.ts';
+import { newId } from '../../src/ids.ts';
+import { assertMatchesSpec } from './openapi.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -19,6 +21,16 @@ export interface TestServer {
   database: TestDatabase;
   /** Creates a user with a token, like `npm run cli -- user:create`. */
   createUser(name?: string): Promise<{ id: string; email: string; token: string }>;
+  /** POST /v1/orgs as `user`; returns the new organization's id. */
+  createOrg(user: { token: string }, title?: string): Promise<string>;
+  /** Makes `user` a member with `role` (null: guest), straight in the database. */
+  addMember(organizationId: string, user: { id: string }, role: string | null, dates?: { joinedAt?: Date; lastSeenAt?: Date }): Promise<void>;
+  /** POST /v1/orgs/{id}/spaces; the 201 body, validated against the OpenAPI document. */
+  createSpace(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
+  /** POST /v1/orgs/{id}/collections; the 201 body, validated against the OpenAPI document. */
+  createCollection(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
+  /** GETs a list endpoint, expects 200 with a body matching `operationId`'s schema; the item ids. */
+  listIds(user: { token: string }, path: string, operationId: string): Promise<string[]>;
   /** Calls the API; `body` is sent as JSON (a string is sent as is). */
   request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   close(): Promise<void>;
@@ -40,10 +52,34 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const baseUrl = await app.listen();
   app.config.publicUrl = baseUrl;
   app.config.appUrl = baseUrl;
-  return {
+  /** POSTs `body` and expects 201 with a body matching `operationId`'s schema. */
+  async function create(token: string, path: string, operationId: string, body: Record<string, unknown>) {
+    const res = await server.request('POST', path, { token, body });
+    if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    assertMatchesSpec(operationId, 201, res.body, operationId === 'createOrganization' ? 'next' : 'current');
+    return res.body;
+  }
+
+  const server: TestServer = {
     app,
     baseUrl,
     database,
+    async createOrg(user, title = 'Org') {
+      return (await create(user.token, '/v1/orgs', 'createOrganization', { title })).id;
+    },
+    async listIds(user, path, operationId) {
+      const res = await server.request('GET', path, { token: user.token });
+      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      assertMatchesSpec(operationId, 200, res.body);
+      return res.body.items.map((item: { id: string }) => item.id);
+    },
+    async addMember(organizationId, user, role, dates = {}) {
+      await app.db.member.create({ data: { id: newId(), organizationId, userId: user.id, role, ...dates } });
+    },
+    createSpace: (user, organizationId, body = {}) =>
+      create(user.token, `/v1/orgs/${organizationId}/spaces`, 'createSpace', { title: 'Space', ...body }),
+    createCollection: (user, organizationId, body = {}) =>
+      create(user.token, `/v1/orgs/${organizationId}/collections`, 'createCollection', { title: 'Collection', ...body }),
     async createUser(name = 'User') {
       counter += 1;
       const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${process.pid}-${counter}@example.com`;
@@ -73,4 +109,5 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await database.drop();
     },
   };
+  return server;
 }

@@ -7,7 +7,6 @@ type User = { id: string; token: string };
 let server: TestServer;
 let ada: User;
 let bob: User;
-let memberCounter = 0;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -16,49 +15,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function createOrg(user: User, title = 'Org'): Promise<string> {
-  const res = await server.request('POST', '/v1/orgs', { token: user.token, body: { title } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const listCollectionIds = (user: User, organizationId: string, query = '') =>
+  server.listIds(user, `/v1/orgs/${organizationId}/collections?limit=1000${query}`, 'listCollectionsInOrganizationById');
 
-async function addMember(organizationId: string, user: User, role: string) {
-  memberCounter += 1;
-  await server.app.db.member.create({ data: { id: `m-collection-${memberCounter}`, organizationId, userId: user.id, role } });
-}
+const listOrgSpaceIds = (user: User, organizationId: string) =>
+  server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById');
 
-async function createCollection(user: User, organizationId: string, body: Record<string, unknown> = {}) {
-  const res = await server.request('POST', `/v1/orgs/${organizationId}/collections`, { token: user.token, body: { title: 'Collection', ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  assertMatchesSpec('createCollection', 201, res.body);
-  return res.body;
-}
-
-async function createSpace(user: User, organizationId: string, body: Record<string, unknown> = {}) {
-  const res = await server.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: user.token, body: { title: 'Space', ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-async function listCollectionIds(user: User, organizationId: string, query = ''): Promise<string[]> {
-  const res = await server.request('GET', `/v1/orgs/${organizationId}/collections?limit=1000${query}`, { token: user.token });
-  expect(res.status).toBe(200);
-  assertMatchesSpec('listCollectionsInOrganizationById', 200, res.body);
-  return res.body.items.map((c: { id: string }) => c.id);
-}
-
-async function listOrgSpaceIds(user: User, organizationId: string): Promise<string[]> {
-  const res = await server.request('GET', `/v1/orgs/${organizationId}/spaces?limit=1000`, { token: user.token });
-  expect(res.status).toBe(200);
-  return res.body.items.map((s: { id: string }) => s.id);
-}
-
-async function listCollectionSpaceIds(user: User, collectionId: string): Promise<string[]> {
-  const res = await server.request('GET', `/v1/collections/${collectionId}/spaces`, { token: user.token });
-  expect(res.status).toBe(200);
-  assertMatchesSpec('listSpacesInCollectionById', 200, res.body);
-  return res.body.items.map((s: { id: string }) => s.id);
-}
+const listCollectionSpaceIds = (user: User, collectionId: string) =>
+  server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
 
 /** Ids of the collections and spaces under `parentId` (null: top level), in their order. */
 async function childrenInOrder(organizationId: string, parentId: string | null): Promise<string[]> {
@@ -77,13 +41,13 @@ function expectError(res: { status: number; body: any }, status: number, message
 
 describe('creating, reading and listing collections', () => {
   it('creates top-level and nested collections and reads them back', async () => {
-    const org = await createOrg(ada);
-    const top = await createCollection(ada, org, { title: 'Guides' });
+    const org = await server.createOrg(ada);
+    const top = await server.createCollection(ada, org, { title: 'Guides' });
     expect(top).toMatchObject({ object: 'collection', title: 'Guides', organization: org });
     expect(top.parent).toBeUndefined();
     expect(top.permissions).toEqual({ view: true, admin: true, viewInviteLinks: true, create: true });
 
-    const nested = await createCollection(ada, org, { title: 'Advanced', parent: top.id });
+    const nested = await server.createCollection(ada, org, { title: 'Advanced', parent: top.id });
     expect(nested.parent).toBe(top.id);
 
     const got = await server.request('GET', `/v1/collections/${nested.id}`, { token: ada.token });
@@ -97,11 +61,11 @@ describe('creating, reading and listing collections', () => {
   });
 
   it('validates creation: title max 50, parent must be a collection of the same organization', async () => {
-    const org = await createOrg(ada);
-    const otherOrg = await createOrg(ada);
-    const foreign = await createCollection(ada, otherOrg);
-    const bobs = await createOrg(bob);
-    const bobsCollection = await createCollection(bob, bobs);
+    const org = await server.createOrg(ada);
+    const otherOrg = await server.createOrg(ada);
+    const foreign = await server.createCollection(ada, otherOrg);
+    const bobs = await server.createOrg(bob);
+    const bobsCollection = await server.createCollection(bob, bobs);
     expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { title: 'x'.repeat(51) } }), 400, /title/);
     expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { parent: 'no-such-collection' } }), 400, /parent/);
     expectError(await server.request('POST', `/v1/orgs/${org}/collections`, { token: ada.token, body: { parent: foreign.id } }), 400, /parent/);
@@ -112,12 +76,12 @@ describe('creating, reading and listing collections', () => {
   });
 
   it('lists collections, with nested=false only top-level ones, paging with limit=2', async () => {
-    const org = await createOrg(ada);
-    const a = await createCollection(ada, org, { title: 'A' });
-    const a1 = await createCollection(ada, org, { title: 'A1', parent: a.id });
-    const b = await createCollection(ada, org, { title: 'B' });
-    const a11 = await createCollection(ada, org, { title: 'A11', parent: a1.id });
-    const c = await createCollection(ada, org, { title: 'C' });
+    const org = await server.createOrg(ada);
+    const a = await server.createCollection(ada, org, { title: 'A' });
+    const a1 = await server.createCollection(ada, org, { title: 'A1', parent: a.id });
+    const b = await server.createCollection(ada, org, { title: 'B' });
+    const a11 = await server.createCollection(ada, org, { title: 'A11', parent: a1.id });
+    const c = await server.createCollection(ada, org, { title: 'C' });
 
     expect(await listCollectionIds(ada, org)).toEqual([a.id, a1.id, b.id, a11.id, c.id]);
     expect(await listCollectionIds(ada, org, '&nested=true')).toEqual([a.id, a1.id, b.id, a11.id, c.id]);
@@ -150,13 +114,13 @@ describe('creating, reading and listing collections', () => {
   });
 
   it('lists the spaces of a collection in their order, paging with limit=2', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const nested = await createCollection(ada, org, { parent: collection.id });
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const nested = await server.createCollection(ada, org, { parent: collection.id });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await createSpace(ada, org, { title: `S${i}`, parent: collection.id })).id);
-    await createSpace(ada, org, { parent: nested.id });
-    await createSpace(ada, org);
+    for (let i = 0; i < 5; i++) ids.push((await server.createSpace(ada, org, { title: `S${i}`, parent: collection.id })).id);
+    await server.createSpace(ada, org, { parent: nested.id });
+    await server.createSpace(ada, org);
 
     const seen: string[] = [];
     let page: string | undefined;
@@ -180,8 +144,8 @@ describe('creating, reading and listing collections', () => {
 
 describe('updating collections', () => {
   it('updates title and description, validates them, and only an admin sets defaultLevel', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
     const res = await server.request('PATCH', `/v1/collections/${collection.id}`, { token: ada.token, body: { title: 'Renamed', description: 'About it' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     assertMatchesSpec('updateCollectionById', 200, res.body);
@@ -193,7 +157,7 @@ describe('updating collections', () => {
     expectError(await server.request('PATCH', `/v1/collections/${collection.id}`, { token: ada.token, body: '{"title":' }), 400);
 
     const creator = await server.createUser('Creator');
-    await addMember(org, creator, 'create');
+    await server.addMember(org, creator, 'create');
     const byCreator = await server.request('PATCH', `/v1/collections/${collection.id}`, { token: creator.token, body: { title: 'By creator' } });
     expect(byCreator.status).toBe(200);
     assertMatchesSpec('updateCollectionById', 200, byCreator.body);
@@ -213,10 +177,10 @@ describe('the error matrix of a collection', () => {
   let reader: User;
 
   beforeAll(async () => {
-    org = await createOrg(ada);
-    collection = await createCollection(ada, org);
+    org = await server.createOrg(ada);
+    collection = await server.createCollection(ada, org);
     reader = await server.createUser('Reader');
-    await addMember(org, reader, 'read');
+    await server.addMember(org, reader, 'read');
   });
 
   const endpoints = (id: string, orgId: string) =>
@@ -264,7 +228,7 @@ describe('the error matrix of a collection', () => {
     expect((await server.request('GET', `/v1/collections/${collection.id}/spaces`, { token: reader.token })).status).toBe(200);
     expect(await listCollectionIds(reader, org)).toContain(collection.id);
 
-    const target = await createOrg(reader, 'Reader org');
+    const target = await server.createOrg(reader, 'Reader org');
     for (const [method, path, body] of [
       ['PATCH', `/v1/collections/${collection.id}`, { title: 'X' }],
       ['DELETE', `/v1/collections/${collection.id}`, undefined],
@@ -296,11 +260,11 @@ describe('the error matrix of a collection', () => {
 
 describe('moving collections', () => {
   it('moves into another collection, back to the top level, and before/after a sibling', async () => {
-    const org = await createOrg(ada);
-    const a = await createCollection(ada, org, { title: 'A' });
-    const b = await createCollection(ada, org, { title: 'B' });
-    const s = await createSpace(ada, org, { title: 'S' });
-    const c = await createCollection(ada, org, { title: 'C' });
+    const org = await server.createOrg(ada);
+    const a = await server.createCollection(ada, org, { title: 'A' });
+    const b = await server.createCollection(ada, org, { title: 'B' });
+    const s = await server.createSpace(ada, org, { title: 'S' });
+    const c = await server.createCollection(ada, org, { title: 'C' });
     expect(await childrenInOrder(org, null)).toEqual([a.id, b.id, s.id, c.id]);
 
     const into = await server.request('POST', `/v1/collections/${b.id}/move`, { token: ada.token, body: { parent: a.id } });
@@ -329,20 +293,20 @@ describe('moving collections', () => {
     expect(await childrenInOrder(org, null)).toEqual([s.id, b.id, c.id, a.id]);
 
     // Moving a collection carries what is inside it.
-    const inner = await createSpace(ada, org, { parent: c.id });
+    const inner = await server.createSpace(ada, org, { parent: c.id });
     expect((await server.request('POST', `/v1/collections/${c.id}/move`, { token: ada.token, body: { parent: a.id } })).status).toBe(200);
     expect(await listCollectionSpaceIds(ada, c.id)).toEqual([inner.id]);
     expect((await server.request('GET', `/v1/collections/${c.id}`, { token: ada.token })).body.parent).toBe(a.id);
   });
 
   it('refuses a move into itself or a descendant (400), an invalid position (400), and a move that changes nothing (409)', async () => {
-    const org = await createOrg(ada);
-    const top = await createCollection(ada, org, { title: 'Top' });
-    const child = await createCollection(ada, org, { title: 'Child', parent: top.id });
-    const grandchild = await createCollection(ada, org, { title: 'Grandchild', parent: child.id });
-    const sibling = await createCollection(ada, org, { title: 'Sibling' });
-    const otherOrg = await createOrg(ada);
-    const foreign = await createCollection(ada, otherOrg);
+    const org = await server.createOrg(ada);
+    const top = await server.createCollection(ada, org, { title: 'Top' });
+    const child = await server.createCollection(ada, org, { title: 'Child', parent: top.id });
+    const grandchild = await server.createCollection(ada, org, { title: 'Grandchild', parent: child.id });
+    const sibling = await server.createCollection(ada, org, { title: 'Sibling' });
+    const otherOrg = await server.createOrg(ada);
+    const foreign = await server.createCollection(ada, otherOrg);
 
     for (const parent of [top.id, child.id, grandchild.id]) {
       expectError(await server.request('POST', `/v1/collections/${top.id}/move`, { token: ada.token, body: { parent } }), 400, /parent/);
@@ -375,13 +339,13 @@ describe('moving collections', () => {
 
 describe('transferring collections', () => {
   it('transfers a top-level collection with everything in it', async () => {
-    const source = await createOrg(ada, 'Source');
-    const target = await createOrg(ada, 'Target');
-    const top = await createCollection(ada, source, { title: 'Top' });
-    const nested = await createCollection(ada, source, { title: 'Nested', parent: top.id });
-    const s1 = await createSpace(ada, source, { parent: top.id });
-    const s2 = await createSpace(ada, source, { parent: nested.id });
-    const stays = await createSpace(ada, source);
+    const source = await server.createOrg(ada, 'Source');
+    const target = await server.createOrg(ada, 'Target');
+    const top = await server.createCollection(ada, source, { title: 'Top' });
+    const nested = await server.createCollection(ada, source, { title: 'Nested', parent: top.id });
+    const s1 = await server.createSpace(ada, source, { parent: top.id });
+    const s2 = await server.createSpace(ada, source, { parent: nested.id });
+    const stays = await server.createSpace(ada, source);
 
     const res = await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: target } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -397,8 +361,8 @@ describe('transferring collections', () => {
     expect((await server.request('GET', `/v1/spaces/${s2.id}`, { token: ada.token })).body).toMatchObject({ organization: target, parent: nested.id });
 
     // To Bob's organization, where Ada may create content: Bob then sees it.
-    const bobs = await createOrg(bob, 'Bob');
-    await addMember(bobs, ada, 'create');
+    const bobs = await server.createOrg(bob, 'Bob');
+    await server.addMember(bobs, ada, 'create');
     const toBob = await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: bobs } });
     expect(toBob.status, JSON.stringify(toBob.body)).toBe(200);
     assertMatchesSpec('transferCollection', 200, toBob.body);
@@ -407,17 +371,17 @@ describe('transferring collections', () => {
   });
 
   it('answers 409 for the same organization, 412 for a nested collection, 404 for an organization the caller is not in', async () => {
-    const org = await createOrg(ada);
-    const target = await createOrg(ada);
-    const top = await createCollection(ada, org);
-    const nested = await createCollection(ada, org, { parent: top.id });
+    const org = await server.createOrg(ada);
+    const target = await server.createOrg(ada);
+    const top = await server.createCollection(ada, org);
+    const nested = await server.createCollection(ada, org, { parent: top.id });
     expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: org } }), 409);
     expectError(await server.request('POST', `/v1/collections/${nested.id}/transfer`, { token: ada.token, body: { organization: target } }), 412);
-    const bobs = await createOrg(bob);
+    const bobs = await server.createOrg(bob);
     expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: bobs } }), 404);
     expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: 'no-such-org' } }), 404);
-    const bobsOther = await createOrg(bob);
-    await addMember(bobsOther, ada, 'review');
+    const bobsOther = await server.createOrg(bob);
+    await server.addMember(bobsOther, ada, 'review');
     expectError(await server.request('POST', `/v1/collections/${top.id}/transfer`, { token: ada.token, body: { organization: bobsOther } }), 403);
     expect(await listCollectionIds(ada, org)).toEqual([top.id, nested.id]);
   });
@@ -425,16 +389,16 @@ describe('transferring collections', () => {
 
 describe('deleting collections', () => {
   it('deletes nested collections and moves their spaces to the bin, from where they can be restored', async () => {
-    const org = await createOrg(ada);
-    const top = await createCollection(ada, org, { title: 'Top' });
-    const child = await createCollection(ada, org, { title: 'Child', parent: top.id });
-    const grandchild = await createCollection(ada, org, { title: 'Grandchild', parent: child.id });
-    const keep = await createCollection(ada, org, { title: 'Keep' });
-    const s1 = await createSpace(ada, org, { parent: top.id });
-    const s2 = await createSpace(ada, org, { parent: child.id });
-    const s3 = await createSpace(ada, org, { parent: grandchild.id });
-    const kept = await createSpace(ada, org, { parent: keep.id });
-    const loose = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const top = await server.createCollection(ada, org, { title: 'Top' });
+    const child = await server.createCollection(ada, org, { title: 'Child', parent: top.id });
+    const grandchild = await server.createCollection(ada, org, { title: 'Grandchild', parent: child.id });
+    const keep = await server.createCollection(ada, org, { title: 'Keep' });
+    const s1 = await server.createSpace(ada, org, { parent: top.id });
+    const s2 = await server.createSpace(ada, org, { parent: child.id });
+    const s3 = await server.createSpace(ada, org, { parent: grandchild.id });
+    const kept = await server.createSpace(ada, org, { parent: keep.id });
+    const loose = await server.createSpace(ada, org);
 
     const res = await server.request('DELETE', `/v1/collections/${top.id}`, { token: ada.token });
     expect(res.status).toBe(205);
@@ -467,9 +431,9 @@ describe('deleting collections', () => {
   });
 
   it('keeps a space already in the bin deleted at its own time when its collection is deleted', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const space = await createSpace(ada, org, { parent: collection.id });
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const space = await server.createSpace(ada, org, { parent: collection.id });
     expect((await server.request('DELETE', `/v1/spaces/${space.id}`, { token: ada.token })).status).toBe(205);
     const deletedAt = new Date(Date.now() - 3 * 24 * 60 * 60 * 1000);
     await server.app.db.space.update({ where: { id: space.id }, data: { deletedAt } });
@@ -481,11 +445,11 @@ describe('deleting collections', () => {
   });
 
   it('needs admin to delete: a creator gets 403 and nothing is deleted', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const space = await createSpace(ada, org, { parent: collection.id });
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const space = await server.createSpace(ada, org, { parent: collection.id });
     const creator = await server.createUser('Creator');
-    await addMember(org, creator, 'create');
+    await server.addMember(org, creator, 'create');
     expectError(await server.request('DELETE', `/v1/collections/${collection.id}`, { token: creator.token }), 403);
     expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
   });

@@ -7,7 +7,6 @@ import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 type User = { id: string; email: string; token: string };
-type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read' | null;
 
 let server: TestServer;
 let ada: User;
@@ -19,20 +18,6 @@ beforeAll(async () => {
   outsider = await server.createUser('Outsider');
 });
 afterAll(() => server?.close());
-
-let memberCounter = 0;
-async function addMember(organizationId: string, user: { id: string }, role: Role, dates: { joinedAt?: Date; lastSeenAt?: Date } = {}) {
-  memberCounter += 1;
-  await server.app.db.member.create({
-    data: { id: `m-${memberCounter}-${user.id}`, organizationId, userId: user.id, role, ...dates },
-  });
-}
-
-async function createOrg(token: string, title = 'Members Org'): Promise<string> {
-  const res = await server.request('POST', '/v1/orgs', { token, body: { title } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
 
 const ids = (body: { items: Array<{ id: string }> }) => body.items.map((m) => m.id);
 
@@ -47,7 +32,7 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
   let newestFirst: string[];
 
   beforeAll(async () => {
-    org = await createOrg(ada.token);
+    org = await server.createOrg(ada);
     grace = await server.createUser('Grace Hopper');
     linus = await server.createUser('Linus');
     guest = await server.createUser('Gus Guest');
@@ -55,11 +40,11 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
     ken = await server.createUser('Ken');
     await server.app.db.user.update({ where: { id: quiet.id }, data: { email: 'UniqueMailbox@Sample.TEST' } });
     const day = (d: number) => new Date(Date.UTC(2024, 0, d));
-    await addMember(org, grace, 'edit', { joinedAt: day(1), lastSeenAt: new Date(Date.UTC(2024, 5, 1)) });
-    await addMember(org, linus, 'read', { joinedAt: day(2) });
-    await addMember(org, guest, null, { joinedAt: day(3), lastSeenAt: new Date(Date.UTC(2024, 5, 3)) });
-    await addMember(org, quiet, 'create', { joinedAt: day(4) });
-    await addMember(org, ken, 'comment', { joinedAt: day(5) });
+    await server.addMember(org, grace, 'edit', { joinedAt: day(1), lastSeenAt: new Date(Date.UTC(2024, 5, 1)) });
+    await server.addMember(org, linus, 'read', { joinedAt: day(2) });
+    await server.addMember(org, guest, null, { joinedAt: day(3), lastSeenAt: new Date(Date.UTC(2024, 5, 3)) });
+    await server.addMember(org, quiet, 'create', { joinedAt: day(4) });
+    await server.addMember(org, ken, 'comment', { joinedAt: day(5) });
     // Ada joined when she created the organization: now, the newest.
     newestFirst = [ada.id, ken.id, quiet.id, guest.id, linus.id, grace.id];
   });
@@ -189,9 +174,9 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
 
 describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
   it('answers a member to members, 404 otherwise', async () => {
-    const org = await createOrg(ada.token);
+    const org = await server.createOrg(ada);
     const reader = await server.createUser('Reader');
-    await addMember(org, reader, 'read');
+    await server.addMember(org, reader, 'read');
 
     const got = await server.request('GET', `/v1/orgs/${org}/members/${reader.id}`, { token: ada.token });
     expect(got.status).toBe(200);
@@ -217,11 +202,11 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   let carol: User;
 
   beforeAll(async () => {
-    org = await createOrg(ada.token);
+    org = await server.createOrg(ada);
     bob = await server.createUser('Bob');
     carol = await server.createUser('Carol');
-    await addMember(org, bob, 'read');
-    await addMember(org, carol, 'edit');
+    await server.addMember(org, bob, 'read');
+    await server.addMember(org, carol, 'edit');
   });
 
   const patch = (userId: string, body: unknown, token = ada.token) =>
@@ -299,9 +284,9 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
 
 describe('DELETE /v1/orgs/{organizationId}/members/{userId}', () => {
   it('removes a member (205), then answers 204; the member loses access', async () => {
-    const org = await createOrg(ada.token);
+    const org = await server.createOrg(ada);
     const bob = await server.createUser('Bob');
-    await addMember(org, bob, 'edit');
+    await server.addMember(org, bob, 'edit');
     const first = await server.request('DELETE', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token });
     expect(first.status).toBe(205);
     expect(first.body).toBeNull();
@@ -315,11 +300,11 @@ describe('DELETE /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('refuses a non-admin (403) and a non-member (404)', async () => {
-    const org = await createOrg(ada.token);
+    const org = await server.createOrg(ada);
     const bob = await server.createUser('Bob');
     const carol = await server.createUser('Carol');
-    await addMember(org, bob, 'create');
-    await addMember(org, carol, 'read');
+    await server.addMember(org, bob, 'create');
+    await server.addMember(org, carol, 'read');
     const byBob = await server.request('DELETE', `/v1/orgs/${org}/members/${carol.id}`, { token: bob.token });
     expect(byBob.status).toBe(403);
     expect(byBob.body.error.code).toBe(403);
@@ -331,11 +316,11 @@ describe('DELETE /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('lets a member leave, but never removes the last admin (409)', async () => {
-    const org = await createOrg(ada.token);
+    const org = await server.createOrg(ada);
     const bob = await server.createUser('Bob');
     const carol = await server.createUser('Carol');
-    await addMember(org, bob, 'read');
-    await addMember(org, carol, 'edit');
+    await server.addMember(org, bob, 'read');
+    await server.addMember(org, carol, 'edit');
 
     const leave = await server.request('DELETE', `/v1/orgs/${org}/members/${bob.id}`, { token: bob.token });
     expect(leave.status).toBe(205);

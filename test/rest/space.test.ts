@@ -8,7 +8,6 @@ type User = { id: string; token: string };
 let server: TestServer;
 let ada: User;
 let bob: User;
-let memberCounter = 0;
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -19,43 +18,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function createOrg(user: User, title = 'Org'): Promise<string> {
-  const res = await server.request('POST', '/v1/orgs', { token: user.token, body: { title } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const listOrgSpaceIds = (user: User, organizationId: string) =>
+  server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById');
 
-async function addMember(organizationId: string, user: User, role: string) {
-  memberCounter += 1;
-  await server.app.db.member.create({ data: { id: `m-space-${memberCounter}`, organizationId, userId: user.id, role } });
-}
-
-async function createSpace(user: User, organizationId: string, body: Record<string, unknown> = {}) {
-  const res = await server.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: user.token, body: { title: 'Space', ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  assertMatchesSpec('createSpace', 201, res.body);
-  return res.body;
-}
-
-async function createCollection(user: User, organizationId: string, body: Record<string, unknown> = {}) {
-  const res = await server.request('POST', `/v1/orgs/${organizationId}/collections`, { token: user.token, body: { title: 'Collection', ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-async function listOrgSpaceIds(user: User, organizationId: string): Promise<string[]> {
-  const res = await server.request('GET', `/v1/orgs/${organizationId}/spaces?limit=1000`, { token: user.token });
-  expect(res.status).toBe(200);
-  assertMatchesSpec('listSpacesInOrganizationById', 200, res.body);
-  return res.body.items.map((s: { id: string }) => s.id);
-}
-
-async function listCollectionSpaceIds(user: User, collectionId: string): Promise<string[]> {
-  const res = await server.request('GET', `/v1/collections/${collectionId}/spaces`, { token: user.token });
-  expect(res.status).toBe(200);
-  assertMatchesSpec('listSpacesInCollectionById', 200, res.body);
-  return res.body.items.map((s: { id: string }) => s.id);
-}
+const listCollectionSpaceIds = (user: User, collectionId: string) =>
+  server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
 
 function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -65,8 +32,8 @@ function expectError(res: { status: number; body: any }, status: number, message
 
 describe('creating and listing spaces', () => {
   it('creates a space and reads it back', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org, { title: 'Handbook', emoji: '1f4d8', editMode: 'live' });
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org, { title: 'Handbook', emoji: '1f4d8', editMode: 'live' });
     expect(space).toMatchObject({ object: 'space', title: 'Handbook', organization: org, editMode: 'live', visibility: 'private' });
     expect(space.parent).toBeUndefined();
     expect(space.permissions).toMatchObject({ view: true, admin: true, edit: true });
@@ -78,9 +45,9 @@ describe('creating and listing spaces', () => {
   });
 
   it('pages through the spaces of an organization with limit=2, visiting each exactly once', async () => {
-    const org = await createOrg(ada);
+    const org = await server.createOrg(ada);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await createSpace(ada, org, { title: `Space ${i}` })).id);
+    for (let i = 0; i < 5; i++) ids.push((await server.createSpace(ada, org, { title: `Space ${i}` })).id);
     const seen: string[] = [];
     let page: string | undefined;
     let pages = 0;
@@ -100,7 +67,7 @@ describe('creating and listing spaces', () => {
   });
 
   it('refuses limit=0 and limit=1001 with 400', async () => {
-    const org = await createOrg(ada);
+    const org = await server.createOrg(ada);
     for (const limit of [0, 1001]) {
       expectError(await server.request('GET', `/v1/orgs/${org}/spaces?limit=${limit}`, { token: ada.token }), 400, /limit/);
     }
@@ -108,15 +75,15 @@ describe('creating and listing spaces', () => {
   });
 
   it('refuses a title longer than 50 characters, naming the field', async () => {
-    const org = await createOrg(ada);
+    const org = await server.createOrg(ada);
     expectError(await server.request('POST', `/v1/orgs/${org}/spaces`, { token: ada.token, body: { title: 'x'.repeat(51) } }), 400, /title/);
-    await createSpace(ada, org, { title: 'x'.repeat(50) });
+    await server.createSpace(ada, org, { title: 'x'.repeat(50) });
   });
 
   it('needs the create role to create a space', async () => {
-    const org = await createOrg(ada);
+    const org = await server.createOrg(ada);
     const reader = await server.createUser('Reader');
-    await addMember(org, reader, 'edit');
+    await server.addMember(org, reader, 'edit');
     expectError(await server.request('POST', `/v1/orgs/${org}/spaces`, { token: reader.token, body: { title: 'Nope' } }), 403);
     expectError(await server.request('POST', `/v1/orgs/${org}/spaces`, { token: bob.token, body: { title: 'Nope' } }), 404);
   });
@@ -124,8 +91,8 @@ describe('creating and listing spaces', () => {
 
 describe('updating spaces', () => {
   it('updates title, emoji and editMode', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     const res = await server.request('PATCH', `/v1/spaces/${space.id}`, { token: ada.token, body: { title: 'Renamed', emoji: '1f680', editMode: 'locked' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     assertMatchesSpec('updateSpaceById', 200, res.body);
@@ -140,8 +107,8 @@ describe('updating spaces', () => {
   });
 
   it('validates the body: title max 50, enums, types, malformed JSON', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     for (const body of [{ title: 'x'.repeat(51) }, { title: 123 }, { editMode: 'frozen' }, { defaultLevel: 'owner' }, { emoji: 'x'.repeat(51) }]) {
       const res = await server.request('PATCH', `/v1/spaces/${space.id}`, { token: ada.token, body });
       expectError(res, 400, new RegExp(Object.keys(body)[0]!));
@@ -154,10 +121,10 @@ describe('updating spaces', () => {
   });
 
   it('lets an editor rename, but only an admin change defaultLevel and editMode', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     const editor = await server.createUser('Editor');
-    await addMember(org, editor, 'edit');
+    await server.addMember(org, editor, 'edit');
 
     const renamed = await server.request('PATCH', `/v1/spaces/${space.id}`, { token: editor.token, body: { title: 'By editor' } });
     expect(renamed.status).toBe(200);
@@ -185,10 +152,10 @@ describe('the error matrix of a space', () => {
   let reader: User;
 
   beforeAll(async () => {
-    org = await createOrg(ada);
-    space = await createSpace(ada, org);
+    org = await server.createOrg(ada);
+    space = await server.createSpace(ada, org);
     reader = await server.createUser('Reader');
-    await addMember(org, reader, 'read');
+    await server.addMember(org, reader, 'read');
   });
 
   const endpoints = (id: string) =>
@@ -235,7 +202,7 @@ describe('the error matrix of a space', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((s: { id: string }) => s.id)).toContain(space.id);
 
-    const target = await createOrg(reader, 'Reader org');
+    const target = await server.createOrg(reader, 'Reader org');
     for (const [method, path, body] of [
       ['PATCH', `/v1/spaces/${space.id}`, { title: 'X' }],
       ['DELETE', `/v1/spaces/${space.id}`, undefined],
@@ -268,10 +235,10 @@ describe('the error matrix of a space', () => {
 
 describe('deleting and restoring spaces', () => {
   it('deletes (205), hides the space everywhere, answers 204 the second time, and restores it', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const space = await createSpace(ada, org, { parent: collection.id });
-    const other = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const space = await server.createSpace(ada, org, { parent: collection.id });
+    const other = await server.createSpace(ada, org);
 
     const deleted = await server.request('DELETE', `/v1/spaces/${space.id}`, { token: ada.token });
     expect(deleted.status).toBe(205);
@@ -303,8 +270,8 @@ describe('deleting and restoring spaces', () => {
   });
 
   it('answers 409 to the restore of a space that is not deleted, and 404 to other organizations', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     expectError(await server.request('POST', `/v1/spaces/${space.id}/restore`, { token: ada.token }), 409);
     expectError(await server.request('POST', `/v1/spaces/${space.id}/restore`, { token: bob.token }), 404);
     expectError(await server.request('POST', '/v1/spaces/never-existed/restore', { token: ada.token }), 404);
@@ -312,16 +279,16 @@ describe('deleting and restoring spaces', () => {
     expect((await server.request('DELETE', `/v1/spaces/${space.id}`, { token: ada.token })).status).toBe(205);
     expectError(await server.request('POST', `/v1/spaces/${space.id}/restore`, { token: bob.token }), 404);
     const reader = await server.createUser('Reader');
-    await addMember(org, reader, 'read');
+    await server.addMember(org, reader, 'read');
     expectError(await server.request('POST', `/v1/spaces/${space.id}/restore`, { token: reader.token }), 403);
     expect((await server.request('POST', `/v1/spaces/${space.id}/restore`, { token: ada.token })).status).toBe(200);
   });
 
   it('cannot restore a space deleted more than 7 days ago, and the purge removes it for good', async () => {
-    const org = await createOrg(ada);
-    const old = await createSpace(ada, org, { title: 'Old' });
-    const recent = await createSpace(ada, org, { title: 'Recent' });
-    const almost = await createSpace(ada, org, { title: 'Almost' });
+    const org = await server.createOrg(ada);
+    const old = await server.createSpace(ada, org, { title: 'Old' });
+    const recent = await server.createSpace(ada, org, { title: 'Recent' });
+    const almost = await server.createSpace(ada, org, { title: 'Almost' });
     for (const s of [old, recent, almost]) expect((await server.request('DELETE', `/v1/spaces/${s.id}`, { token: ada.token })).status).toBe(205);
     await server.app.db.space.update({ where: { id: old.id }, data: { deletedAt: new Date(Date.now() - 8 * DAY) } });
     await server.app.db.space.update({ where: { id: almost.id }, data: { deletedAt: new Date(Date.now() - 6 * DAY) } });
@@ -348,8 +315,8 @@ describe('deleting and restoring spaces', () => {
   });
 
   it('purges with an explicit clock: a space deleted now is purged 7 days and a moment later', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     expect((await server.request('DELETE', `/v1/spaces/${space.id}`, { token: ada.token })).status).toBe(205);
     await purgeDeletedSpaces(server.app.db, new Date(Date.now() + 6 * DAY));
     expect(await server.app.db.space.findUnique({ where: { id: space.id } })).not.toBeNull();
@@ -360,10 +327,10 @@ describe('deleting and restoring spaces', () => {
 
 describe('duplicating spaces', () => {
   it('creates a copy next to the original (201), in the same collection', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const a = await createSpace(ada, org, { title: 'A', parent: collection.id, emoji: '1f4d8' });
-    const b = await createSpace(ada, org, { title: 'B', parent: collection.id });
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const a = await server.createSpace(ada, org, { title: 'A', parent: collection.id, emoji: '1f4d8' });
+    const b = await server.createSpace(ada, org, { title: 'B', parent: collection.id });
     const res = await server.request('POST', `/v1/spaces/${a.id}/duplicate`, { token: ada.token });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     assertMatchesSpec('duplicateSpace', 201, res.body);
@@ -373,7 +340,7 @@ describe('duplicating spaces', () => {
     expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, res.body.id, b.id]);
 
     // The title stays within 50 characters.
-    const long = await createSpace(ada, org, { title: 'y'.repeat(50) });
+    const long = await server.createSpace(ada, org, { title: 'y'.repeat(50) });
     const copy = await server.request('POST', `/v1/spaces/${long.id}/duplicate`, { token: ada.token });
     expect(copy.status).toBe(201);
     expect(copy.body.title.length).toBeLessThanOrEqual(50);
@@ -382,11 +349,11 @@ describe('duplicating spaces', () => {
 
 describe('moving spaces', () => {
   it('moves into a collection, out of it, and before/after a sibling', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const a = await createSpace(ada, org, { title: 'A', parent: collection.id });
-    const b = await createSpace(ada, org, { title: 'B', parent: collection.id });
-    const c = await createSpace(ada, org, { title: 'C' });
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const a = await server.createSpace(ada, org, { title: 'A', parent: collection.id });
+    const b = await server.createSpace(ada, org, { title: 'B', parent: collection.id });
+    const c = await server.createSpace(ada, org, { title: 'C' });
 
     const into = await server.request('POST', `/v1/spaces/${c.id}/move`, { token: ada.token, body: { parent: collection.id } });
     expect(into.status, JSON.stringify(into.body)).toBe(200);
@@ -424,11 +391,11 @@ describe('moving spaces', () => {
   });
 
   it('renumbers the siblings when the gap between two neighbours is too small for another position', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const a = await createSpace(ada, org, { title: 'A', parent: collection.id });
-    const b = await createSpace(ada, org, { title: 'B', parent: collection.id });
-    const c = await createSpace(ada, org, { title: 'C', parent: collection.id });
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const a = await server.createSpace(ada, org, { title: 'A', parent: collection.id });
+    const b = await server.createSpace(ada, org, { title: 'B', parent: collection.id });
+    const c = await server.createSpace(ada, org, { title: 'C', parent: collection.id });
     // No double lies strictly between 1 and the next double after it.
     await server.app.db.space.update({ where: { id: a.id }, data: { position: 1 } });
     await server.app.db.space.update({ where: { id: b.id }, data: { position: 1 + Number.EPSILON } });
@@ -444,12 +411,12 @@ describe('moving spaces', () => {
   });
 
   it('refuses a position that is not a sibling (400), a move that changes nothing (409) and bad bodies (400)', async () => {
-    const org = await createOrg(ada);
-    const collection = await createCollection(ada, org);
-    const inside = await createSpace(ada, org, { parent: collection.id });
-    const top = await createSpace(ada, org);
-    const otherOrg = await createOrg(ada);
-    const foreign = await createCollection(ada, otherOrg);
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const inside = await server.createSpace(ada, org, { parent: collection.id });
+    const top = await server.createSpace(ada, org);
+    const otherOrg = await server.createOrg(ada);
+    const foreign = await server.createCollection(ada, otherOrg);
 
     expectError(
       await server.request('POST', `/v1/spaces/${top.id}/move`, { token: ada.token, body: { position: { before: { type: 'space', space: inside.id } } } }),
@@ -489,10 +456,10 @@ describe('moving spaces', () => {
 
 describe('transferring spaces', () => {
   it('transfers to an organization where the caller is admin or creator', async () => {
-    const source = await createOrg(ada, 'Source');
-    const target = await createOrg(ada, 'Target');
-    const collection = await createCollection(ada, source);
-    const space = await createSpace(ada, source, { parent: collection.id });
+    const source = await server.createOrg(ada, 'Source');
+    const target = await server.createOrg(ada, 'Target');
+    const collection = await server.createCollection(ada, source);
+    const space = await server.createSpace(ada, source, { parent: collection.id });
 
     const res = await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: target } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -504,8 +471,8 @@ describe('transferring spaces', () => {
     expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([]);
 
     // To Bob's organization, where Ada may create content.
-    const bobs = await createOrg(bob, 'Bob');
-    await addMember(bobs, ada, 'create');
+    const bobs = await server.createOrg(bob, 'Bob');
+    await server.addMember(bobs, ada, 'create');
     const toBob = await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: bobs } });
     expect(toBob.status, JSON.stringify(toBob.body)).toBe(200);
     assertMatchesSpec('transferSpace', 200, toBob.body);
@@ -515,14 +482,14 @@ describe('transferring spaces', () => {
   });
 
   it('answers 409 for the same organization, 404 for an organization the caller is not in, 403 for too little role there', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     expectError(await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: org } }), 409);
-    const bobs = await createOrg(bob, 'Bob');
+    const bobs = await server.createOrg(bob, 'Bob');
     expectError(await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: bobs } }), 404);
     expectError(await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: 'no-such-org' } }), 404);
-    const bobsOther = await createOrg(bob, 'Bob 2');
-    await addMember(bobsOther, ada, 'edit');
+    const bobsOther = await server.createOrg(bob, 'Bob 2');
+    await server.addMember(bobsOther, ada, 'edit');
     expectError(await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: bobsOther } }), 403);
     expect(await listOrgSpaceIds(ada, org)).toEqual([space.id]);
   });
@@ -530,8 +497,8 @@ describe('transferring spaces', () => {
 
 describe('links of a space', () => {
   it('lists no links, with zero stats', async () => {
-    const org = await createOrg(ada);
-    const space = await createSpace(ada, org);
+    const org = await server.createOrg(ada);
+    const space = await server.createSpace(ada, org);
     const res = await server.request('GET', `/v1/spaces/${space.id}/links`, { token: ada.token });
     expect(res.status).toBe(200);
     assertMatchesSpec('listSpaceLinks', 200, res.body);
