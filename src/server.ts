@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import pino, { type Logger } from 'pino';
@@ -60,6 +60,19 @@ function isClientError(value: unknown): boolean {
   return value instanceof GraphQLError && (status?.status ?? 500) < 500;
 }
 
+/**
+ * graphql-armor's validation rules throw by default, which skips graphql-js's
+ * error collection (and yoga's 400 for validation errors). Reported instead,
+ * they are validation errors like any other. Their messages start with
+ * "Syntax Error: " although the query parsed; that prefix is dropped.
+ */
+function reportArmorRejection() {
+  return {
+    propagateOnRejection: false,
+    onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, '')))],
+  };
+}
+
 function errorResponseFor(request: Request, error: AppError): Response {
   const path = new URL(request.url).pathname;
   if (path === REST_PREFIX || path.startsWith(`${REST_PREFIX}/`)) return errorResponse(error.status, error.message, error.headers);
@@ -102,12 +115,16 @@ export function createApp(options: AppOptions): App {
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics }),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
+      // The validation-rule limits report their rejection as a validation error
+      // (yoga: 400 GRAPHQL_VALIDATION_FAILED) instead of throwing out of validate().
+      // The token limit runs inside the parser, which has to stop there: its throw
+      // becomes a parse error (400 GRAPHQL_PARSE_FAILED).
       EnvelopArmorPlugin({
-        maxDepth: { n: 12 },
-        maxAliases: { n: 30 },
-        maxDirectives: { n: 50 },
+        maxDepth: { n: 12, ...reportArmorRejection() },
+        maxAliases: { n: 30, ...reportArmorRejection() },
+        maxDirectives: { n: 50, ...reportArmorRejection() },
         maxTokens: { n: 5000 },
-        costLimit: { maxCost: 20000 },
+        costLimit: { maxCost: 20000, ...reportArmorRejection() },
       }),
       useRestRoutes({ routes: restRoutes, onMatch: setRouteLabel }),
     ],
@@ -126,10 +143,13 @@ export function createApp(options: AppOptions): App {
           socket: ctx.extra.socket,
           params,
         });
-        const document = parse(params.query);
-        const errors = validate(envSchema, document);
-        if (errors.length) return errors;
+        // Everything that can fail for this operation alone stays inside the try:
+        // an error returned here is answered as an `error` message for this id,
+        // whereas a throw would close the whole socket (4500).
         try {
+          const document = parse(params.query);
+          const errors = validate(envSchema, document);
+          if (errors.length) return errors;
           return {
             schema: envSchema,
             operationName: params.operationName,
@@ -139,7 +159,9 @@ export function createApp(options: AppOptions): App {
             rootValue: { execute, subscribe },
           };
         } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError('Unexpected error')];
+          if (error instanceof GraphQLError) return [error];
+          log.error({ err: error }, 'graphql-ws subscribe failed');
+          return [new GraphQLError('Unexpected error')];
         }
       },
     } as never,

@@ -31,14 +31,31 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match[1]!;
 }
 
-/** Resolves a token to its viewer in one query; throws on an unknown token. */
+/** One row per membership of the token's user (a single row with null organization when there is none). */
+interface ViewerRow {
+  tokenId: string;
+  userId: string;
+  organizationId: string | null;
+  role: string | null;
+}
+
+/**
+ * Resolves a token to its viewer in one SQL statement; throws on an unknown
+ * token. Raw SQL because every request pays for it: the equivalent nested
+ * `findUnique` sends three statements (token, user, memberships) and costs a
+ * third of a GET by id (bench/results/2026-11-23-rest.md). Quoted identifiers
+ * read the same on SQLite and PostgreSQL.
+ */
 export async function loadViewer(db: Db, token: string): Promise<Viewer> {
-  const row = await db.apiToken.findUnique({
-    where: { tokenHash: hashToken(token) },
-    select: { id: true, userId: true, user: { select: { memberships: { select: { organizationId: true, role: true } } } } },
-  });
-  if (!row) throw new UnauthenticatedError('The API token is invalid or has been revoked');
+  const rows = await db.$queryRaw<ViewerRow[]>`
+    SELECT t."id" AS "tokenId", t."userId" AS "userId", m."organizationId" AS "organizationId", m."role" AS "role"
+    FROM "ApiToken" t LEFT JOIN "Member" m ON m."userId" = t."userId"
+    WHERE t."tokenHash" = ${hashToken(token)}`;
+  const first = rows[0];
+  if (!first) throw new UnauthenticatedError('The API token is invalid or has been revoked');
   const memberships = new Map<string, RoleOrGuest>();
-  for (const m of row.user.memberships) memberships.set(m.organizationId, isMemberRole(m.role) ? m.role : null);
-  return { userId: row.userId, tokenId: row.id, memberships };
+  for (const m of rows) {
+    if (m.organizationId !== null) memberships.set(m.organizationId, isMemberRole(m.role) ? m.role : null);
+  }
+  return { userId: first.userId, tokenId: first.tokenId, memberships };
 }

@@ -40,7 +40,7 @@ export interface CreateDbOptions {
 }
 
 export function createDb(config: DatabaseConfig, options?: CreateDbOptions): Db {
-  const base = createAdapterFactory(config);
+  const base = createAdapterFactory(config, { cacheStatements: true });
   const onQuery = options?.onQuery;
   const adapter = onQuery ? countingFactory(base, config.provider, onQuery) : base;
   if (config.provider === 'postgresql') {

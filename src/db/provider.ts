@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { cacheSqliteStatements } from './sqlite-statement-cache.ts';
 import type {
   IsolationLevel,
   SqlDriverAdapter,
@@ -241,15 +242,20 @@ function fixSqliteAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
  * A driver adapter factory for the runtime client and the migration engine
  * (PG built from discrete fields, with the "char" OID 18 -> text fix where
  * introspection needs it, and the SQLite multi-statement executeRaw ->
- * executeScript fix).
+ * executeScript fix; on request, SQLite statements are prepared once and cached).
  */
-export function createAdapterFactory(config: DatabaseConfig): SqlMigrationAwareDriverAdapterFactory {
+export function createAdapterFactory(
+  config: DatabaseConfig,
+  options: { cacheStatements?: boolean } = {},
+): SqlMigrationAwareDriverAdapterFactory {
   if (config.provider === 'sqlite') {
     const inner = new PrismaBetterSqlite3({ url: requireSqliteFile(config) });
+    // The runtime client caches statements; the migration engine, which changes the schema under them, does not.
+    const connected = (adapter: SqlDriverAdapter) => (options.cacheStatements ? cacheSqliteStatements(adapter) : adapter);
     return {
       provider: inner.provider,
       adapterName: inner.adapterName,
-      connect: async () => fixSqliteAdapter(await inner.connect()),
+      connect: async () => connected(fixSqliteAdapter(await inner.connect())),
       // An in-memory database: harmless, and only used if someone diffs from a migrations folder.
       connectToShadowDb: async () => fixSqliteAdapter(await inner.connectToShadowDb()),
     };
@@ -413,10 +419,33 @@ function splitSql(text: string, dollarQuotes: boolean): string[] {
 }
 
 /**
- * A case-insensitive `contains` filter. SQLite's LIKE already ignores ASCII
- * case; PostgreSQL needs Prisma's `mode: 'insensitive'` (ILIKE), which the
- * SQLite client's types do not know, hence the cast.
+ * `value` as the inside of a LIKE pattern that matches it literally: LIKE's
+ * wildcards `%` and `_`, and the escape character `\` itself, are escaped
+ * with `\`. PostgreSQL's LIKE/ILIKE use `\` as the escape character by
+ * default; SQLite's LIKE needs `ESCAPE '\'` for it.
  */
-export function containsInsensitive(provider: Provider, value: string): { contains: string } {
-  return provider === 'postgresql' ? ({ contains: value, mode: 'insensitive' } as { contains: string }) : { contains: value };
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, '\\$&');
+}
+
+/**
+ * A case-insensitive filter matching `value` literally anywhere in a string
+ * column, or null where Prisma cannot express one: the caller then matches in
+ * raw SQL with `LIKE ? ESCAPE '\'` and `%${escapeLike(value)}%`.
+ *
+ * Prisma 7.10 passes the value of `contains` through unescaped and writes no
+ * ESCAPE clause: `col ILIKE ('%' || $1 || '%')` on PostgreSQL (with
+ * `mode: 'insensitive'`, which the SQLite client's types do not know, hence
+ * the cast), `col LIKE ('%' || ? || '%')` on SQLite (whose LIKE already ignores
+ * ASCII case). So a `%` or `_` in a search would match any characters.
+ * - PostgreSQL: `\` is LIKE's default escape character, so the escaped value
+ *   is matched literally.
+ * - SQLite: LIKE has no escape character without an ESCAPE clause, so a `%` or
+ *   `_` cannot be matched literally through Prisma (null). Without them the
+ *   plain value is exact (`\` is an ordinary character there).
+ * test/rest/member.test.ts checks both against the real databases.
+ */
+export function containsInsensitive(provider: Provider, value: string): { contains: string } | null {
+  if (provider === 'postgresql') return { contains: escapeLike(value), mode: 'insensitive' } as { contains: string };
+  return /[%_]/.test(value) ? null : { contains: value };
 }

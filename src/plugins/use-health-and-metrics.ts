@@ -5,17 +5,17 @@ import type { Metrics } from '../metrics.ts';
 
 export function useHealthAndMetrics(options: { db: Db; metrics: Metrics }): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === '/healthz') {
         try {
           await options.db.$queryRawUnsafe('SELECT 1');
-          endResponse(Response.json({ status: 'ok' }));
+          endResponse(fetchAPI.Response.json({ status: 'ok' }));
         } catch {
-          endResponse(Response.json({ status: 'unavailable', error: 'database did not answer' }, { status: 503 }));
+          endResponse(fetchAPI.Response.json({ status: 'unavailable', error: 'database did not answer' }, { status: 503 }));
         }
       } else if (url.pathname === '/metrics') {
-        endResponse(new Response(await options.metrics.registry.metrics(), { headers: { 'content-type': options.metrics.registry.contentType } }));
+        endResponse(new fetchAPI.Response(await options.metrics.registry.metrics(), { headers: { 'content-type': options.metrics.registry.contentType } }));
       }
     },
   };

@@ -42,9 +42,17 @@ class MethodNotAllowedError extends AppError {
   readonly status = 405;
 }
 
+/** The Response class of the server's fetch API (whatwg-node's, whose string bodies skip a stream). */
+type ResponseClass = typeof Response;
+
 /** The REST error body, used for every 4xx and 5xx under /v1. */
-export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ error: { code: status, message } }), {
+export function errorResponse(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  ResponseOf: ResponseClass = Response,
+): Response {
+  return new ResponseOf(JSON.stringify({ error: { code: status, message } }), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
@@ -220,7 +228,7 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
   }
   let yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
 
-  async function handle(request: Request, url: URL, serverContext: Record<string, unknown>): Promise<Response> {
+  async function handle(request: Request, url: URL, serverContext: Record<string, unknown>, ResponseOf: ResponseClass): Promise<Response> {
     const method = request.method.toUpperCase();
     const match = router.find(method as never, url.pathname);
     if (!match) {
@@ -244,44 +252,48 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       const status = errorStatus(result.errors, result.data != null);
       const first = result.errors[0]!;
       const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-      return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(first), headers);
+      return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(first), headers, ResponseOf);
     }
     const path = route.reply.split('.');
     let data: unknown = result.data;
     for (const key of path) data = (data as Record<string, unknown> | null)?.[key];
     if (route.status === 204 || route.status === 205) {
-      return new Response(null, { status: route.status === 205 && data === false ? 204 : route.status });
+      return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status });
     }
     if (data === null || data === undefined) throw new NotFoundError('Resource');
     const body = pruneNulls(data, selectionAt(route, path), route.fragments);
-    return new Response(JSON.stringify(body), { status: route.status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    return new ResponseOf(JSON.stringify(body), { status: route.status, headers: { 'content-type': 'application/json; charset=utf-8' } });
   }
 
   return {
     onYogaInit({ yoga: instance }) {
       yoga = instance as never;
     },
-    async onRequest({ request, url, endResponse, serverContext }) {
+    async onRequest({ request, url, endResponse, serverContext, fetchAPI }) {
       if (url.pathname !== REST_PREFIX && !url.pathname.startsWith(`${REST_PREFIX}/`)) return;
       try {
-        endResponse(await handle(request, url, (serverContext ?? {}) as Record<string, unknown>));
+        endResponse(await handle(request, url, (serverContext ?? {}) as Record<string, unknown>, fetchAPI.Response));
       } catch (error) {
-        endResponse(restErrorResponse(error, yoga));
+        endResponse(restErrorResponse(error, yoga, fetchAPI.Response));
       }
     },
   };
 }
 
 /** Any error raised while serving a REST request, in the REST error shape. */
-export function restErrorResponse(error: unknown, yoga?: { logger: { error: (...args: unknown[]) => void } }): Response {
+export function restErrorResponse(
+  error: unknown,
+  yoga?: { logger: { error: (...args: unknown[]) => void } },
+  ResponseOf: ResponseClass = Response,
+): Response {
   const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  if (original instanceof AppError) return errorResponse(original.status, original.message, original.headers);
+  if (original instanceof AppError) return errorResponse(original.status, original.message, original.headers, ResponseOf);
   if (error instanceof GraphQLError) {
     const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
     const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-    return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(error), headers);
+    return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(error), headers, ResponseOf);
   }
   yoga?.logger.error(error);
-  return errorResponse(500, 'Unexpected error');
+  return errorResponse(500, 'Unexpected error', {}, ResponseOf);
 }
 

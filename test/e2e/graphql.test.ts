@@ -179,19 +179,32 @@ describe('GraphQL over HTTP', () => {
     expect(absurdlyDeep.body.errors?.[0]?.message).toMatch(/limit of \d+ exceeded/);
   });
 
-  // Known issue (see the report): graphql-armor throws from its validation rules
-  // (propagateOnRejection defaults to true), so its rejections bypass yoga's
-  // validation-error handling: no GRAPHQL_VALIDATION_FAILED code and HTTP 200
-  // even for application/graphql-response+json, where the GraphQL-over-HTTP spec
-  // requires a 4xx when there is no `data`. Plain validation errors do get 400.
-  it.fails('answers an armor rejection like any validation error (400 for graphql-response+json)', async () => {
+  // graphql-armor's validation rules report their rejections (propagateOnRejection: false)
+  // instead of throwing out of validate(), so they are validation errors like any other:
+  // GRAPHQL_VALIDATION_FAILED, and 400 for application/graphql-response+json.
+  it('answers an armor rejection like any validation error (400 for graphql-response+json)', async () => {
     const accept = 'application/graphql-response+json';
     const plain = await post('{ viewer { nope } }', { token: ada.token, accept });
     expect(plain.status).toBe(400);
     const aliases = Array.from({ length: 50 }, (_, i) => `a${i}: viewer { id }`).join('\n');
     const armored = await post(`{ ${aliases} }`, { token: ada.token, accept });
     expect(armored.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(armored.body.errors?.[0]?.message).toBe('Aliases limit of 30 exceeded, found 50.');
+    expect(armored.body.data).toBeUndefined();
     expect(armored.status).toBe(400);
+
+    let deep = 'id';
+    for (let i = 0; i < 20; i++) deep = `parent { ${deep} }`;
+    const tooDeep = await post(`{ collection(id: "x") { ${deep} } }`, { token: ada.token, accept });
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.errors?.every((e) => e.extensions?.code === 'GRAPHQL_VALIDATION_FAILED')).toBe(true);
+    // Every limit that is exceeded is reported (here the cost limit too).
+    expect(tooDeep.body.errors?.map((e) => e.message)).toContainEqual(expect.stringMatching(/^Query depth limit of 12 exceeded, found \d+\.$/));
+
+    // The token limit stops the parser: a parse error, 400 as well.
+    const tooLong = await post(`query($n: [Int] = [${'1 '.repeat(5100)}]) { viewer { id } }`, { token: ada.token, accept });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors?.[0]?.message).toMatch(/Token limit of 5000 exceeded/);
   });
 });
 
@@ -222,13 +235,14 @@ describe('GraphQL over graphql-ws', () => {
     await Promise.all(clients.map((c) => c.dispose()));
   });
 
-  function wsClient(token?: string): Client {
+  function wsClient(token?: string, options: { lazyCloseTimeout?: number } = {}): Client {
     const client = createClient({
       url: `${server.baseUrl.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocket,
       connectionParams: token === undefined ? {} : { authorization: `Bearer ${token}` },
       retryAttempts: 0,
       lazy: true,
+      ...options,
     });
     clients.push(client);
     return client;
@@ -280,14 +294,33 @@ describe('GraphQL over graphql-ws', () => {
     expect(result?.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
-  // Known issue (see the report): src/server.ts onSubscribe calls parse() outside its
-  // try, and graphql-armor throws from validate(); graphql-ws then closes the whole
-  // socket with 4500 instead of answering an error message for this one operation.
-  it.fails('answers a syntax error with an error message, keeping the connection open', async () => {
-    const client = wsClient(ada.token);
+  // onSubscribe parses and validates inside its try: a failure is answered as an `error`
+  // message for that operation id, and the socket stays open for the next one.
+  it('answers a syntax error with an error message, keeping the connection open', async () => {
+    // Kept open between operations, so a socket closed by the server would show.
+    const client = wsClient(ada.token, { lazyCloseTimeout: 60_000 });
+    let closed = 0;
+    client.on('closed', () => {
+      closed += 1;
+    });
+    const first = await run(client, VIEWER);
+    expect(first.result?.data?.viewer?.id).toBe(ada.id);
+
     const broken = await run(client, '{ viewer { id ');
     expect(Array.isArray(broken.error)).toBe(true);
     expect((broken.error as Array<{ message: string }>)[0]?.message).toMatch(/Syntax Error/);
+
+    // A validation error and an armor rejection are answered the same way.
+    const invalid = await run(client, '{ viewer { nope } }');
+    expect((invalid.error as Array<{ message: string }>)[0]?.message).toMatch(/Cannot query field "nope"/);
+    const aliases = Array.from({ length: 50 }, (_, i) => `a${i}: viewer { id }`).join('\n');
+    const armored = await run(client, `{ ${aliases} }`);
+    expect((armored.error as Array<{ message: string }>)[0]?.message).toBe('Aliases limit of 30 exceeded, found 50.');
+
+    // The same socket still serves the next operation.
+    const after = await run(client, VIEWER);
+    expect(after.result?.data?.viewer?.id).toBe(ada.id);
+    expect(closed).toBe(0);
   });
 
   it('runs a mutation over the socket', async () => {

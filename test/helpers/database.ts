@@ -20,16 +20,25 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   let url: string;
+  /** SQLite: the temporary folder holding the database file, removed with it. */
+  let dir: string | undefined;
   if (TEST_DATABASE_URL) {
     const u = new URL(TEST_DATABASE_URL);
     u.searchParams.set('schema', `t_${randomBytes(6).toString('hex')}`);
     url = u.toString();
   } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-test-'));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-test-'));
     url = `file:${path.join(dir, 'test.db')}`;
   }
   const config = parseDatabaseUrl(url);
   await prepareDatabase(config);
   await migrate(config);
-  return { url, config, drop: () => dropDatabase(config) };
+  return {
+    url,
+    config,
+    async drop() {
+      await dropDatabase(config);
+      if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
+    },
+  };
 }

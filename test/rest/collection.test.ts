@@ -335,6 +335,42 @@ describe('moving collections', () => {
     expect(await childrenInOrder(org, top.id)).toEqual([child.id]);
     expect(await childrenInOrder(org, child.id)).toEqual([grandchild.id]);
   });
+  it('answers 409 to a position that leaves the collection where it is, and 400 to a position naming no place', async () => {
+    const org = await server.createOrg(ada);
+    const a = await server.createCollection(ada, org, { title: 'A' });
+    const s = await server.createSpace(ada, org, { title: 'S' });
+    const b = await server.createCollection(ada, org, { title: 'B' });
+    const parent = await server.createCollection(ada, org, { title: 'Parent' });
+    const x = await server.createCollection(ada, org, { title: 'X', parent: parent.id });
+    const y = await server.createCollection(ada, org, { title: 'Y', parent: parent.id });
+    expect(await childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, parent.id]);
+    const move = (id: string, body: unknown) => server.request('POST', `/v1/collections/${id}/move`, { token: ada.token, body });
+
+    for (const [id, body] of [
+      [a.id, { position: { before: { type: 'space', space: s.id } } }],
+      [b.id, { position: { after: { type: 'space', space: s.id } } }],
+      [b.id, { parent: null, position: { before: { type: 'collection', collection: parent.id } } }],
+      [parent.id, { position: { after: { type: 'collection', collection: b.id } } }],
+      [x.id, { position: { before: { type: 'collection', collection: y.id } } }],
+      [y.id, { parent: parent.id, position: { after: { type: 'collection', collection: x.id } } }],
+    ] as const) {
+      expectError(await move(id, body), 409, /would not change anything/);
+    }
+    for (const body of [{ position: {} }, { position: { after: null } }, { parent: null, position: {} }, { parent: parent.id, position: {} }]) {
+      expectError(await move(a.id, body), 400, /position/);
+    }
+    expect(await childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, parent.id]);
+    expect(await childrenInOrder(org, parent.id)).toEqual([x.id, y.id]);
+
+    const changed = await move(a.id, { position: { after: { type: 'space', space: s.id } } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    assertMatchesSpec('moveCollection', 200, changed.body);
+    expect(await childrenInOrder(org, null)).toEqual([s.id, a.id, b.id, parent.id]);
+    // Into another parent, with a position, is always a change.
+    const into = await move(b.id, { parent: parent.id, position: { after: { type: 'collection', collection: y.id } } });
+    expect(into.status, JSON.stringify(into.body)).toBe(200);
+    expect(await childrenInOrder(org, parent.id)).toEqual([x.id, y.id, b.id]);
+  });
 });
 
 describe('transferring collections', () => {

@@ -127,14 +127,55 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
     expect(ids(combined.body)).toEqual([guest.id]);
   });
 
-  // Known issue (see the report): Prisma's `contains` does not escape LIKE wildcards,
-  // so `_` and `%` in a search match any character(s) (`a_a` matches "Ada").
-  it.fails('treats % and _ in a search literally', async () => {
-    for (const search of ['_', '%25', 'a_a']) {
+  // Prisma's `contains` does not escape LIKE wildcards: unescaped, `_` and `%` in a
+  // search would match any character(s) (`a_a` would match "Ada").
+  it('treats % and _ in a search literally', async () => {
+    for (const search of ['_', '%25', 'a_a', '%25%25', '%5C']) {
       const res = await list(`search=${search}`);
       expect(res.status, search).toBe(200);
       expect(res.body.count, search).toBe(0);
+      expect(res.body.items, search).toEqual([]);
     }
+  });
+
+  it('finds %, _ and \\ themselves, case-insensitively, and pages through such a search', async () => {
+    const other = await server.createOrg(ada);
+    const snake = await server.createUser('Snake_Case');
+    const under = await server.createUser('Under_Score');
+    const percent = await server.createUser('Hundred 100%');
+    const backslash = await server.createUser('Back\\slash');
+    const plain = await server.createUser('Snakexcase 1000');
+    const users = [snake, under, percent, backslash, plain];
+    for (const [i, user] of users.entries()) await server.addMember(other, user, 'read', { joinedAt: new Date(Date.UTC(2024, 0, i + 1)) });
+    const cases: Array<[string, string[]]> = [
+      ['_', [under.id, snake.id]],
+      ['e_c', [snake.id]],
+      ['SNAKE_case', [snake.id]],
+      ['%25', [percent.id]],
+      ['100%25', [percent.id]],
+      ['0%25', [percent.id]],
+      ['%5C', [backslash.id]],
+      ['k%5Cs', [backslash.id]],
+      ['snake', [plain.id, snake.id]],
+      ['_x', []],
+    ];
+    for (const [search, expected] of cases) {
+      const res = await server.request('GET', `/v1/orgs/${other}/members?search=${search}`, { token: ada.token });
+      expect(res.status, search).toBe(200);
+      assertMatchesSpec('listMembersInOrganizationById', 200, res.body);
+      expect(ids(res.body), search).toEqual(expected);
+      expect(res.body.count, search).toBe(expected.length);
+    }
+    const seen: string[] = [];
+    let page: string | undefined;
+    do {
+      const res = await server.request('GET', `/v1/orgs/${other}/members?search=_&order=asc&limit=1${page ? `&page=${encodeURIComponent(page)}` : ''}`, { token: ada.token });
+      expect(res.status).toBe(200);
+      expect(res.body.count).toBe(2);
+      seen.push(...ids(res.body));
+      page = res.body.next?.page;
+    } while (page && seen.length < 5);
+    expect(seen).toEqual([snake.id, under.id]);
   });
 
   it('sorts by lastSeenAt, listing only members seen at least once', async () => {
@@ -279,6 +320,58 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
     expect((await patch(bob.id, { role: 'edit' })).status).toBe(403);
     expect((await patch(carol.id, { role: 'read' }, carol.token)).status).toBe(409);
     expect((await patch(ada.id, { role: 'admin' }, carol.token)).body.role).toBe('admin');
+  });
+});
+
+describe('concurrent changes of the last two admins', () => {
+  /** An organization with two admins, Ada and a new one. */
+  async function twoAdmins() {
+    const org = await server.createOrg(ada);
+    const other = await server.createUser('Second admin');
+    await server.addMember(org, other, 'admin');
+    return { org, other };
+  }
+
+  async function adminIds(org: string) {
+    const rows = await server.app.db.member.findMany({ where: { organizationId: org, role: 'admin' }, select: { userId: true } });
+    return rows.map((r) => r.userId);
+  }
+
+  /** One request went through (200, or 205 for a removal), the other is the last-admin 409. */
+  function expectOneWinner(results: Array<{ status: number; body: any }>) {
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200 || s === 205), JSON.stringify(results.map((r) => r.body))).toHaveLength(1);
+    const refused = results.filter((r) => r.status === 409);
+    expect(refused, JSON.stringify(results.map((r) => r.body))).toHaveLength(1);
+    expect(refused[0]!.body).toEqual({ error: { code: 409, message: expect.stringMatching(/at least one admin/) } });
+  }
+
+  it('lets exactly one of two simultaneous demotions of the two admins through', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { org, other } = await twoAdmins();
+      // Both admins step down at the same time. (Each demotes themselves: had they demoted
+      // each other, the later request could also be refused as no longer coming from an admin.)
+      const results = await Promise.all([
+        server.request('PATCH', `/v1/orgs/${org}/members/${ada.id}`, { token: ada.token, body: { role: 'edit' } }),
+        server.request('PATCH', `/v1/orgs/${org}/members/${other.id}`, { token: other.token, body: { role: 'read' } }),
+      ]);
+      expectOneWinner(results);
+      expect(await adminIds(org)).toHaveLength(1);
+    }
+  });
+
+  it('lets exactly one of two admins step down at the same time, by demotion or by leaving', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { org, other } = await twoAdmins();
+      const results = await Promise.all([
+        server.request('PATCH', `/v1/orgs/${org}/members/${ada.id}`, { token: ada.token, body: { role: null } }),
+        round % 2
+          ? server.request('DELETE', `/v1/orgs/${org}/members/${other.id}`, { token: other.token })
+          : server.request('PATCH', `/v1/orgs/${org}/members/${other.id}`, { token: other.token, body: { role: 'create' } }),
+      ]);
+      expectOneWinner(results);
+      expect(await adminIds(org)).toHaveLength(1);
+    }
   });
 });
 

@@ -24,6 +24,15 @@ const listOrgSpaceIds = (user: User, organizationId: string) =>
 const listCollectionSpaceIds = (user: User, collectionId: string) =>
   server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
 
+/** Ids of the spaces and collections under `parentId` (null: top level), in their position order. */
+async function childrenInOrder(organizationId: string, parentId: string | null): Promise<string[]> {
+  const [collections, spaces] = await Promise.all([
+    server.app.db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
+    server.app.db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
+  ]);
+  return [...collections, ...spaces].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id)).map((x) => x.id);
+}
+
 function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
@@ -269,6 +278,48 @@ describe('deleting and restoring spaces', () => {
     expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
   });
 
+  it('restores a space at the end of its siblings, whatever took its old place', async () => {
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const a = await server.createSpace(ada, org, { title: 'A', parent: collection.id });
+    const b = await server.createSpace(ada, org, { title: 'B', parent: collection.id });
+    const before = await server.app.db.space.findUniqueOrThrow({ where: { id: a.id }, select: { position: true } });
+    expect((await server.request('DELETE', `/v1/spaces/${a.id}`, { token: ada.token })).status).toBe(205);
+    // While A is in the bin, C is created and moved first: it takes A's old position.
+    const c = await server.createSpace(ada, org, { title: 'C', parent: collection.id });
+    const moved = await server.request('POST', `/v1/spaces/${c.id}/move`, { token: ada.token, body: { position: { before: { type: 'space', space: b.id } } } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const cRow = await server.app.db.space.findUniqueOrThrow({ where: { id: c.id }, select: { position: true } });
+    expect(cRow.position).toBe(before.position);
+
+    const restored = await server.request('POST', `/v1/spaces/${a.id}/restore`, { token: ada.token });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    assertMatchesSpec('restoreSpace', 200, restored.body);
+    expect(restored.body.parent).toBe(collection.id);
+    expect(await childrenInOrder(org, collection.id)).toEqual([c.id, b.id, a.id]);
+    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, b.id, a.id]);
+    // No two siblings share a position.
+    const positions = (await server.app.db.space.findMany({ where: { parentId: collection.id }, select: { position: true } })).map((r) => r.position);
+    expect(new Set(positions).size).toBe(3);
+  });
+
+  it('restores a space whose collection is gone at the end of the top level', async () => {
+    const org = await server.createOrg(ada);
+    const first = await server.createSpace(ada, org, { title: 'First' });
+    const collection = await server.createCollection(ada, org);
+    const inside = await server.createSpace(ada, org, { title: 'Inside', parent: collection.id });
+    const last = await server.createSpace(ada, org, { title: 'Last' });
+    // Inside had position 1 in its collection: the same as First at the top level.
+    expect((await server.app.db.space.findUniqueOrThrow({ where: { id: inside.id } })).position).toBe(
+      (await server.app.db.space.findUniqueOrThrow({ where: { id: first.id } })).position,
+    );
+    expect((await server.request('DELETE', `/v1/collections/${collection.id}`, { token: ada.token })).status).toBe(205);
+    const restored = await server.request('POST', `/v1/spaces/${inside.id}/restore`, { token: ada.token });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.parent).toBeUndefined();
+    expect(await childrenInOrder(org, null)).toEqual([first.id, last.id, inside.id]);
+  });
+
   it('answers 409 to the restore of a space that is not deleted, and 404 to other organizations', async () => {
     const org = await server.createOrg(ada);
     const space = await server.createSpace(ada, org);
@@ -451,6 +502,48 @@ describe('moving spaces', () => {
     // Nothing moved.
     expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([inside.id]);
     expect((await server.request('GET', `/v1/spaces/${top.id}`, { token: ada.token })).body.parent).toBeUndefined();
+  });
+  it('answers 409 to a position that leaves the space where it is, and 400 to a position naming no place', async () => {
+    const org = await server.createOrg(ada);
+    const collection = await server.createCollection(ada, org);
+    const a = await server.createSpace(ada, org, { title: 'A', parent: collection.id });
+    const b = await server.createSpace(ada, org, { title: 'B', parent: collection.id });
+    const c = await server.createSpace(ada, org, { title: 'C', parent: collection.id });
+    const move = (id: string, body: unknown) => server.request('POST', `/v1/spaces/${id}/move`, { token: ada.token, body });
+    const at = (where: 'before' | 'after', id: string) => ({ [where]: { type: 'space', space: id } });
+
+    for (const [id, position] of [
+      [b.id, at('after', a.id)],
+      [b.id, at('before', c.id)],
+      [a.id, at('before', b.id)],
+      [c.id, at('after', b.id)],
+    ] as const) {
+      expectError(await move(id, { position }), 409, /would not change anything/);
+      // Naming the parent it is already in changes nothing either.
+      expectError(await move(id, { parent: collection.id, position }), 409, /would not change anything/);
+    }
+    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
+
+    for (const body of [{ position: {} }, { position: { before: null } }, { position: { after: null, before: null } }, { parent: collection.id, position: {} }, { parent: null, position: {} }]) {
+      expectError(await move(c.id, body), 400, /position/);
+    }
+    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
+
+    // A real change of place still goes through, and the same request again is then a no-op.
+    const swapped = await move(a.id, { position: at('after', b.id) });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200);
+    assertMatchesSpec('moveSpace', 200, swapped.body);
+    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, a.id, c.id]);
+    expectError(await move(a.id, { position: at('after', b.id) }), 409);
+    expectError(await move(a.id, { position: at('before', c.id) }), 409);
+
+    // Next to a collection at the top level: the order mixes both kinds.
+    const top = await server.createSpace(ada, org, { title: 'Top' });
+    expect(await childrenInOrder(org, null)).toEqual([collection.id, top.id]);
+    expectError(await move(top.id, { position: { after: { type: 'collection', collection: collection.id } } }), 409);
+    const first = await move(top.id, { position: { before: { type: 'collection', collection: collection.id } } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(await childrenInOrder(org, null)).toEqual([top.id, collection.id]);
   });
 });
 

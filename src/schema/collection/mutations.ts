@@ -132,13 +132,13 @@ builder.mutationFields((t) => ({
         if (subtree.includes(parentId)) throw new InvalidInputError('parent: a collection cannot be moved into itself or one of its nested collections');
       }
       const position = input.position as ContentPosition | null | undefined;
-      if (parentId === collection.parentId && !position) {
-        throw new ConflictError('The collection is already there: the move would not change anything');
-      }
       const anchor = position?.before ?? position?.after;
       if (anchor?.type === 'collection' && anchor.collection === id) throw new InvalidInputError('position: a collection cannot be placed relative to itself');
       return ctx.db.$transaction(async (tx) => {
-        const newPosition = await resolvePosition(tx, { organizationId: collection.organizationId, parentId, itemId: id }, position);
+        // 409 when the collection would stay where it is (see resolvePosition); its place read here, in the transaction.
+        const now = await tx.collection.findUniqueOrThrow({ where: { id }, select: { parentId: true, position: true } });
+        const current = { kind: 'collection' as const, ...now };
+        const newPosition = await resolvePosition(tx, { organizationId: collection.organizationId, parentId, itemId: id }, position, current);
         return tx.collection.update({ ...query, where: { id }, data: { parentId, position: newPosition } });
       });
     },

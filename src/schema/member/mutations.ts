@@ -1,6 +1,7 @@
 import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
+import type { Db } from '../../db/client.ts';
 import { ConflictError } from '../../errors/index.ts';
 import { MemberRole } from '../shared/enums.ts';
 import { loadMember } from './queries.ts';
@@ -12,10 +13,55 @@ const UpdateMemberInput = builder.inputType('UpdateMemberInput', {
   }),
 });
 
+type Tx = Pick<Db, 'member'>;
+
 /** An organization never loses its last admin. */
-async function assertAnotherAdmin(ctx: Context, organizationId: string, userId: string) {
-  const others = await ctx.db.member.count({ where: { organizationId, role: 'admin', userId: { not: userId } } });
+async function assertAnotherAdmin(tx: Tx, organizationId: string, userId: string) {
+  const others = await tx.member.count({ where: { organizationId, role: 'admin', userId: { not: userId } } });
   if (others === 0) throw new ConflictError('The organization must keep at least one admin: make another member admin first');
+}
+
+/**
+ * A transaction the database aborted for a conflict with a concurrent one
+ * (PostgreSQL 40001 or 40P01): Prisma's P2034 when a statement fails, the
+ * driver adapter's own error when COMMIT does (seen with Prisma 7.10).
+ */
+function isWriteConflict(error: unknown): boolean {
+  const e = error as { code?: unknown; name?: unknown; cause?: { kind?: unknown } } | null;
+  return e?.code === 'P2034' || (e?.name === 'DriverAdapterError' && e.cause?.kind === 'TransactionWriteConflict');
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Runs a change of a member's role or membership, with its last-admin check,
+ * in one SERIALIZABLE transaction, retried when the database aborts it for a
+ * conflict with a concurrent one.
+ *
+ * Why SERIALIZABLE and not just a transaction, or a conditional update: the
+ * check reads other rows than the write changes. Under PostgreSQL's default
+ * READ COMMITTED, two demotions of the two admins each still see the other
+ * admin and both commit (write skew), inside a transaction or not; a
+ * conditional `UPDATE ... WHERE EXISTS (another admin)` has the same hole, as
+ * the two statements update different rows and never wait for each other.
+ * SERIALIZABLE makes PostgreSQL abort one of them (40001, see isWriteConflict);
+ * the retry then sees the committed change and answers 409 (test/rest/member.test.ts
+ * fires two at once: without SERIALIZABLE both go through on PostgreSQL). On SQLite a
+ * transaction is serializable anyway (one writer, and the driver adapter runs
+ * transactions one at a time on its single connection), and SERIALIZABLE is
+ * the one level the adapter accepts, so the same call is correct on both.
+ */
+async function changeMembership<T>(ctx: Context, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.$transaction(fn, { isolationLevel: 'Serializable' });
+    } catch (error) {
+      if (!isWriteConflict(error)) throw error;
+      if (attempt === ATTEMPTS) throw new ConflictError('The members of the organization were changed at the same time: try again');
+      // A short random pause, so that two retrying requests do not collide again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
 }
 
 builder.mutationFields((t) => ({
@@ -32,9 +78,14 @@ builder.mutationFields((t) => ({
       const userId = String(args.userId);
       const member = await loadMember(ctx, organizationId, userId);
       authorize(ctx.access.organization(organizationId), 'member:update', { type: 'Member', id: userId });
-      if (args.input.role === undefined) return ctx.db.member.findUniqueOrThrow({ ...query, where: { id: member.id } });
-      if (member.role === 'admin' && args.input.role !== 'admin') await assertAnotherAdmin(ctx, organizationId, userId);
-      return ctx.db.member.update({ ...query, where: { id: member.id }, data: { role: args.input.role } });
+      const role = args.input.role;
+      if (role === undefined) return ctx.db.member.findUniqueOrThrow({ ...query, where: { id: member.id } });
+      return changeMembership(ctx, async (tx) => {
+        // The role as it is now, inside the transaction: a concurrent request may have changed it.
+        const current = await tx.member.findUniqueOrThrow({ where: { id: member.id }, select: { role: true } });
+        if (current.role === 'admin' && role !== 'admin') await assertAnotherAdmin(tx, organizationId, userId);
+        return tx.member.update({ ...query, where: { id: member.id }, data: { role } });
+      });
     },
   }),
   removeMember: t.boolean({
@@ -47,11 +98,13 @@ builder.mutationFields((t) => ({
       const subject = ctx.access.organization(organizationId);
       authorize(subject, 'organization:read', { type: 'Organization', id: organizationId });
       if (userId !== ctx.access.requireViewer().userId) authorize(subject, 'member:remove', { type: 'Member', id: userId });
-      const member = await ctx.db.member.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
-      if (!member) return false;
-      if (member.role === 'admin') await assertAnotherAdmin(ctx, organizationId, userId);
-      await ctx.db.member.delete({ where: { id: member.id } });
-      return true;
+      return changeMembership(ctx, async (tx) => {
+        const member = await tx.member.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
+        if (!member) return false;
+        if (member.role === 'admin') await assertAnotherAdmin(tx, organizationId, userId);
+        await tx.member.delete({ where: { id: member.id } });
+        return true;
+      });
     },
   }),
 }));

@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
-import { containsInsensitive } from '../../db/provider.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { MemberRole, SortDirection } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
@@ -24,6 +24,25 @@ export async function loadMember<Q extends object>(ctx: Context, organizationId:
   return member;
 }
 
+/**
+ * The `where` part for members whose display name or e-mail contains `search`
+ * literally (`%` and `_` included), ignoring case. Where Prisma's `contains`
+ * cannot match literally (SQLite with `%` or `_` in the search, see
+ * containsInsensitive), the matching members are found with raw SQL using
+ * LIKE's ESCAPE clause and filtered by id. That id list is bounded by SQLite's
+ * 32766 bound parameters: past that many matching members the query fails.
+ */
+async function searchFilter(ctx: Context, organizationId: string, search: string): Promise<Record<string, unknown>> {
+  const filter = containsInsensitive(ctx.provider, search);
+  if (filter) return { user: { OR: [{ displayName: filter }, { email: filter }] } };
+  const pattern = `%${escapeLike(search)}%`;
+  const rows = await ctx.db.$queryRaw<Array<{ id: string }>>`
+    SELECT m."id" AS "id" FROM "Member" m JOIN "User" u ON u."id" = m."userId"
+    WHERE m."organizationId" = ${organizationId}
+      AND (u."displayName" LIKE ${pattern} ESCAPE '\\' OR u."email" LIKE ${pattern} ESCAPE '\\')`;
+  return { id: { in: rows.map((r) => r.id) } };
+}
+
 builder.prismaObjectFields(Organization, (t) => ({
   members: t.field({
     type: MemberList,
@@ -35,16 +54,14 @@ builder.prismaObjectFields(Organization, (t) => ({
       role: t.arg({ type: MemberRoleFilter }),
       search: t.arg.string({ description: 'Matches display name or e-mail, case-insensitively' }),
     },
-    resolve: (org, args, ctx, info) => {
+    resolve: async (org, args, ctx, info) => {
       authorize(ctx.access.organization(org.id), 'organization:list-members', { type: 'Organization', id: org.id });
       const direction = args.order ?? 'desc';
       const sort = args.sort ?? 'joinedAt';
       const where: Record<string, unknown> = { organizationId: org.id };
       if (sort === 'lastSeenAt') where.lastSeenAt = { not: null };
       if (args.role) where.role = args.role === 'guest' ? null : args.role;
-      if (args.search) {
-        where.user = { OR: [{ displayName: containsInsensitive(ctx.provider, args.search) }, { email: containsInsensitive(ctx.provider, args.search) }] };
-      }
+      if (args.search) Object.assign(where, await searchFilter(ctx, org.id, args.search));
       const query = itemsQuery(ctx, info);
       return paginate({
         page: args.page,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import type { Db } from '../../db/client.ts';
-import { InvalidInputError } from '../../errors/index.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 
 const pointer = z.union([
   z.object({ type: z.literal('space'), space: z.string().min(1) }).strict(),
@@ -30,7 +30,9 @@ export const ContentPositionInput = builder.inputType('ContentPositionInput', {
   }),
   validate: z
     .object({ before: pointer.nullish(), after: pointer.nullish() })
-    .refine((p) => !(p.before && p.after), 'give `before` or `after`, not both'),
+    .refine((p) => !(p.before && p.after), 'give `before` or `after`, not both')
+    // `{}` names no place: an invalid position (a 400, as api.md's "invalid position"), not "at the end".
+    .refine((p) => Boolean(p.before || p.after), 'give `before` or `after`'),
 });
 
 export interface ContentPosition {
@@ -46,6 +48,11 @@ interface Sibling {
   position: number;
 }
 
+/** The order of siblings: by position, then by id (two items can share a position after a race). */
+function byOrder(a: { position: number; id: string }, b: { position: number; id: string }): number {
+  return a.position - b.position || a.id.localeCompare(b.id);
+}
+
 async function siblings(db: Tx, organizationId: string, parentId: string | null, excludeId: string): Promise<Sibling[]> {
   const [spaces, collections] = await Promise.all([
     db.space.findMany({ where: { organizationId, parentId, deletedAt: null, id: { not: excludeId } }, select: { id: true, position: true } }),
@@ -54,7 +61,7 @@ async function siblings(db: Tx, organizationId: string, parentId: string | null,
   return [
     ...spaces.map((s) => ({ kind: 'space' as const, ...s })),
     ...collections.map((c) => ({ kind: 'collection' as const, ...c })),
-  ].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id));
+  ].sort(byOrder);
 }
 
 /** Rewrites sibling positions to 1, 2, 3... when fractions run out of precision. */
@@ -66,22 +73,47 @@ async function renumber(db: Tx, list: Sibling[]) {
   }
 }
 
+/** Where a moved item is now, for resolvePosition to tell a move that changes nothing. */
+export interface CurrentPlace {
+  kind: 'space' | 'collection';
+  parentId: string | null;
+  position: number;
+}
+
 /**
  * The position for item `itemId` placed under `parentId` as `position` says
  * (at the end when absent). A pointer to an item that is not a sibling there is a 400.
+ *
+ * For a move, `current` is where the item is now. A move that leaves it where
+ * it is answers 409 (api.md, move collection: "operation would not change
+ * anything"): the same parent without a position, or the same parent with a
+ * position that names the place it already has (after its previous sibling,
+ * or before its next one).
  */
 export async function resolvePosition(
   db: Tx,
   target: { organizationId: string; parentId: string | null; itemId: string },
   position?: ContentPosition | null,
+  current?: CurrentPlace,
 ): Promise<number> {
   const list = await siblings(db, target.organizationId, target.parentId, target.itemId);
+  const sameParent = current !== undefined && current.parentId === target.parentId;
+  const unchanged = () => new ConflictError(`The ${current?.kind} is already there: the move would not change anything`);
   const anchor = position?.before ?? position?.after;
-  if (!anchor) return (list[list.length - 1]?.position ?? 0) + 1;
+  if (!anchor) {
+    if (sameParent) throw unchanged();
+    return (list[list.length - 1]?.position ?? 0) + 1;
+  }
   const anchorId = anchor.type === 'space' ? anchor.space : anchor.collection;
   const find = () => list.findIndex((s) => s.kind === anchor.type && s.id === anchorId);
   if (find() < 0) {
     throw new InvalidInputError(`position: ${anchor.type} ${JSON.stringify(anchorId)} is not an item of the target ${target.parentId ? 'collection' : 'organization top level'}`);
+  }
+  if (sameParent) {
+    // Index among the other siblings: where the item is now, and where it would go.
+    const now = list.filter((s) => byOrder(s, { id: target.itemId, position: current.position }) < 0).length;
+    const next = find() + (position?.before ? 0 : 1);
+    if (now === next) throw unchanged();
   }
   const between = () => {
     const i = find();

@@ -163,9 +163,15 @@ builder.mutationFields((t) => ({
       if (space.deletedAt!.getTime() < Date.now() - SPACE_RETENTION_MS) {
         throw new ConflictError('The space was deleted more than 7 days ago and can no longer be restored');
       }
-      // The parent collection may be gone; the space then comes back at the top level.
-      const parent = space.parentId ? await ctx.db.collection.findUnique({ where: { id: space.parentId }, select: { id: true } }) : null;
-      return ctx.db.space.update({ ...query, where: { id }, data: { deletedAt: null, parentId: parent?.id ?? null } });
+      return ctx.db.$transaction(async (tx) => {
+        // The parent collection may be gone; the space then comes back at the top level.
+        const parent = space.parentId ? await tx.collection.findUnique({ where: { id: space.parentId }, select: { id: true } }) : null;
+        const parentId = parent?.id ?? null;
+        // Its old place among its siblings means nothing any more (they may have moved, or
+        // taken its position): it comes back last, as a new or moved space without a position would.
+        const position = await resolvePosition(tx, { organizationId: space.organizationId, parentId, itemId: id });
+        return tx.space.update({ ...query, where: { id }, data: { deletedAt: null, parentId, position } });
+      });
     },
   }),
   duplicateSpace: t.prismaField({
@@ -202,12 +208,14 @@ builder.mutationFields((t) => ({
       const parentId = input.parent === undefined ? space.parentId : input.parent;
       if (parentId) await loadParentCollection(ctx, space.organizationId, parentId);
       const position = input.position as ContentPosition | null | undefined;
-      if (parentId === space.parentId && !position) throw new ConflictError('The space is already there: the move would not change anything');
       const anchor = position?.before ?? position?.after;
       if (anchor?.type === 'space' && anchor.space === id) throw new InvalidInputError('position: a space cannot be placed relative to itself');
       const visibility = !parentId && space.visibility === 'in-collection' ? 'private' : undefined;
       return ctx.db.$transaction(async (tx) => {
-        const newPosition = await resolvePosition(tx, { organizationId: space.organizationId, parentId, itemId: id }, position);
+        // 409 when the space would stay where it is (see resolvePosition); its place read here, in the transaction.
+        const now = await tx.space.findUniqueOrThrow({ where: { id }, select: { parentId: true, position: true } });
+        const current = { kind: 'space' as const, ...now };
+        const newPosition = await resolvePosition(tx, { organizationId: space.organizationId, parentId, itemId: id }, position, current);
         return tx.space.update({ ...query, where: { id }, data: { parentId, position: newPosition, visibility } });
       });
     },
