@@ -2,7 +2,8 @@
  * Child-process entry of the benchmark: the real server (createApp) on the
  * database of DATABASE_URL, on a free port. Reports its base URL to the parent
  * over IPC, takes a CPU profile of the steady state when the parent asks, and
- * exits cleanly on SIGTERM/SIGINT. Started by bench/run.ts; not meant to be run by hand.
+ * exits cleanly on SIGTERM/SIGINT. Started by bench/run.ts and bench/site-graph.ts
+ * (startChild in bench/harness.ts); not meant to be run by hand.
  */
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';

@@ -19,33 +19,9 @@
  * the environment; reports its base URL over IPC), or by hand:
  *   DATABASE_FILE=/path/test.db PORT=8081 npx tsx bench/raw-ceiling.ts
  */
-import { createHash } from 'node:crypto';
 import http from 'node:http';
 import Database from 'better-sqlite3';
-
-const ROLES = ['read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
-type Role = (typeof ROLES)[number];
-const rank = (role: string | null | undefined): number => (role ? ROLES.indexOf(role as Role) : -1);
-const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
-
-interface SpaceRow {
-  id: string;
-  organizationId: string;
-  parentId: string | null;
-  title: string;
-  emoji: string;
-  visibility: string;
-  editMode: string;
-  defaultLevel: string | null;
-  language: string | null;
-  mergeRules: string;
-  revisionId: string;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-  /** The nearest explicit default level walking up (space, then its collections); 'inherit' when none. */
-  level: string | null;
-}
+import { error, isRole, rank, roleOn, send, sendMetrics, serveAsChild, spaceBody, tokenHash, iso, rawServer, type SpaceRow } from './raw-common.ts';
 
 export interface RawServerOptions {
   databaseFile: string;
@@ -108,76 +84,7 @@ export function createRawServer(options: RawServerOptions) {
     ORDER BY pg.createdAt, pg.id
   `);
 
-  const iso = (text: string | null) => (text === null ? null : new Date(text).toISOString());
-
-  function roleOn(memberRole: string | null, memberId: string | null, level: string | null): string | null | undefined {
-    if (!memberId) return undefined; // not a member
-    const own = isRole(memberRole) ? memberRole : null;
-    const inherited = isRole(level) ? level : undefined;
-    return inherited !== undefined && rank(inherited) > rank(own) ? inherited : own;
-  }
-
-  function present(s: SpaceRow, role: string | null | undefined): string {
-    const locked = s.editMode === 'locked';
-    const read = rank(role) >= 0;
-    const admin = rank(role) >= rank('admin');
-    const edit = rank(role) >= rank('edit') && !locked;
-    const review = rank(role) >= rank('review');
-    const comment = rank(role) >= rank('comment');
-    let mergeRules: unknown;
-    try {
-      mergeRules = JSON.parse(s.mergeRules);
-    } catch {
-      mergeRules = { type: 'inherit' };
-    }
-    const body: Record<string, unknown> = {
-      object: 'space',
-      id: s.id,
-      title: s.title,
-      emoji: s.emoji,
-      visibility: s.visibility,
-      createdAt: iso(s.createdAt),
-      updatedAt: iso(s.updatedAt),
-    };
-    if (s.deletedAt !== null) body.deletedAt = iso(s.deletedAt);
-    body.editMode = s.editMode;
-    body.mergeRules = mergeRules;
-    body.urls = { location: `${options.publicUrl}/v1/spaces/${s.id}`, app: `${options.appUrl}/o/${s.organizationId}/s/${s.id}` };
-    body.organization = s.organizationId;
-    if (s.parentId !== null) body.parent = s.parentId;
-    if (s.language !== null) body.language = s.language;
-    body.revision = s.revisionId;
-    body.defaultLevel = s.defaultLevel;
-    body.comments = 0;
-    body.changeRequests = 0;
-    body.changeRequestsOpen = 0;
-    body.changeRequestsDraft = 0;
-    body.permissions = {
-      view: read,
-      access: read,
-      admin,
-      viewInviteLinks: admin,
-      edit,
-      triggerGitSync: edit,
-      comment,
-      merge: review,
-      review,
-      installIntegration: admin,
-    };
-    return JSON.stringify(body);
-  }
-
-  const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
-  function send(res: http.ServerResponse, status: number, body: string) {
-    res.writeHead(status, JSON_TYPE);
-    res.end(body);
-  }
-  const error = (res: http.ServerResponse, status: number, message: string) => send(res, status, JSON.stringify({ error: { code: status, message } }));
-
-  function tokenHash(req: http.IncomingMessage): string | null {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    return match ? createHash('sha256').update(match[1]!).digest('hex') : null;
-  }
+  const present = (s: SpaceRow, role: string | null | undefined) => JSON.stringify(spaceBody(s, role, { publicUrl: options.publicUrl, appUrl: options.appUrl }));
 
   const SPACE = /^\/v1\/spaces\/([^/]+)\/?$/;
   const ORG_SPACES = /^\/v1\/orgs\/([^/]+)\/spaces\/?$/;
@@ -186,9 +93,7 @@ export function createRawServer(options: RawServerOptions) {
     try {
       const url = new URL(req.url ?? '/', 'http://raw');
       if (req.method === 'GET' && url.pathname === '/metrics') {
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-        res.end(`# TYPE db_queries_total counter\ndb_queries_total ${statements}\n`);
-        return;
+        return sendMetrics(res, statements);
       }
       if (req.method !== 'GET') return error(res, 405, `${req.method} is not supported`);
       let m = SPACE.exec(url.pathname);
@@ -237,22 +142,7 @@ export function createRawServer(options: RawServerOptions) {
     }
   });
 
-  return {
-    server,
-    listen: () =>
-      new Promise<string>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-          const address = server.address();
-          resolve(`http://${options.host ?? '127.0.0.1'}:${typeof address === 'object' && address ? address.port : options.port}`);
-        });
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }).finally(() => db.close()),
-  };
+  return rawServer(server, options, () => db.close());
 }
 
 // As a script (the child process of bench/run.ts, or by hand).
@@ -265,11 +155,5 @@ if (import.meta.url === `file://${process.argv[1]}` || process.env.RAW_CEILING_C
     appUrl: process.env.APP_URL ?? process.env.PUBLIC_URL ?? 'http://bench.local',
     port: Number(process.env.PORT ?? 0),
   });
-  const baseUrl = await raw.listen();
-  const shutdown = () => void raw.close().then(() => process.exit(0));
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
-  process.on('disconnect', shutdown);
-  if (process.send) process.send({ ready: true, baseUrl });
-  else console.log(`raw ceiling server on ${baseUrl}`);
+  await serveAsChild(raw, 'raw ceiling server');
 }

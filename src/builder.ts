@@ -20,6 +20,8 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
     ContentVisibility: { Input: string; Output: string };
     TranslationLanguage: { Input: string; Output: string };
+    SiteVisibility: { Input: string; Output: string };
+    SiteType: { Input: string; Output: string };
     ContentReferenceStatus: { Input: string; Output: string };
   };
 }>({

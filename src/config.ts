@@ -12,6 +12,12 @@ const schema = z.object({
   PUBLIC_URL: z.url().optional(),
   /** The web app's base URL, for `urls.app`. Defaults to PUBLIC_URL. */
   APP_URL: z.url().optional(),
+  /**
+   * Where published sites are served (by the site renderer, not by this API):
+   * a site without a custom hostname is at `<SITES_URL>/<organizationId>/<basename>`.
+   * Defaults to PUBLIC_URL + `/sites`.
+   */
+  SITES_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests allowed per token (or per IP address when anonymous) in each window. */
   RATE_LIMIT_POINTS: z.coerce.number().int().min(1).default(600),
@@ -30,6 +36,7 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   publicUrl: string;
   appUrl: string;
+  sitesUrl: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   rateLimit: { points: number; windowSeconds: number };
   bodyLimitBytes: number;
@@ -50,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: e.DATABASE_URL,
     publicUrl,
     appUrl: (e.APP_URL ?? publicUrl).replace(/\/+$/, ''),
+    sitesUrl: (e.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -5,6 +5,7 @@
  */
 import DataLoader from 'dataloader';
 import type { Db } from './db/client.ts';
+import { hashShareKey } from './schema/site/share-key.ts';
 
 export function createLoaders(db: Db) {
   return {
@@ -15,6 +16,19 @@ export function createLoaders(db: Db) {
       });
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.map((id) => byId.get(id) ?? null);
+    }),
+    /** share key -> the site it opens (see src/schema/site/share-key.ts), or null. */
+    siteIdByShareKey: new DataLoader(async (keys: readonly string[]) => {
+      const hashes = keys.map(hashShareKey);
+      const links = await db.siteShareLink.findMany({
+        where: { keyHash: { in: hashes } },
+        select: { keyHash: true, active: true, site: { select: { id: true, published: true, visibility: true } } },
+      });
+      const byHash = new Map(links.map((l) => [l.keyHash, l]));
+      return hashes.map((hash) => {
+        const link = byHash.get(hash);
+        return link?.active && link.site.published && link.site.visibility === 'share-link' ? link.site.id : null;
+      });
     }),
   };
 }

@@ -2,7 +2,7 @@ import type { AppConfig } from './config.ts';
 
 /** Absolute URLs for the `urls` members of resources. */
 export class Urls {
-  constructor(private readonly config: Pick<AppConfig, 'publicUrl' | 'appUrl'>) {}
+  constructor(private readonly config: Pick<AppConfig, 'publicUrl' | 'appUrl' | 'sitesUrl'>) {}
 
   /** A REST location: `api('/spaces/x')` -> `<PUBLIC_URL>/v1/spaces/x`. */
   api(path: string): string {
@@ -12,5 +12,15 @@ export class Urls {
   /** A page of the web app. */
   app(path: string): string {
     return `${this.config.appUrl}${path}`;
+  }
+
+  /**
+   * The published address of a site: its custom hostname, else its basename
+   * under SITES_URL. `path` (a section or site space path) is appended.
+   */
+  publishedSite(site: { organizationId: string; basename: string; hostname: string | null }, ...paths: string[]): string {
+    const base = site.hostname ? `https://${site.hostname}` : `${this.config.sitesUrl}/${site.organizationId}/${site.basename}`;
+    const suffix = paths.filter(Boolean).map((p) => p.replace(/^\/+|\/+$/g, '')).join('/');
+    return suffix ? `${base}/${suffix}` : `${base}/`;
   }
 }

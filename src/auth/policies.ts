@@ -55,6 +55,16 @@ const rules = {
   'space:restore': role('admin'),
   'space:transfer': role('admin'),
   'space:admin': role('admin'),
+
+  // Sites follow the organization role: building one (structure, sections,
+  // site spaces, share links) needs create, like other content; its settings
+  // (visibility, hostname, proxy, adaptive schema), publishing and deletion need admin.
+  'site:read': role('read'),
+  'site:create': role('create'),
+  'site:update': role('create'),
+  'site:configure': role('admin'),
+  'site:publish': role('admin'),
+  'site:delete': role('admin'),
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof rules;
@@ -69,6 +79,7 @@ const readActions: Record<string, Action> = {
   member: 'member:read',
   collection: 'collection:read',
   space: 'space:read',
+  site: 'site:read',
 };
 
 /**

@@ -222,7 +222,16 @@ function isMultiStatementError(error: unknown): boolean {
  * exact (nothing ran twice). Single statements keep the normal path and thus
  * their affected-row count.
  */
+/**
+ * better-sqlite3 bundles SQLite >= 3.32, whose limit of bound parameters is
+ * 32,766. Without being told, Prisma assumes the old 999 and splits a larger
+ * `IN (...)` (a relation loaded for 1,000 parents) into several statements
+ * wrapped in a transaction.
+ */
+const SQLITE_MAX_BIND_VALUES = 32_766;
+
 function fixSqliteAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  adapter.getConnectionInfo = () => ({ maxBindValues: SQLITE_MAX_BIND_VALUES, supportsRelationJoins: false });
   const executeRaw = adapter.executeRaw.bind(adapter);
   adapter.executeRaw = async (query: SqlQuery): Promise<number> => {
     try {

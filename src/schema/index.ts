@@ -16,6 +16,20 @@ import './space/type.ts';
 import './space/queries.ts';
 import './space/mutations.ts';
 import './space/links.ts';
+import './site/type.ts';
+import './site/queries.ts';
+import './site/mutations.ts';
+import './site/adaptive-schema.ts';
+import './site/share-links.ts';
+import './site-space/type.ts';
+import './site-space/queries.ts';
+import './site-space/mutations.ts';
+import './site-section/type.ts';
+import './site-section/queries.ts';
+import './site-section/mutations.ts';
+import './site-structure/type.ts';
+import './site-structure/queries.ts';
+import './site-structure/mutations.ts';
 
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);

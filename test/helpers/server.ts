@@ -29,6 +29,10 @@ export interface TestServer {
   createSpace(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
   /** POST /v1/orgs/{id}/collections; the 201 body, validated against the OpenAPI document. */
   createCollection(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
+  /** POST /v1/orgs/{id}/sites; the 201 body, validated against the OpenAPI document. */
+  createSite(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
+  /** POST /v1/orgs/{id}/sites/{siteId}/publish; expects 200. */
+  publishSite(user: { token: string }, organizationId: string, siteId: string): Promise<void>;
   /** GETs a list endpoint, expects 200 with a body matching `operationId`'s schema; the item ids. */
   listIds(user: { token: string }, path: string, operationId: string): Promise<string[]>;
   /** Calls the API; `body` is sent as JSON (a string is sent as is). */
@@ -80,6 +84,12 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       create(user.token, `/v1/orgs/${organizationId}/spaces`, 'createSpace', { title: 'Space', ...body }),
     createCollection: (user, organizationId, body = {}) =>
       create(user.token, `/v1/orgs/${organizationId}/collections`, 'createCollection', { title: 'Collection', ...body }),
+    createSite: (user, organizationId, body = {}) =>
+      create(user.token, `/v1/orgs/${organizationId}/sites`, 'createSite', { title: 'Docs', ...body }),
+    async publishSite(user, organizationId, siteId) {
+      const res = await server.request('POST', `/v1/orgs/${organizationId}/sites/${siteId}/publish`, { token: user.token });
+      if (res.status !== 200) throw new Error(`publish answered ${res.status}: ${JSON.stringify(res.body)}`);
+    },
     async createUser(name = 'User') {
       counter += 1;
       const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${process.pid}-${counter}@example.com`;

@@ -95,7 +95,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListSpacesInCollectionById($collectionId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/collections/{collectionId}/spaces\", reply: \"collection.spaces\") {\n  collection(id: $collectionId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query ListSpacesInCollectionById($collectionId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/collections/{collectionId}/spaces\", reply: \"collection.spaces\") {\n  collection(id: $collectionId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -349,6 +349,721 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites",
+    "status": 200,
+    "reply": "organization.sites",
+    "operationName": "ListSites",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "space",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "title",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "published",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "type",
+        "type": "[SiteType!]",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSites($organizationId: ID!, $page: String, $limit: Int, $space: String, $title: String, $published: Boolean, $type: [SiteType!]) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites\", reply: \"organization.sites\") {\n  organization(id: $organizationId) {\n    sites(\n      page: $page\n      limit: $limit\n      space: $space\n      title: $title\n      published: $published\n      type: $type\n    ) {\n      items {\n        ...SiteFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites",
+    "status": 201,
+    "reply": "createSite",
+    "operationName": "CreateSite",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateSiteInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateSite($organizationId: ID!, $input: CreateSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites\", status: 201) {\n  createSite(organizationId: $organizationId, input: $input) {\n    ...SiteFields\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}",
+    "status": 205,
+    "reply": "deleteSite",
+    "operationName": "DeleteSiteById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteSiteById($organizationId: ID!, $siteId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/sites/{siteId}\", status: 205) {\n  deleteSite(organizationId: $organizationId, siteId: $siteId)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}",
+    "status": 200,
+    "reply": "site",
+    "operationName": "GetSiteById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetSiteById($organizationId: ID!, $siteId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}\") {\n  site(organizationId: $organizationId, id: $siteId) {\n    ...SiteFields\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}",
+    "status": 200,
+    "reply": "updateSite",
+    "operationName": "UpdateSiteById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSiteInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateSiteById($organizationId: ID!, $siteId: ID!, $input: UpdateSiteInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}\") {\n  updateSite(organizationId: $organizationId, siteId: $siteId, input: $input) {\n    ...SiteFields\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema",
+    "status": 200,
+    "reply": "siteAdaptiveSchema",
+    "operationName": "GetSiteAdaptiveSchema",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetSiteAdaptiveSchema($organizationId: ID!, $siteId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema\") {\n  siteAdaptiveSchema(organizationId: $organizationId, siteId: $siteId) {\n    object\n    jsonSchema\n    updatedAt\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema",
+    "status": 200,
+    "reply": "updateSiteAdaptiveSchema",
+    "operationName": "UpdateSiteAdaptiveSchema",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSiteAdaptiveSchemaInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateSiteAdaptiveSchema($organizationId: ID!, $siteId: ID!, $input: UpdateSiteAdaptiveSchemaInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema\") {\n  updateSiteAdaptiveSchema(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    object\n    jsonSchema\n    updatedAt\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions",
+    "status": 200,
+    "reply": "siteAdaptiveTemplateConditions",
+    "operationName": "ListSiteAdaptiveTemplateConditions",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query ListSiteAdaptiveTemplateConditions($organizationId: ID!, $siteId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions\") {\n  siteAdaptiveTemplateConditions(organizationId: $organizationId, siteId: $siteId) {\n    items {\n      description\n      condition\n    }\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/publish",
+    "status": 200,
+    "reply": "publishSite",
+    "operationName": "PublishSite",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation PublishSite($organizationId: ID!, $siteId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/publish\") {\n  publishSite(organizationId: $organizationId, siteId: $siteId) {\n    ...SiteFields\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/published",
+    "status": 200,
+    "reply": "publishedContentSite",
+    "operationName": "GetPublishedContentSite",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "shareKey",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPublishedContentSite($organizationId: ID!, $siteId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/published\") {\n  publishedContentSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n  ) {\n    object\n    site {\n      ...SiteFields\n    }\n    structure {\n      type\n      structure(onlyVisible: true) {\n        ... on SiteSection {\n          object\n          id\n          title\n          description\n          default\n          path\n          condition\n          sectionGroup\n          icon\n          siteSpaces(onlyVisible: true) {\n            object\n            id\n            path\n            section: sectionId\n            space {\n              object\n              id\n              title\n              emoji\n              visibility\n              createdAt\n              updatedAt\n              deletedAt\n              editMode\n              mergeRules\n              urls {\n                location\n                app\n                published\n              }\n              organization: organizationId\n              parent: parentId\n              language\n              revision: revisionId\n              defaultLevel @keepNull\n              comments\n              changeRequests\n              changeRequestsOpen\n              changeRequestsDraft\n              permissions {\n                view\n                access\n                admin\n                viewInviteLinks\n                edit\n                triggerGitSync\n                comment\n                merge\n                review\n                installIntegration\n              }\n            }\n            title\n            default\n            condition\n            hidden\n            hasAdvancedCustomizationFeature\n            urls {\n              published\n            }\n          }\n          urls {\n            published\n          }\n        }\n        ... on SiteSectionGroup {\n          object\n          id\n          title\n          icon\n          sectionGroup\n          sections(onlyVisible: true) {\n            object\n            id\n            title\n            description\n            default\n            path\n            condition\n            sectionGroup\n            icon\n            siteSpaces(onlyVisible: true) {\n              object\n              id\n              path\n              section: sectionId\n              space {\n                object\n                id\n                title\n                emoji\n                visibility\n                createdAt\n                updatedAt\n                deletedAt\n                editMode\n                mergeRules\n                urls {\n                  location\n                  app\n                  published\n                }\n                organization: organizationId\n                parent: parentId\n                language\n                revision: revisionId\n                defaultLevel @keepNull\n                comments\n                changeRequests\n                changeRequestsOpen\n                changeRequestsDraft\n                permissions {\n                  view\n                  access\n                  admin\n                  viewInviteLinks\n                  edit\n                  triggerGitSync\n                  comment\n                  merge\n                  review\n                  installIntegration\n                }\n              }\n              title\n              default\n              condition\n              hidden\n              hasAdvancedCustomizationFeature\n              urls {\n                published\n              }\n            }\n            urls {\n              published\n            }\n          }\n          children(onlyVisible: true) {\n            ... on SiteSection {\n              object\n              id\n              title\n              description\n              default\n              path\n              condition\n              sectionGroup\n              icon\n              siteSpaces(onlyVisible: true) {\n                object\n                id\n                path\n                section: sectionId\n                space {\n                  object\n                  id\n                  title\n                  emoji\n                  visibility\n                  createdAt\n                  updatedAt\n                  deletedAt\n                  editMode\n                  mergeRules\n                  urls {\n                    location\n                    app\n                    published\n                  }\n                  organization: organizationId\n                  parent: parentId\n                  language\n                  revision: revisionId\n                  defaultLevel @keepNull\n                  comments\n                  changeRequests\n                  changeRequestsOpen\n                  changeRequestsDraft\n                  permissions {\n                    view\n                    access\n                    admin\n                    viewInviteLinks\n                    edit\n                    triggerGitSync\n                    comment\n                    merge\n                    review\n                    installIntegration\n                  }\n                }\n                title\n                default\n                condition\n                hidden\n                hasAdvancedCustomizationFeature\n                urls {\n                  published\n                }\n              }\n              urls {\n                published\n              }\n            }\n            ... on SiteSectionGroup {\n              object\n              id\n              title\n              icon\n              sectionGroup\n              sections(onlyVisible: true) {\n                object\n                id\n                title\n                description\n                default\n                path\n                condition\n                sectionGroup\n                icon\n                siteSpaces(onlyVisible: true) {\n                  object\n                  id\n                  path\n                  section: sectionId\n                  space {\n                    object\n                    id\n                    title\n                    emoji\n                    visibility\n                    createdAt\n                    updatedAt\n                    deletedAt\n                    editMode\n                    mergeRules\n                    urls {\n                      location\n                      app\n                      published\n                    }\n                    organization: organizationId\n                    parent: parentId\n                    language\n                    revision: revisionId\n                    defaultLevel @keepNull\n                    comments\n                    changeRequests\n                    changeRequestsOpen\n                    changeRequestsDraft\n                    permissions {\n                      view\n                      access\n                      admin\n                      viewInviteLinks\n                      edit\n                      triggerGitSync\n                      comment\n                      merge\n                      review\n                      installIntegration\n                    }\n                  }\n                  title\n                  default\n                  condition\n                  hidden\n                  hasAdvancedCustomizationFeature\n                  urls {\n                    published\n                  }\n                }\n                urls {\n                  published\n                }\n              }\n              children(onlyVisible: true) {\n                ... on SiteSection {\n                  object\n                  id\n                  title\n                  description\n                  default\n                  path\n                  condition\n                  sectionGroup\n                  icon\n                  siteSpaces(onlyVisible: true) {\n                    object\n                    id\n                    path\n                    section: sectionId\n                    space {\n                      object\n                      id\n                      title\n                      emoji\n                      visibility\n                      createdAt\n                      updatedAt\n                      deletedAt\n                      editMode\n                      mergeRules\n                      urls {\n                        location\n                        app\n                        published\n                      }\n                      organization: organizationId\n                      parent: parentId\n                      language\n                      revision: revisionId\n                      defaultLevel @keepNull\n                      comments\n                      changeRequests\n                      changeRequestsOpen\n                      changeRequestsDraft\n                      permissions {\n                        view\n                        access\n                        admin\n                        viewInviteLinks\n                        edit\n                        triggerGitSync\n                        comment\n                        merge\n                        review\n                        installIntegration\n                      }\n                    }\n                    title\n                    default\n                    condition\n                    hidden\n                    hasAdvancedCustomizationFeature\n                    urls {\n                      published\n                    }\n                  }\n                  urls {\n                    published\n                  }\n                }\n              }\n            }\n          }\n        }\n        ... on SiteSpace {\n          object\n          id\n          path\n          section: sectionId\n          space {\n            object\n            id\n            title\n            emoji\n            visibility\n            createdAt\n            updatedAt\n            deletedAt\n            editMode\n            mergeRules\n            urls {\n              location\n              app\n              published\n            }\n            organization: organizationId\n            parent: parentId\n            language\n            revision: revisionId\n            defaultLevel @keepNull\n            comments\n            changeRequests\n            changeRequestsOpen\n            changeRequestsDraft\n            permissions {\n              view\n              access\n              admin\n              viewInviteLinks\n              edit\n              triggerGitSync\n              comment\n              merge\n              review\n              installIntegration\n            }\n          }\n          title\n          default\n          condition\n          hidden\n          hasAdvancedCustomizationFeature\n          urls {\n            published\n          }\n        }\n      }\n    }\n    customizations\n    scripts {\n      script\n      contentSecurityPolicy\n      cookies\n    }\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections",
+    "status": 200,
+    "reply": "siteSections",
+    "operationName": "ListSiteSections",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "shareKey",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSiteSections($organizationId: ID!, $siteId: ID!, $shareKey: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", reply: \"siteSections\") {\n  siteSections(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...SiteSectionFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections",
+    "status": 201,
+    "reply": "addSectionToSite",
+    "operationName": "AddSectionToSite",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "AddSectionToSiteInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation AddSectionToSite($organizationId: ID!, $siteId: ID!, $input: AddSectionToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", status: 201) {\n  addSectionToSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}",
+    "status": 205,
+    "reply": "deleteSiteSection",
+    "operationName": "DeleteSiteSectionById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteSectionId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteSiteSectionById($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}\", status: 205) {\n  deleteSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n  )\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}",
+    "status": 200,
+    "reply": "updateSiteSection",
+    "operationName": "UpdateSiteSectionById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteSectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSiteSectionInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateSiteSectionById($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!, $input: UpdateSiteSectionInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}\") {\n  updateSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move",
+    "status": 200,
+    "reply": "moveSiteSection",
+    "operationName": "MoveSiteSection",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteSectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "MoveSiteSectionInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation MoveSiteSection($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!, $input: MoveSiteSectionInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move\") {\n  moveSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/share-links",
+    "status": 200,
+    "reply": "site.shareLinks",
+    "operationName": "ListSiteShareLinks",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSiteShareLinks($organizationId: ID!, $siteId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/share-links\", reply: \"site.shareLinks\") {\n  site(organizationId: $organizationId, id: $siteId) {\n    shareLinks(page: $page, limit: $limit) {\n      items {\n        ...ShareLinkFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ShareLinkFields on ShareLink {\n  object\n  id\n  name\n  active\n  createdAt\n  urls {\n    published\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/share-links",
+    "status": 201,
+    "reply": "createSiteShareLink",
+    "operationName": "CreateSiteShareLink",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateSiteShareLinkInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateSiteShareLink($organizationId: ID!, $siteId: ID!, $input: CreateSiteShareLinkInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/share-links\", status: 201) {\n  createSiteShareLink(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...ShareLinkFields\n  }\n}\n\nfragment ShareLinkFields on ShareLink {\n  object\n  id\n  name\n  active\n  createdAt\n  urls {\n    published\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}",
+    "status": 205,
+    "reply": "deleteSiteShareLink",
+    "operationName": "DeleteSiteShareLinkById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "shareLinkId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteSiteShareLinkById($organizationId: ID!, $siteId: ID!, $shareLinkId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}\", status: 205) {\n  deleteSiteShareLink(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareLinkId: $shareLinkId\n  )\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}",
+    "status": 200,
+    "reply": "updateSiteShareLink",
+    "operationName": "UpdateSiteShareLinkById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "shareLinkId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSiteShareLinkInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateSiteShareLinkById($organizationId: ID!, $siteId: ID!, $shareLinkId: ID!, $input: UpdateSiteShareLinkInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}\") {\n  updateSiteShareLink(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareLinkId: $shareLinkId\n    input: $input\n  ) {\n    ...ShareLinkFields\n  }\n}\n\nfragment ShareLinkFields on ShareLink {\n  object\n  id\n  name\n  active\n  createdAt\n  urls {\n    published\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces",
+    "status": 200,
+    "reply": "siteSpaces",
+    "operationName": "ListSiteSpaces",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "shareKey",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "default",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSiteSpaces($organizationId: ID!, $siteId: ID!, $shareKey: String, $default: Boolean, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", reply: \"siteSpaces\") {\n  siteSpaces(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    default: $default\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...SiteSpaceFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces",
+    "status": 201,
+    "reply": "addSpaceToSite",
+    "operationName": "AddSpaceToSite",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "AddSpaceToSiteInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation AddSpaceToSite($organizationId: ID!, $siteId: ID!, $input: AddSpaceToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", status: 201) {\n  addSpaceToSite(organizationId: $organizationId, siteId: $siteId, input: $input) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}",
+    "status": 205,
+    "reply": "deleteSiteSpace",
+    "operationName": "DeleteSiteSpaceById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteSpaceId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteSiteSpaceById($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}\", status: 205) {\n  deleteSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n  )\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}",
+    "status": 200,
+    "reply": "updateSiteSpace",
+    "operationName": "UpdateSiteSpaceById",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteSpaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSiteSpaceInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateSiteSpaceById($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!, $input: UpdateSiteSpaceInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}\") {\n  updateSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n    input: $input\n  ) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move",
+    "status": 200,
+    "reply": "moveSiteSpace",
+    "operationName": "MoveSiteSpace",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteSpaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "MoveSiteSpaceInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation MoveSiteSpace($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!, $input: MoveSiteSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move\") {\n  moveSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n    input: $input\n  ) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/structure",
+    "status": 200,
+    "reply": "siteStructure",
+    "operationName": "GetSiteStructure",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "shareKey",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query GetSiteStructure($organizationId: ID!, $siteId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/structure\") {\n  siteStructure(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n  ) {\n    type\n    structure {\n      ... on SiteSection {\n        object\n        id\n        title\n        description\n        default\n        path\n        condition\n        sectionGroup\n        icon\n        siteSpaces {\n          object\n          id\n          path\n          section: sectionId\n          space {\n            object\n            id\n            title\n            emoji\n            visibility\n            createdAt\n            updatedAt\n            deletedAt\n            editMode\n            mergeRules\n            urls {\n              location\n              app\n              published\n            }\n            organization: organizationId\n            parent: parentId\n            language\n            revision: revisionId\n            defaultLevel @keepNull\n            comments\n            changeRequests\n            changeRequestsOpen\n            changeRequestsDraft\n            permissions {\n              view\n              access\n              admin\n              viewInviteLinks\n              edit\n              triggerGitSync\n              comment\n              merge\n              review\n              installIntegration\n            }\n          }\n          title\n          default\n          condition\n          hidden\n          hasAdvancedCustomizationFeature\n          urls {\n            published\n          }\n        }\n        urls {\n          published\n        }\n      }\n      ... on SiteSectionGroup {\n        object\n        id\n        title\n        icon\n        sectionGroup\n        sections {\n          object\n          id\n          title\n          description\n          default\n          path\n          condition\n          sectionGroup\n          icon\n          siteSpaces {\n            object\n            id\n            path\n            section: sectionId\n            space {\n              object\n              id\n              title\n              emoji\n              visibility\n              createdAt\n              updatedAt\n              deletedAt\n              editMode\n              mergeRules\n              urls {\n                location\n                app\n                published\n              }\n              organization: organizationId\n              parent: parentId\n              language\n              revision: revisionId\n              defaultLevel @keepNull\n              comments\n              changeRequests\n              changeRequestsOpen\n              changeRequestsDraft\n              permissions {\n                view\n                access\n                admin\n                viewInviteLinks\n                edit\n                triggerGitSync\n                comment\n                merge\n                review\n                installIntegration\n              }\n            }\n            title\n            default\n            condition\n            hidden\n            hasAdvancedCustomizationFeature\n            urls {\n              published\n            }\n          }\n          urls {\n            published\n          }\n        }\n        children {\n          ... on SiteSection {\n            object\n            id\n            title\n            description\n            default\n            path\n            condition\n            sectionGroup\n            icon\n            siteSpaces {\n              object\n              id\n              path\n              section: sectionId\n              space {\n                object\n                id\n                title\n                emoji\n                visibility\n                createdAt\n                updatedAt\n                deletedAt\n                editMode\n                mergeRules\n                urls {\n                  location\n                  app\n                  published\n                }\n                organization: organizationId\n                parent: parentId\n                language\n                revision: revisionId\n                defaultLevel @keepNull\n                comments\n                changeRequests\n                changeRequestsOpen\n                changeRequestsDraft\n                permissions {\n                  view\n                  access\n                  admin\n                  viewInviteLinks\n                  edit\n                  triggerGitSync\n                  comment\n                  merge\n                  review\n                  installIntegration\n                }\n              }\n              title\n              default\n              condition\n              hidden\n              hasAdvancedCustomizationFeature\n              urls {\n                published\n              }\n            }\n            urls {\n              published\n            }\n          }\n          ... on SiteSectionGroup {\n            object\n            id\n            title\n            icon\n            sectionGroup\n            sections {\n              object\n              id\n              title\n              description\n              default\n              path\n              condition\n              sectionGroup\n              icon\n              siteSpaces {\n                object\n                id\n                path\n                section: sectionId\n                space {\n                  object\n                  id\n                  title\n                  emoji\n                  visibility\n                  createdAt\n                  updatedAt\n                  deletedAt\n                  editMode\n                  mergeRules\n                  urls {\n                    location\n                    app\n                    published\n                  }\n                  organization: organizationId\n                  parent: parentId\n                  language\n                  revision: revisionId\n                  defaultLevel @keepNull\n                  comments\n                  changeRequests\n                  changeRequestsOpen\n                  changeRequestsDraft\n                  permissions {\n                    view\n                    access\n                    admin\n                    viewInviteLinks\n                    edit\n                    triggerGitSync\n                    comment\n                    merge\n                    review\n                    installIntegration\n                  }\n                }\n                title\n                default\n                condition\n                hidden\n                hasAdvancedCustomizationFeature\n                urls {\n                  published\n                }\n              }\n              urls {\n                published\n              }\n            }\n            children {\n              ... on SiteSection {\n                object\n                id\n                title\n                description\n                default\n                path\n                condition\n                sectionGroup\n                icon\n                siteSpaces {\n                  object\n                  id\n                  path\n                  section: sectionId\n                  space {\n                    object\n                    id\n                    title\n                    emoji\n                    visibility\n                    createdAt\n                    updatedAt\n                    deletedAt\n                    editMode\n                    mergeRules\n                    urls {\n                      location\n                      app\n                      published\n                    }\n                    organization: organizationId\n                    parent: parentId\n                    language\n                    revision: revisionId\n                    defaultLevel @keepNull\n                    comments\n                    changeRequests\n                    changeRequestsOpen\n                    changeRequestsDraft\n                    permissions {\n                      view\n                      access\n                      admin\n                      viewInviteLinks\n                      edit\n                      triggerGitSync\n                      comment\n                      merge\n                      review\n                      installIntegration\n                    }\n                  }\n                  title\n                  default\n                  condition\n                  hidden\n                  hasAdvancedCustomizationFeature\n                  urls {\n                    published\n                  }\n                }\n                urls {\n                  published\n                }\n              }\n            }\n          }\n        }\n      }\n      ... on SiteSpace {\n        object\n        id\n        path\n        section: sectionId\n        space {\n          object\n          id\n          title\n          emoji\n          visibility\n          createdAt\n          updatedAt\n          deletedAt\n          editMode\n          mergeRules\n          urls {\n            location\n            app\n            published\n          }\n          organization: organizationId\n          parent: parentId\n          language\n          revision: revisionId\n          defaultLevel @keepNull\n          comments\n          changeRequests\n          changeRequestsOpen\n          changeRequestsDraft\n          permissions {\n            view\n            access\n            admin\n            viewInviteLinks\n            edit\n            triggerGitSync\n            comment\n            merge\n            review\n            installIntegration\n          }\n        }\n        title\n        default\n        condition\n        hidden\n        hasAdvancedCustomizationFeature\n        urls {\n          published\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/structure/sort",
+    "status": 200,
+    "reply": "sortSiteStructure",
+    "operationName": "SortSiteStructure",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "SortSiteStructureInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation SortSiteStructure($organizationId: ID!, $siteId: ID!, $input: SortSiteStructureInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/structure/sort\") {\n  sortSiteStructure(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ... on SiteSpace {\n      object\n      id\n      path\n      section: sectionId\n      space {\n        object\n        id\n        title\n        emoji\n        visibility\n        createdAt\n        updatedAt\n        deletedAt\n        editMode\n        mergeRules\n        urls {\n          location\n          app\n          published\n        }\n        organization: organizationId\n        parent: parentId\n        language\n        revision: revisionId\n        defaultLevel @keepNull\n        comments\n        changeRequests\n        changeRequestsOpen\n        changeRequestsDraft\n        permissions {\n          view\n          access\n          admin\n          viewInviteLinks\n          edit\n          triggerGitSync\n          comment\n          merge\n          review\n          installIntegration\n        }\n      }\n      title\n      default\n      condition\n      hidden\n      hasAdvancedCustomizationFeature\n      urls {\n        published\n      }\n    }\n    ... on SiteSection {\n      object\n      id\n      title\n      description\n      default\n      path\n      condition\n      sectionGroup\n      icon\n      siteSpaces {\n        object\n        id\n        path\n        section: sectionId\n        space {\n          object\n          id\n          title\n          emoji\n          visibility\n          createdAt\n          updatedAt\n          deletedAt\n          editMode\n          mergeRules\n          urls {\n            location\n            app\n            published\n          }\n          organization: organizationId\n          parent: parentId\n          language\n          revision: revisionId\n          defaultLevel @keepNull\n          comments\n          changeRequests\n          changeRequestsOpen\n          changeRequestsDraft\n          permissions {\n            view\n            access\n            admin\n            viewInviteLinks\n            edit\n            triggerGitSync\n            comment\n            merge\n            review\n            installIntegration\n          }\n        }\n        title\n        default\n        condition\n        hidden\n        hasAdvancedCustomizationFeature\n        urls {\n          published\n        }\n      }\n      urls {\n        published\n      }\n    }\n    ... on SiteSectionGroup {\n      object\n      id\n      title\n      icon\n      sectionGroup\n      sections {\n        object\n        id\n        title\n        description\n        default\n        path\n        condition\n        sectionGroup\n        icon\n        siteSpaces {\n          object\n          id\n          path\n          section: sectionId\n          space {\n            object\n            id\n            title\n            emoji\n            visibility\n            createdAt\n            updatedAt\n            deletedAt\n            editMode\n            mergeRules\n            urls {\n              location\n              app\n              published\n            }\n            organization: organizationId\n            parent: parentId\n            language\n            revision: revisionId\n            defaultLevel @keepNull\n            comments\n            changeRequests\n            changeRequestsOpen\n            changeRequestsDraft\n            permissions {\n              view\n              access\n              admin\n              viewInviteLinks\n              edit\n              triggerGitSync\n              comment\n              merge\n              review\n              installIntegration\n            }\n          }\n          title\n          default\n          condition\n          hidden\n          hasAdvancedCustomizationFeature\n          urls {\n            published\n          }\n        }\n        urls {\n          published\n        }\n      }\n      children {\n        ... on SiteSection {\n          object\n          id\n          title\n          description\n          default\n          path\n          condition\n          sectionGroup\n          icon\n          siteSpaces {\n            object\n            id\n            path\n            section: sectionId\n            space {\n              object\n              id\n              title\n              emoji\n              visibility\n              createdAt\n              updatedAt\n              deletedAt\n              editMode\n              mergeRules\n              urls {\n                location\n                app\n                published\n              }\n              organization: organizationId\n              parent: parentId\n              language\n              revision: revisionId\n              defaultLevel @keepNull\n              comments\n              changeRequests\n              changeRequestsOpen\n              changeRequestsDraft\n              permissions {\n                view\n                access\n                admin\n                viewInviteLinks\n                edit\n                triggerGitSync\n                comment\n                merge\n                review\n                installIntegration\n              }\n            }\n            title\n            default\n            condition\n            hidden\n            hasAdvancedCustomizationFeature\n            urls {\n              published\n            }\n          }\n          urls {\n            published\n          }\n        }\n        ... on SiteSectionGroup {\n          object\n          id\n          title\n          icon\n          sectionGroup\n          sections {\n            object\n            id\n            title\n            description\n            default\n            path\n            condition\n            sectionGroup\n            icon\n            siteSpaces {\n              object\n              id\n              path\n              section: sectionId\n              space {\n                object\n                id\n                title\n                emoji\n                visibility\n                createdAt\n                updatedAt\n                deletedAt\n                editMode\n                mergeRules\n                urls {\n                  location\n                  app\n                  published\n                }\n                organization: organizationId\n                parent: parentId\n                language\n                revision: revisionId\n                defaultLevel @keepNull\n                comments\n                changeRequests\n                changeRequestsOpen\n                changeRequestsDraft\n                permissions {\n                  view\n                  access\n                  admin\n                  viewInviteLinks\n                  edit\n                  triggerGitSync\n                  comment\n                  merge\n                  review\n                  installIntegration\n                }\n              }\n              title\n              default\n              condition\n              hidden\n              hasAdvancedCustomizationFeature\n              urls {\n                published\n              }\n            }\n            urls {\n              published\n            }\n          }\n          children {\n            ... on SiteSection {\n              object\n              id\n              title\n              description\n              default\n              path\n              condition\n              sectionGroup\n              icon\n              siteSpaces {\n                object\n                id\n                path\n                section: sectionId\n                space {\n                  object\n                  id\n                  title\n                  emoji\n                  visibility\n                  createdAt\n                  updatedAt\n                  deletedAt\n                  editMode\n                  mergeRules\n                  urls {\n                    location\n                    app\n                    published\n                  }\n                  organization: organizationId\n                  parent: parentId\n                  language\n                  revision: revisionId\n                  defaultLevel @keepNull\n                  comments\n                  changeRequests\n                  changeRequestsOpen\n                  changeRequestsDraft\n                  permissions {\n                    view\n                    access\n                    admin\n                    viewInviteLinks\n                    edit\n                    triggerGitSync\n                    comment\n                    merge\n                    review\n                    installIntegration\n                  }\n                }\n                title\n                default\n                condition\n                hidden\n                hasAdvancedCustomizationFeature\n                urls {\n                  published\n                }\n              }\n              urls {\n                published\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/unpublish",
+    "status": 200,
+    "reply": "unpublishSite",
+    "operationName": "UnpublishSite",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation UnpublishSite($organizationId: ID!, $siteId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/unpublish\") {\n  unpublishSite(organizationId: $organizationId, siteId: $siteId) {\n    ...SiteFields\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/orgs/{organizationId}/spaces",
     "status": 200,
     "reply": "organization.spaces",
@@ -370,7 +1085,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListSpacesInOrganizationById($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/spaces\", reply: \"organization.spaces\") {\n  organization(id: $organizationId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query ListSpacesInOrganizationById($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/spaces\", reply: \"organization.spaces\") {\n  organization(id: $organizationId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -390,7 +1105,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -425,7 +1140,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetSpaceById($spaceId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/spaces/{spaceId}\") {\n  space(id: $spaceId, shareKey: $shareKey) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query GetSpaceById($spaceId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/spaces/{spaceId}\") {\n  space(id: $spaceId, shareKey: $shareKey) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "PATCH",
@@ -445,7 +1160,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateSpaceById($spaceId: ID!, $input: UpdateSpaceInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}\") {\n  updateSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation UpdateSpaceById($spaceId: ID!, $input: UpdateSpaceInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}\") {\n  updateSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -460,7 +1175,7 @@ export const restRoutes: RestRoute[] = [
         "source": "path"
       }
     ],
-    "document": "mutation DuplicateSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/duplicate\", status: 201) {\n  duplicateSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation DuplicateSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/duplicate\", status: 201) {\n  duplicateSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",
@@ -510,7 +1225,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation MoveSpace($spaceId: ID!, $input: MoveSpaceInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/move\") {\n  moveSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation MoveSpace($spaceId: ID!, $input: MoveSpaceInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/move\") {\n  moveSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -525,7 +1240,7 @@ export const restRoutes: RestRoute[] = [
         "source": "path"
       }
     ],
-    "document": "mutation RestoreSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/restore\") {\n  restoreSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation RestoreSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/restore\") {\n  restoreSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -545,7 +1260,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation TransferSpace($spaceId: ID!, $input: TransferInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/transfer\") {\n  transferSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation TransferSpace($spaceId: ID!, $input: TransferInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/transfer\") {\n  transferSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",

@@ -25,6 +25,10 @@ export const OrganizationUseCase = builder.enumType('OrganizationUseCase', {
 export const OrganizationCommunityType = builder.enumType('OrganizationCommunityType', {
   values: ['nonProfit', 'openSource', 'education'] as const,
 });
+export const SiteAgentsContext = builder.enumType('SiteAgentsContext', {
+  description: 'Whether the site is part of the agents\' context',
+  values: ['excluded', 'included'] as const,
+});
 export const SortDirection = builder.enumType('SortDirection', { values: ['asc', 'desc'] as const });
 
 export const CONTENT_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
@@ -33,7 +37,9 @@ export const TRANSLATION_LANGUAGES = [
   'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
 ] as const;
 
-function stringSetScalar(name: 'ContentVisibility' | 'TranslationLanguage' | 'ContentReferenceStatus', values: readonly string[], description: string) {
+function stringSetScalar(
+  name: 'ContentVisibility' | 'TranslationLanguage' | 'ContentReferenceStatus' | 'SiteVisibility' | 'SiteType',
+  values: readonly string[], description: string) {
   const check = (value: unknown) => {
     if (typeof value !== 'string' || !values.includes(value)) {
       throw new GraphQLError(`Expected one of ${values.join(', ')}; got ${JSON.stringify(value)}`);
@@ -50,3 +56,8 @@ function stringSetScalar(name: 'ContentVisibility' | 'TranslationLanguage' | 'Co
 export const ContentVisibility = stringSetScalar('ContentVisibility', CONTENT_VISIBILITIES, 'Who can see a space');
 export const TranslationLanguage = stringSetScalar('TranslationLanguage', TRANSLATION_LANGUAGES, 'A content language');
 export const ContentReferenceStatus = stringSetScalar('ContentReferenceStatus', ['ok', 'broken', 'in-app'], 'The state of a link');
+
+export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
+export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
+export const SiteVisibility = stringSetScalar('SiteVisibility', SITE_VISIBILITIES, 'Who can see a published site');
+export const SiteType = stringSetScalar('SiteType', SITE_TYPES, 'The plan of a site');

@@ -16,7 +16,8 @@ export const MAX_PAGE_SIZE = 1000;
 export interface ListResult<T> {
   items: T[];
   next: { page: string } | null;
-  count: number;
+  /** A number, or a function that counts only when `count` is selected (a COUNT query is not free). */
+  count: number | (() => Promise<number>);
 }
 
 const ListNext = builder.objectRef<{ page: string }>('ListNext').implement({
@@ -31,7 +32,10 @@ export function listType<T>(name: string, itemRef: Parameters<typeof builder.obj
     fields: (t) => ({
       items: t.field({ type: [itemRef], resolve: (list) => list.items as never }),
       next: t.field({ type: ListNext, nullable: true, resolve: (list) => list.next }),
-      count: t.int({ description: 'How many items match, across all pages', resolve: (list) => list.count }),
+      count: t.int({
+        description: 'How many items match, across all pages',
+        resolve: (list) => (typeof list.count === 'function' ? list.count() : list.count),
+      }),
     }),
   });
 }
@@ -93,14 +97,11 @@ export async function paginate<Row extends Record<string, unknown>>(options: Pag
   const where = options.page
     ? { AND: [options.where, afterCursor(options.orderBy, decodeCursor(options.page, options.orderBy))] }
     : options.where;
-  const [rows, count] = await Promise.all([
-    options.findMany({ where, orderBy: options.orderBy.map(([f, d]) => ({ [f]: d })), take: limit + 1 }),
-    options.count({ where: options.where }),
-  ]);
+  const rows = await options.findMany({ where, orderBy: options.orderBy.map(([f, d]) => ({ [f]: d })), take: limit + 1 });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next = rows.length > limit && last ? { page: encodeCursor(options.orderBy.map(([f]) => last[f] as SortValue)) } : null;
-  return { items, next, count };
+  return { items, next, count: () => options.count({ where: options.where }) };
 }
 
 /** The plugin-prisma query (select/include) for the `items` of a list field, so relations load in the same round trip. */

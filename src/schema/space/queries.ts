@@ -5,6 +5,7 @@ import { NotFoundError } from '../../errors/index.ts';
 import { Collection } from '../collection/type.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { openSpaceWithShareKey } from '../site-structure/access.ts';
 import { Space } from './type.ts';
 
 export const SpaceList = listType('Space', Space);
@@ -14,13 +15,26 @@ export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Loads a space the caller may act on, or answers 404/403. Spaces in the bin
- * are invisible except to `restore` (`inBin: true`).
+ * are invisible except to `restore` (`inBin: true`). For `space:read` only, a
+ * caller who may not read the space otherwise may with `shareKey`, the key of
+ * an active share link of a published share-link site that publishes it
+ * (read-only: the key opens nothing else).
  */
-export async function loadSpace<Q extends object>(ctx: Context, id: string, action: Action, query?: Q, options: { inBin?: boolean } = {}) {
+export async function loadSpace<Q extends object>(
+  ctx: Context,
+  id: string,
+  action: Action,
+  query?: Q,
+  options: { inBin?: boolean; shareKey?: string | null } = {},
+) {
   ctx.access.requireViewer();
   const space = await ctx.db.space.findUnique({ ...(query ?? {}), where: { id } });
   if (!space || Boolean(space.deletedAt) !== Boolean(options.inBin)) throw new NotFoundError('Space', id);
-  authorize(await ctx.access.content(space), action, { type: 'Space', id });
+  const subject = await ctx.access.content(space);
+  // A key opening a site that publishes the space also puts the key into its published URL (members included).
+  const opened = action === 'space:read' && options.shareKey ? await openSpaceWithShareKey(ctx, space, options.shareKey) : false;
+  if (opened && !can(subject, action)) return space;
+  authorize(subject, action, { type: 'Space', id });
   return space;
 }
 
@@ -30,9 +44,11 @@ builder.queryField('space', (t) =>
     authScopes: { authenticated: true },
     args: {
       id: t.arg.id({ required: true }),
-      shareKey: t.arg.string({ description: 'Share key of a share-link site, to resolve its published URLs' }),
+      shareKey: t.arg.string({
+        description: 'Share key of a share-link site publishing the space: lets a non-member read it, and goes into `urls.published`',
+      }),
     },
-    resolve: (query, _root, { id }, ctx) => loadSpace(ctx, String(id), 'space:read', query),
+    resolve: (query, _root, { id, shareKey }, ctx) => loadSpace(ctx, String(id), 'space:read', query, { shareKey }),
   }),
 );
 

@@ -2,9 +2,26 @@ import { builder } from '../../builder.ts';
 import { can, type Action } from '../../auth/policies.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
 import { parseStoredJson } from '../shared/merge-rules.ts';
+import { isSpaceShared, publishedSpaceUrl, readableOrganizationIds } from '../site-structure/access.ts';
 
-const SpaceUrls = builder.objectRef<{ location: string; app: string }>('SpaceUrls').implement({
-  fields: (t) => ({ location: t.exposeString('location'), app: t.exposeString('app') }),
+interface SpaceUrlsShape {
+  location: string;
+  app: string;
+  space: { id: string; organizationId: string };
+}
+
+const SpaceUrls = builder.objectRef<SpaceUrlsShape>('SpaceUrls').implement({
+  fields: (t) => ({
+    location: t.exposeString('location'),
+    app: t.exposeString('app'),
+    published: t.string({
+      nullable: true,
+      description:
+        'Published address of the space: its site space on the site a `shareKey` opened, else its first site space on a published site; null when it is on none',
+      // One batched query for every space of the response (a DataLoader), only when asked for.
+      resolve: (urls, _args, ctx) => publishedSpaceUrl(ctx, urls.space),
+    }),
+  }),
 });
 
 const SPACE_PERMISSIONS = {
@@ -41,7 +58,11 @@ export const Space = builder.prismaObject('Space', {
     mergeRules: t.field({ type: 'JSON', resolve: (s) => parseStoredJson(s.mergeRules, { type: 'inherit' }) }),
     urls: t.field({
       type: SpaceUrls,
-      resolve: (s, _args, ctx) => ({ location: ctx.urls.api(`/spaces/${s.id}`), app: ctx.urls.app(`/o/${s.organizationId}/s/${s.id}`) }),
+      resolve: (s, _args, ctx) => ({
+        location: ctx.urls.api(`/spaces/${s.id}`),
+        app: ctx.urls.app(`/o/${s.organizationId}/s/${s.id}`),
+        space: { id: s.id, organizationId: s.organizationId },
+      }),
     }),
     organizationId: t.exposeID('organizationId'),
     organization: t.relation('organization'),
@@ -59,10 +80,28 @@ export const Space = builder.prismaObject('Space', {
       type: SpacePermissions,
       resolve: async (s, _args, ctx) => {
         const subject = await ctx.access.content(s);
-        return Object.fromEntries(
+        const permissions = Object.fromEntries(
           Object.entries(SPACE_PERMISSIONS).map(([k, action]) => [k, can(subject, action)]),
         ) as Record<SpacePermissionName, boolean>;
+        // Opened with the share key of a site publishing it: read-only.
+        if (!permissions.view && (await isSpaceShared(ctx, s.id))) Object.assign(permissions, { view: true, access: true });
+        return permissions;
       },
     }),
   }),
 });
+
+// Reverse edges to sites: only the site spaces of organizations whose sites the caller may read.
+builder.prismaObjectFields(Space, (t) => ({
+  siteSpaces: t.relation('siteSpaces', {
+    description: 'Where the space is published: its site spaces, oldest first (on sites the caller may read)',
+    query: (_args, ctx) => ({
+      where: { site: { organizationId: { in: readableOrganizationIds(ctx) } } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    }),
+  }),
+  siteSpacesCount: t.relationCount('siteSpaces', {
+    description: 'How many site spaces publish the space (on sites the caller may read)',
+    where: (_args, ctx) => ({ site: { organizationId: { in: readableOrganizationIds(ctx) } } }),
+  }),
+}));

@@ -1,0 +1,331 @@
+/**
+ * The hand-written-SQL baseline of bench/site-graph.ts: node:http +
+ * better-sqlite3 on the benchmark's database file, answering the same JSON as
+ * the app for
+ *
+ *   POST /graphql   the nested site graph query of bench/site-graph.ts
+ *                   (`organization(id) { sites(limit) { items { id title sections {
+ *                   id title path siteSpaces { id path space { id title } } } } } }`),
+ *                   whatever the query text: this server knows that one query
+ *                   and reads only its variables (organizationId, limit)
+ *   GET /v1/orgs/{organizationId}/sites/{siteId}/structure
+ *
+ * One prepared statement per level, results assembled in JS, as one would
+ * write it by hand:
+ *
+ *   graph:     1. token -> user, the organization, the caller's membership
+ *              2. the sites of the organization (createdAt, id), LIMIT
+ *              3. their sections (position, id)            -- WHERE siteId IN (json_each)
+ *              4. their site spaces joined with the spaces  -- WHERE sectionId IN (json_each)
+ *   structure: 1. token -> user, the site, the caller's membership in its organization
+ *              2. its sections and section groups
+ *              3. its site spaces joined with their spaces (each space's
+ *                 effective default level, for its permissions, as a subquery)
+ *
+ * `GET /metrics` answers `db_queries_total` (the statements run), like the app.
+ *
+ * Run as a child process by bench/site-graph.ts (DATABASE_FILE, PUBLIC_URL,
+ * APP_URL, SITES_URL in the environment; reports its base URL over IPC), or by hand:
+ *   DATABASE_FILE=/path/test.db PORT=8082 npx tsx bench/raw-site-graph.ts
+ */
+import http from 'node:http';
+import Database from 'better-sqlite3';
+import { error, rank, roleOn, send, sendMetrics, serveAsChild, spaceBody, tokenHash, rawServer, type SpaceRow } from './raw-common.ts';
+
+export interface RawSiteGraphOptions {
+  databaseFile: string;
+  publicUrl: string;
+  appUrl: string;
+  /** Where published sites are served (the app's SITES_URL; default `<publicUrl>/sites`). */
+  sitesUrl?: string;
+  port?: number;
+  host?: string;
+}
+
+interface Viewer {
+  viewer: string | null;
+  memberId: string | null;
+  role: string | null;
+}
+
+export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
+  const db = new Database(options.databaseFile, { fileMustExist: true });
+  const sitesUrl = (options.sitesUrl ?? `${options.publicUrl}/sites`).replace(/\/+$/, '');
+  let statements = 0;
+
+  // --- the nested graph
+
+  const graphViewer = db.prepare<{ hash: string; org: string }, Viewer & { orgId: string | null }>(`
+    SELECT t.userId AS viewer, o.id AS orgId, m.id AS memberId, m.role AS role
+    FROM (SELECT @hash AS h) x
+    LEFT JOIN ApiToken t ON t.tokenHash = x.h
+    LEFT JOIN Organization o ON o.id = @org
+    LEFT JOIN Member m ON m.organizationId = o.id AND m.userId = t.userId
+  `);
+  const graphSites = db.prepare<{ org: string; take: number }, { id: string; title: string }>(`
+    SELECT id, title FROM Site WHERE organizationId = @org ORDER BY createdAt, id LIMIT @take
+  `);
+  const graphSections = db.prepare<{ ids: string }, { id: string; siteId: string; title: string; path: string }>(`
+    SELECT id, siteId, title, path FROM SiteSection
+    WHERE siteId IN (SELECT value FROM json_each(@ids))
+    ORDER BY position, id
+  `);
+  const graphSiteSpaces = db.prepare<{ ids: string }, { id: string; sectionId: string; path: string; spaceId: string; spaceTitle: string }>(`
+    SELECT ss.id, ss.sectionId, ss.path, s.id AS spaceId, s.title AS spaceTitle
+    FROM SiteSpace ss JOIN Space s ON s.id = ss.spaceId
+    WHERE ss.sectionId IN (SELECT value FROM json_each(@ids))
+    ORDER BY ss.position, ss.id
+  `);
+
+  interface GraphSiteSpace {
+    id: string;
+    path: string;
+    space: { id: string; title: string };
+  }
+  interface GraphSection {
+    id: string;
+    title: string;
+    path: string;
+    siteSpaces: GraphSiteSpace[];
+  }
+
+  /** The `data` of the graph query, or a GraphQL error. */
+  function graph(hash: string, org: string, limit: number): { status: number; body: string } {
+    statements++;
+    const v = graphViewer.get({ hash, org })!;
+    if (!v.viewer) return { status: 401, body: JSON.stringify({ errors: [{ message: 'The API token is invalid or has been revoked', extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } }] }) };
+    if (!v.orgId || !v.memberId) {
+      return { status: 200, body: JSON.stringify({ errors: [{ message: `Organization ${org} not found`, path: ['organization'], extensions: { code: 'NOT_FOUND' } }], data: { organization: null } }) };
+    }
+    // Sites need site:read (role read); a guest (no role) sees none.
+    const sites = rank(v.role) >= rank('read') ? (statements++, graphSites.all({ org, take: limit })) : [];
+    const sectionsOf = new Map<string, GraphSection[]>();
+    const siteSpacesOf = new Map<string, GraphSiteSpace[]>();
+    if (sites.length > 0) {
+      statements++;
+      const sections = graphSections.all({ ids: JSON.stringify(sites.map((s) => s.id)) });
+      for (const s of sections) {
+        const section: GraphSection = { id: s.id, title: s.title, path: s.path, siteSpaces: [] };
+        siteSpacesOf.set(s.id, section.siteSpaces);
+        const list = sectionsOf.get(s.siteId);
+        if (list) list.push(section);
+        else sectionsOf.set(s.siteId, [section]);
+      }
+      if (sections.length > 0) {
+        statements++;
+        for (const ss of graphSiteSpaces.all({ ids: JSON.stringify(sections.map((s) => s.id)) })) {
+          siteSpacesOf.get(ss.sectionId)!.push({ id: ss.id, path: ss.path, space: { id: ss.spaceId, title: ss.spaceTitle } });
+        }
+      }
+    }
+    const items = sites.map((s) => ({ id: s.id, title: s.title, sections: sectionsOf.get(s.id) ?? [] }));
+    return { status: 200, body: JSON.stringify({ data: { organization: { sites: { items } } } }) };
+  }
+
+  // --- the structure of one site
+
+  const structureViewer = db.prepare<
+    { hash: string; site: string },
+    Viewer & { id: string | null; organizationId: string; basename: string; hostname: string | null; published: number; defaultSectionId: string | null }
+  >(`
+    SELECT t.userId AS viewer, m.id AS memberId, m.role AS role,
+           s.id, s.organizationId, s.basename, s.hostname, s.published, s.defaultSectionId
+    FROM (SELECT @hash AS h) x
+    LEFT JOIN ApiToken t ON t.tokenHash = x.h
+    LEFT JOIN Site s ON s.id = @site
+    LEFT JOIN Member m ON m.organizationId = s.organizationId AND m.userId = t.userId
+  `);
+  // Sections and section groups in one statement (kind 's' / 'g'), in structure order within each parent.
+  const structureItems = db.prepare<
+    { site: string },
+    {
+      kind: 's' | 'g';
+      id: string;
+      parentId: string | null;
+      title: string;
+      description: string | null;
+      path: string | null;
+      condition: string | null;
+      icon: string | null;
+      position: number;
+    }
+  >(`
+    SELECT 's' AS kind, id, sectionGroupId AS parentId, title, description, path, condition, icon, position
+    FROM SiteSection WHERE siteId = @site
+    UNION ALL
+    SELECT 'g', id, parentGroupId, title, NULL, NULL, NULL, icon, position
+    FROM SiteSectionGroup WHERE siteId = @site
+    ORDER BY position, id
+  `);
+  // The site spaces with their spaces, and each space's effective default
+  // level (the nearest explicit one up its collections) for its permissions.
+  const structureSiteSpaces = db.prepare<
+    { site: string },
+    SpaceRow & { ssId: string; ssSectionId: string | null; ssPath: string; ssCondition: string | null; ssIsDefault: number; ssHidden: number }
+  >(`
+    SELECT ss.id AS ssId, ss.sectionId AS ssSectionId, ss.path AS ssPath, ss.condition AS ssCondition,
+           ss.isDefault AS ssIsDefault, ss.hidden AS ssHidden,
+           sp.id, sp.organizationId, sp.parentId, sp.title, sp.emoji, sp.visibility, sp.editMode, sp.defaultLevel, sp.language,
+           sp.mergeRules, sp.revisionId, sp.createdAt, sp.updatedAt, sp.deletedAt,
+           CASE WHEN sp.defaultLevel = 'inherit' AND sp.parentId IS NOT NULL THEN (
+             WITH RECURSIVE chain(n, parentId, defaultLevel) AS (
+               SELECT 0, c.parentId, c.defaultLevel FROM Collection c WHERE c.id = sp.parentId
+               UNION ALL
+               SELECT chain.n + 1, c.parentId, c.defaultLevel FROM Collection c JOIN chain ON c.id = chain.parentId
+               WHERE chain.defaultLevel = 'inherit'
+             )
+             SELECT defaultLevel FROM chain ORDER BY n DESC LIMIT 1
+           ) ELSE sp.defaultLevel END AS level
+    FROM SiteSpace ss
+    JOIN Space sp ON sp.id = ss.spaceId
+    WHERE ss.siteId = @site
+    ORDER BY ss.position, ss.id
+  `);
+
+  /** The published address of a site (and of paths on it), as the app's urls.publishedSite makes it. */
+  function publishedSite(site: { organizationId: string; basename: string; hostname: string | null }, ...paths: Array<string | null>): string {
+    const base = site.hostname ? `https://${site.hostname}` : `${sitesUrl}/${site.organizationId}/${site.basename}`;
+    const rest = paths
+      .filter((p): p is string => Boolean(p))
+      .map((p) => p.replace(/^\/+|\/+$/g, ''))
+      .join('/');
+    return rest ? `${base}/${rest}` : `${base}/`;
+  }
+
+  function structure(hash: string, org: string, siteId: string): { status: number; body: string } {
+    statements++;
+    const v = structureViewer.get({ hash, site: siteId })!;
+    const fail = (status: number, message: string) => ({ status, body: JSON.stringify({ error: { code: status, message } }) });
+    if (!v.viewer) return fail(401, 'The API token is invalid or has been revoked');
+    if (!v.id || v.organizationId !== org || !v.memberId || rank(v.role) < rank('read')) return fail(404, `Site ${siteId} not found`);
+    const site = { organizationId: v.organizationId, basename: v.basename, hostname: v.hostname, published: v.published === 1 };
+    const published = (...paths: Array<string | null>) => (site.published ? publishedSite(site, ...paths) : undefined);
+
+    statements++;
+    const items = structureItems.all({ site: siteId });
+    statements++;
+    const siteSpaceRows = structureSiteSpaces.all({ site: siteId });
+
+    const sectionPath = new Map<string, string>();
+    for (const it of items) if (it.kind === 's') sectionPath.set(it.id, it.path!);
+    const siteSpacesOf = new Map<string | null, Record<string, unknown>[]>();
+    for (const r of siteSpaceRows) {
+      const body: Record<string, unknown> = {
+        object: 'site-space',
+        id: r.ssId,
+        path: r.ssPath,
+      };
+      if (r.ssSectionId !== null) body.section = r.ssSectionId;
+      body.space = spaceBody(r, roleOn(v.role, v.memberId, r.level), options);
+      body.title = r.title;
+      body.default = r.ssIsDefault === 1;
+      if (r.ssCondition !== null) body.condition = r.ssCondition;
+      body.hidden = r.ssHidden === 1;
+      body.hasAdvancedCustomizationFeature = false;
+      const url = published(r.ssSectionId !== null ? (sectionPath.get(r.ssSectionId) ?? null) : null, r.ssPath);
+      body.urls = url ? { published: url } : {};
+      const list = siteSpacesOf.get(r.ssSectionId);
+      if (list) list.push(body);
+      else siteSpacesOf.set(r.ssSectionId, [body]);
+    }
+
+    if (!items.some((it) => it.kind === 's')) {
+      return { status: 200, body: JSON.stringify({ type: 'siteSpaces', structure: siteSpacesOf.get(null) ?? [] }) };
+    }
+    // Sections and groups under their parents, in order (the rows come sorted by position, id).
+    const childrenOf = new Map<string | null, Record<string, unknown>[]>();
+    const sectionsOfGroup = new Map<string, Record<string, unknown>[]>();
+    const bodies: Array<{ row: (typeof items)[number]; body: Record<string, unknown> }> = [];
+    for (const it of items) {
+      let body: Record<string, unknown>;
+      if (it.kind === 's') {
+        body = { object: 'site-section', id: it.id, title: it.title };
+        if (it.description !== null) body.description = it.description;
+        body.default = v.defaultSectionId === it.id;
+        body.path = it.path;
+        if (it.condition !== null) body.condition = it.condition;
+        if (it.parentId !== null) body.sectionGroup = it.parentId;
+        body.siteSpaces = siteSpacesOf.get(it.id) ?? [];
+        const url = published(it.path);
+        body.urls = url ? { published: url } : {};
+        if (it.icon !== null) body.icon = it.icon;
+        if (it.parentId !== null) {
+          const list = sectionsOfGroup.get(it.parentId);
+          if (list) list.push(body);
+          else sectionsOfGroup.set(it.parentId, [body]);
+        }
+      } else {
+        body = { object: 'site-section-group', id: it.id, title: it.title };
+      }
+      bodies.push({ row: it, body });
+      const list = childrenOf.get(it.parentId);
+      if (list) list.push(body);
+      else childrenOf.set(it.parentId, [body]);
+    }
+    for (const { row, body } of bodies) {
+      if (row.kind !== 'g') continue;
+      body.sections = sectionsOfGroup.get(row.id) ?? [];
+      if (row.parentId !== null) body.sectionGroup = row.parentId;
+      body.children = childrenOf.get(row.id) ?? [];
+      if (row.icon !== null) body.icon = row.icon;
+    }
+    return { status: 200, body: JSON.stringify({ type: 'sections', structure: childrenOf.get(null) ?? [] }) };
+  }
+
+  const STRUCTURE = /^\/v1\/orgs\/([^/]+)\/sites\/([^/]+)\/structure\/?$/;
+
+  function readBody(req: http.IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
+    });
+  }
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://raw');
+      if (req.method === 'GET' && url.pathname === '/metrics') return sendMetrics(res, statements);
+      if (req.method === 'POST' && url.pathname === '/graphql') {
+        const hash = tokenHash(req);
+        if (!hash) return error(res, 401, 'Authentication required');
+        const { variables } = JSON.parse(await readBody(req)) as { variables?: { organizationId?: string; limit?: number } };
+        if (!variables?.organizationId) return error(res, 400, 'variables.organizationId is required');
+        const limit = variables.limit ?? 100;
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return error(res, 400, 'limit: must be between 1 and 1000');
+        const answer = graph(hash, variables.organizationId, limit);
+        return send(res, answer.status, answer.body);
+      }
+      const m = req.method === 'GET' ? STRUCTURE.exec(url.pathname) : null;
+      if (m) {
+        const hash = tokenHash(req);
+        if (!hash) return error(res, 401, 'Authentication required');
+        if (url.searchParams.has('shareKey')) return error(res, 400, 'shareKey: not supported by the baseline server');
+        const answer = structure(hash, decodeURIComponent(m[1]!), decodeURIComponent(m[2]!));
+        return send(res, answer.status, answer.body);
+      }
+      return error(res, 404, `Endpoint ${req.method} ${url.pathname} not found`);
+    } catch (e) {
+      console.error(e);
+      return error(res, 500, 'Unexpected error');
+    }
+  });
+
+  return rawServer(server, options, () => db.close());
+}
+
+// As a script (the child process of bench/site-graph.ts, or by hand).
+if (import.meta.url === `file://${process.argv[1]}` || process.env.RAW_SITE_GRAPH_CHILD === '1') {
+  const file = process.env.DATABASE_FILE;
+  if (!file) throw new Error('DATABASE_FILE is required');
+  const publicUrl = process.env.PUBLIC_URL ?? 'http://bench.local';
+  const raw = createRawSiteGraphServer({
+    databaseFile: file,
+    publicUrl,
+    appUrl: process.env.APP_URL ?? publicUrl,
+    sitesUrl: process.env.SITES_URL,
+    port: Number(process.env.PORT ?? 0),
+  });
+  await serveAsChild(raw, 'raw site graph server');
+}

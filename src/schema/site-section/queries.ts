@@ -1,0 +1,38 @@
+import { builder } from '../../builder.ts';
+import { listType, pageArgs, paginate, itemsQuery } from '../shared/pagination.ts';
+import { Site } from '../site/type.ts';
+import { loadReadableSite } from '../site-structure/access.ts';
+import { STRUCTURE_ORDER } from '../site-structure/position.ts';
+import { readableSiteArgs } from '../site-structure/queries.ts';
+import { SiteSection } from './type.ts';
+
+export const SiteSectionList = listType('SiteSection', SiteSection);
+
+builder.queryField('siteSections', (t) =>
+  t.field({
+    type: SiteSectionList,
+    description: 'The sections of a site, in position order (`siteStructure` gives them as a tree with their groups)',
+    authScopes: { authenticated: true },
+    args: { ...readableSiteArgs, ...pageArgs },
+    resolve: async (_root, args, ctx, info) => {
+      const site = await loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey);
+      const query = itemsQuery(ctx, info);
+      return paginate({
+        page: args.page,
+        limit: args.limit,
+        orderBy: [['position', 'asc'], ['id', 'asc']],
+        where: { siteId: site.id },
+        findMany: (a) => ctx.db.siteSection.findMany({ ...query, ...a }),
+        count: (a) => ctx.db.siteSection.count(a),
+      });
+    },
+  }),
+);
+
+builder.prismaObjectFields(Site, (t) => ({
+  sections: t.relation('sections', {
+    description: 'Every section of the site (those in groups too), in position order',
+    query: { orderBy: STRUCTURE_ORDER },
+  }),
+  sectionsCount: t.relationCount('sections', { description: 'How many sections the site has' }),
+}));

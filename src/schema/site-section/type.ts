@@ -1,0 +1,52 @@
+import { builder } from '../../builder.ts';
+import { publishedUrl, siteFacts, VISIBLE_SITE_SPACE } from '../site-structure/access.ts';
+import { STRUCTURE_ORDER } from '../site-structure/position.ts';
+
+const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({
+  fields: (t) => ({
+    published: t.exposeString('published', {
+      nullable: true,
+      description: 'Published address of the section (with the share key when one opened the site); only while the site is published',
+    }),
+  }),
+});
+
+export const SiteSection = builder.prismaObject('SiteSection', {
+  description: 'A section of a site: a set of site spaces (variants), one of them the default',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'site-section' }),
+    id: t.exposeID('id'),
+    title: t.exposeString('title'),
+    description: t.exposeString('description', { nullable: true }),
+    default: t.boolean({
+      description: 'Whether this is the default section of the site',
+      resolve: async (section, _args, ctx) => (await siteFacts(ctx, section.siteId)).defaultSectionId === section.id,
+    }),
+    path: t.exposeString('path', { description: 'Path of the section on the site, unique in the site' }),
+    condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the section' }),
+    icon: t.exposeString('icon', { nullable: true }),
+    // Named as on the wire (REST documents stay within graphql-armor's alias limit); the edge is `group`.
+    sectionGroup: t.exposeID('sectionGroupId', { nullable: true, description: 'Id of the section group the section is in' }),
+    group: t.relation('sectionGroup', { nullable: true, description: 'The section group the section is in' }),
+    defaultSiteSpaceId: t.exposeID('defaultSiteSpaceId', { nullable: true }),
+    siteSpaces: t.relation('siteSpaces', {
+      description: 'The site spaces (variants) of the section, in their order',
+      args: {
+        onlyVisible: t.arg.boolean({
+          defaultValue: false,
+          description: 'Only what visitors see: no hidden site spaces, none whose space is in the bin',
+        }),
+      },
+      query: (args) => ({ where: args.onlyVisible ? VISIBLE_SITE_SPACE : {}, orderBy: STRUCTURE_ORDER }),
+    }),
+    siteSpacesCount: t.relationCount('siteSpaces', { description: 'How many site spaces the section has' }),
+    siteId: t.exposeID('siteId'),
+    site: t.relation('site'),
+    urls: t.field({
+      type: SiteSectionUrls,
+      resolve: async (section, _args, ctx) => ({ published: publishedUrl(ctx, await siteFacts(ctx, section.siteId), section.path) }),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});

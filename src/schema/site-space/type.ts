@@ -1,0 +1,47 @@
+import { builder } from '../../builder.ts';
+import { publishedUrl, sectionPath, siteFacts } from '../site-structure/access.ts';
+
+const SiteSpaceUrls = builder.objectRef<{ published: string | null }>('SiteSpaceUrls').implement({
+  fields: (t) => ({
+    published: t.exposeString('published', {
+      nullable: true,
+      description: 'Published address of the site space (with the share key when one opened the site); only while the site is published',
+    }),
+  }),
+});
+
+export const SiteSpace = builder.prismaObject('SiteSpace', {
+  description: 'A space published on a site: at the root of a site without sections, or as a variant in a section',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'site-space' }),
+    id: t.exposeID('id'),
+    path: t.exposeString('path', { description: 'Path of the site space on the site, unique within its section (or the root)' }),
+    siteId: t.exposeID('siteId'),
+    site: t.relation('site'),
+    sectionId: t.exposeID('sectionId', { nullable: true, description: 'Id of its section; null at the root of a site without sections' }),
+    section: t.relation('section', { nullable: true }),
+    spaceId: t.exposeID('spaceId'),
+    space: t.relation('space', { description: 'The space the site space publishes' }),
+    title: t.string({
+      description: "The space's title",
+      select: { space: { select: { title: true } } },
+      resolve: (siteSpace) => siteSpace.space.title,
+    }),
+    default: t.exposeBoolean('isDefault', { description: 'Whether this is the default site space of its section (or of the root of the site)' }),
+    condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the site space' }),
+    hidden: t.exposeBoolean('hidden', { description: 'Left out of the navigation (still published)' }),
+    hasAdvancedCustomizationFeature: t.boolean({ description: 'No plan gates features here: always false', resolve: () => false }),
+    urls: t.field({
+      type: SiteSpaceUrls,
+      resolve: async (siteSpace, _args, ctx) => {
+        const [site, section] = await Promise.all([
+          siteFacts(ctx, siteSpace.siteId),
+          siteSpace.sectionId ? sectionPath(ctx, siteSpace.sectionId) : null,
+        ]);
+        return { published: publishedUrl(ctx, site, section, siteSpace.path) };
+      },
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});

@@ -1,0 +1,32 @@
+import { builder } from '../../builder.ts';
+import { loadReadableSite } from './access.ts';
+import { PublishedContentSite, SiteStructure } from './type.ts';
+
+/** The arguments of every read of a site's structure (REST: the path, and `shareKey` from the query string). */
+export const readableSiteArgs = builder.args((t) => ({
+  organizationId: t.id({ required: true }),
+  siteId: t.id({ required: true }),
+  shareKey: t.string({ description: 'Share key of a share-link site: lets a non-member read it, and goes into the published URLs' }),
+}));
+
+builder.queryField('siteStructure', (t) =>
+  t.prismaField({
+    type: SiteStructure,
+    description: 'The ordered tree of sections, section groups and site spaces of a site',
+    authScopes: { authenticated: true },
+    args: readableSiteArgs,
+    resolve: (query, _root, args, ctx) => loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey, query),
+  }),
+);
+
+builder.queryField('publishedContentSite', (t) =>
+  t.prismaField({
+    type: PublishedContentSite,
+    description:
+      'What the site renderer serves to a visitor: the site, the structure visitors see, customizations and scripts. ' +
+      'Members who can read the site get it while the site is unpublished too (a preview); a share key opens only a published site.',
+    authScopes: { authenticated: true },
+    args: readableSiteArgs,
+    resolve: (query, _root, args, ctx) => loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey, query),
+  }),
+);
