@@ -224,6 +224,10 @@ export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
       body.hasAdvancedCustomizationFeature = false;
       const url = published(r.ssSectionId !== null ? (sectionPath.get(r.ssSectionId) ?? null) : null, r.ssPath);
       body.urls = url ? { published: url } : {};
+      // A space's own urls.published is the address of its site space on a published site. The seed
+      // puts every space on exactly one site space, so that is this one (a general baseline would
+      // need one more statement to find each space's first published site space).
+      if (url) (body.space as { urls: Record<string, unknown> }).urls.published = url;
       const list = siteSpacesOf.get(r.ssSectionId);
       if (list) list.push(body);
       else siteSpacesOf.set(r.ssSectionId, [body]);
