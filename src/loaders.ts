@@ -7,6 +7,25 @@ import DataLoader from 'dataloader';
 import type { Db } from './db/client.ts';
 import { hashShareKey } from './schema/site/share-key.ts';
 
+export interface PublishableSite {
+  id: string;
+  organizationId: string;
+  basename: string;
+  hostname: string | null;
+  published: boolean;
+}
+
+/** The columns of a site its published URLs are made of, and its default section. */
+export const SITE_FACTS_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true, defaultSectionId: true } as const;
+export type SiteFacts = PublishableSite & { defaultSectionId: string | null };
+
+/** Where a space is published: a site space of it on a published site. */
+export interface PublishedPlace {
+  siteId: string;
+  sectionId: string | null;
+  path: string;
+}
+
 export function createLoaders(db: Db) {
   return {
     collectionById: new DataLoader(async (ids: readonly string[]) => {
@@ -30,6 +49,40 @@ export function createLoaders(db: Db) {
         return link?.active && link.site.published && link.site.visibility === 'share-link' ? link.site.id : null;
       });
     }),
+    /**
+     * The few columns of sites that sections and site spaces need for `default`
+     * and `urls` (one query for a whole response; the site read at the root of a
+     * request is primed, see src/schema/site-structure/access.ts).
+     */
+    siteFactsById: new DataLoader(async (ids: readonly string[]) => {
+      const rows = await db.site.findMany({ where: { id: { in: [...ids] } }, select: SITE_FACTS_SELECT });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ids.map((id) => byId.get(id) ?? new Error(`Site ${id} not found`));
+    }),
+    sectionPathById: new DataLoader(async (ids: readonly string[]) => {
+      const rows = await db.siteSection.findMany({ where: { id: { in: [...ids] } }, select: { id: true, path: true } });
+      const byId = new Map(rows.map((r) => [r.id, r.path]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    /** space id -> its site spaces on published sites, oldest first */
+    publishedPlacesBySpaceId: new DataLoader(
+      async (spaceIds: readonly string[]) => {
+        const rows = await db.siteSpace.findMany({
+          where: { spaceId: { in: [...spaceIds] }, site: { published: true } },
+          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+          select: { spaceId: true, siteId: true, sectionId: true, path: true },
+        });
+        const bySpace = new Map<string, PublishedPlace[]>();
+        for (const row of rows) {
+          const list = bySpace.get(row.spaceId) ?? [];
+          list.push(row);
+          bySpace.set(row.spaceId, list);
+        }
+        return spaceIds.map((id) => bySpace.get(id) ?? []);
+      },
+      // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
+      { maxBatchSize: 30_000 },
+    ),
   };
 }
 

@@ -16,7 +16,18 @@ export interface ContentNode {
   defaultLevel: string | null;
 }
 
+/** What share keys opened in this request (see src/schema/site-structure/access.ts). */
+export interface ShareGrants {
+  /** site id -> the share key that opened it */
+  readonly sites: Map<string, string>;
+  /** spaces opened through a share key (GET /v1/spaces/{id}?shareKey=) */
+  readonly spaces: Set<string>;
+}
+
 export class Access {
+  /** Read-only access a share key gave the caller beyond their memberships. */
+  readonly shareGrants: ShareGrants = { sites: new Map(), spaces: new Set() };
+
   constructor(
     readonly viewer: Viewer | null,
     private readonly loaders: Loaders,

@@ -1,42 +1,20 @@
 /**
  * Reading a site's structure: as a member (site:read), or as a visitor holding
- * the share key of a share-link site. What a key opened is remembered per
- * request (keyed by the context object), so the `urls.published` of every item
- * of that site, and of its spaces, carry the key.
+ * the share key of a share-link site. What a key opened is remembered for the
+ * request (ctx.access.shareGrants), so the `urls.published` of every item of
+ * that site, and of its spaces, carry the key.
  *
  * No GraphQL types here: src/schema/space/* imports this module too.
  */
-import DataLoader from 'dataloader';
 import { can } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import { NotFoundError } from '../../errors/index.ts';
+import { SITE_FACTS_SELECT, type PublishableSite, type SiteFacts } from '../../loaders.ts';
 import { siteIdForShareKey, withShareKey } from '../site/share-key.ts';
-
-/** Per-request state of this module, keyed by the context object (src/context.ts stays untouched). */
-function perRequest<T>(create: (ctx: Context) => T): (ctx: Context) => T {
-  const byContext = new WeakMap<object, T>();
-  return (ctx) => {
-    let value = byContext.get(ctx);
-    if (value === undefined) {
-      value = create(ctx);
-      byContext.set(ctx, value);
-    }
-    return value;
-  };
-}
-
-interface ShareGrants {
-  /** site id -> the share key that opened it in this request */
-  sites: Map<string, string>;
-  /** spaces opened through a share key (GET /v1/spaces/{id}?shareKey=) */
-  spaces: Set<string>;
-}
-
-const grants = perRequest<ShareGrants>(() => ({ sites: new Map(), spaces: new Set() }));
 
 /** The share key that opened `siteId` in this request, if any. */
 export function shareKeyFor(ctx: Context, siteId: string): string | null {
-  return grants(ctx).sites.get(siteId) ?? null;
+  return ctx.access.shareGrants.sites.get(siteId) ?? null;
 }
 
 /** Ids of the organizations whose sites the caller may read as a member. */
@@ -64,7 +42,7 @@ export async function loadReadableSite<Q extends object>(
   const site = await ctx.db.site.findUnique({ ...(query ?? {}), where: { id: siteId } });
   if (!site || site.organizationId !== organizationId) throw new NotFoundError('Site', siteId);
   const opened = shareKey ? (await siteIdForShareKey(ctx, shareKey)) === siteId : false;
-  if (opened) grants(ctx).sites.set(siteId, shareKey!);
+  if (opened) ctx.access.shareGrants.sites.set(siteId, shareKey!);
   else if (!can(ctx.access.organization(organizationId), 'site:read')) throw new NotFoundError('Site', siteId);
   primeSite(ctx, site);
   return site;
@@ -79,9 +57,9 @@ export async function openSpaceWithShareKey(ctx: Context, space: { id: string; o
   const siteId = await siteIdForShareKey(ctx, shareKey);
   if (!siteId) return false;
   // A key opens only a published site, and a site publishes spaces of its own organization only.
-  const places = await publishedPlaces(ctx).load(space.id);
+  const places = await ctx.loaders.publishedPlacesBySpaceId.load(space.id);
   if (!places.some((p) => p.siteId === siteId)) return false;
-  const g = grants(ctx);
+  const g = ctx.access.shareGrants;
   g.sites.set(siteId, shareKey);
   g.spaces.add(space.id);
   return true;
@@ -93,10 +71,10 @@ export async function openSpaceWithShareKey(ctx: Context, space: { id: string; o
  * site a key opened in this request.
  */
 export async function isSpaceShared(ctx: Context, spaceId: string): Promise<boolean> {
-  const g = grants(ctx);
+  const g = ctx.access.shareGrants;
   if (g.spaces.has(spaceId)) return true;
   if (g.sites.size === 0) return false;
-  return (await publishedPlaces(ctx).load(spaceId)).some((p) => g.sites.has(p.siteId));
+  return (await ctx.loaders.publishedPlacesBySpaceId.load(spaceId)).some((p) => g.sites.has(p.siteId));
 }
 
 /**
@@ -110,84 +88,23 @@ export const VISIBLE_SECTION_GROUP = {
   OR: [{ sections: { some: VISIBLE_SECTION } }, { groups: { some: { sections: { some: VISIBLE_SECTION } } } }],
 };
 
-export interface PublishableSite {
-  id: string;
-  organizationId: string;
-  basename: string;
-  hostname: string | null;
-  published: boolean;
-}
-
-/** The columns of a site its published URLs are made of. */
-export const PUBLISHED_URL_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true } as const;
-
-type SiteFacts = PublishableSite & { defaultSectionId: string | null };
-const SITE_FACTS_SELECT = { ...PUBLISHED_URL_SELECT, defaultSectionId: true } as const;
-
-interface PublishedPlace {
-  siteId: string;
-  sectionId: string | null;
-  path: string;
-}
-
-/**
- * Per request: the few columns of sites and sections that sections and site
- * spaces need for `default` and `urls` (one query per kind for a whole
- * response, instead of one per branch of the structure; the site read at the
- * root of a request is primed, so reading a structure costs none), and where
- * spaces are published.
- */
-const loaders = perRequest((ctx) => ({
-  site: new DataLoader(async (ids: readonly string[]) => {
-    const rows = await ctx.db.site.findMany({ where: { id: { in: [...ids] } }, select: SITE_FACTS_SELECT });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.map((id) => byId.get(id) ?? new Error(`Site ${id} not found`));
-  }),
-  sectionPath: new DataLoader(async (ids: readonly string[]) => {
-    const rows = await ctx.db.siteSection.findMany({ where: { id: { in: [...ids] } }, select: { id: true, path: true } });
-    const byId = new Map(rows.map((r) => [r.id, r.path]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }),
-  /** space id -> its site spaces on published sites, oldest first */
-  publishedPlaces: new DataLoader(
-    async (spaceIds: readonly string[]) => {
-      const rows = await ctx.db.siteSpace.findMany({
-        where: { spaceId: { in: [...spaceIds] }, site: { published: true } },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        select: { spaceId: true, siteId: true, sectionId: true, path: true },
-      });
-      const bySpace = new Map<string, PublishedPlace[]>();
-      for (const row of rows) {
-        const list = bySpace.get(row.spaceId) ?? [];
-        list.push(row);
-        bySpace.set(row.spaceId, list);
-      }
-      return spaceIds.map((id) => bySpace.get(id) ?? []);
-    },
-    // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
-    { maxBatchSize: 30_000 },
-  ),
-}));
-
-const publishedPlaces = (ctx: Context) => loaders(ctx).publishedPlaces;
-
 function primeSite(ctx: Context, row: Partial<SiteFacts>): void {
-  if (Object.keys(SITE_FACTS_SELECT).every((k) => k in row)) loaders(ctx).site.prime(row.id!, row as SiteFacts);
+  if (Object.keys(SITE_FACTS_SELECT).every((k) => k in row)) ctx.loaders.siteFactsById.prime(row.id!, row as SiteFacts);
 }
 
 /** The facts of a site for its sections and site spaces (batched, cached per request). */
 export function siteFacts(ctx: Context, siteId: string): Promise<SiteFacts> {
-  return loaders(ctx).site.load(siteId);
+  return ctx.loaders.siteFactsById.load(siteId);
 }
 
 /** The path of a section (batched, cached per request). */
 export function sectionPath(ctx: Context, sectionId: string): Promise<string | null> {
-  return loaders(ctx).sectionPath.load(sectionId);
+  return ctx.loaders.sectionPathById.load(sectionId);
 }
 
 /** Forgets what this request read of sites, sections and site spaces: a mutation calls it after changing them. */
 export function forgetSiteFacts(ctx: Context): void {
-  for (const loader of Object.values(loaders(ctx))) loader.clearAll();
+  for (const loader of [ctx.loaders.siteFactsById, ctx.loaders.sectionPathById, ctx.loaders.publishedPlacesBySpaceId]) loader.clearAll();
 }
 
 /**
@@ -206,8 +123,8 @@ export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Arra
  * its first site space on a published site; null when there is none.
  */
 export async function publishedSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
-  const places = await publishedPlaces(ctx).load(space.id);
-  const opened = grants(ctx).sites;
+  const places = await ctx.loaders.publishedPlacesBySpaceId.load(space.id);
+  const opened = ctx.access.shareGrants.sites;
   const place =
     places.find((p) => opened.has(p.siteId)) ??
     (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined);
