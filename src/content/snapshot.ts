@@ -1,0 +1,100 @@
+/**
+ * The content of one revision, in memory: the shapes the revision store reads
+ * and writes, the change-request operations edit, and the three-way merge
+ * compares. Nothing here touches the database.
+ *
+ * A revision is immutable. Its page tree is a flat map of pages, each knowing
+ * its parent and its index among its siblings; documents are stored once per
+ * distinct content (content-addressed by `documentHash`), so two revisions
+ * that share a page's text share its row.
+ */
+
+/** A GitBook rich-text document (`JSONDocument` of the OpenAPI document): `{ object: 'document', data, nodes }`. */
+export interface JSONDocument {
+  object: 'document';
+  data?: Record<string, unknown>;
+  nodes: JSONNode[];
+  [key: string]: unknown;
+}
+
+/** Any node of a JSONDocument (block, inline, text); the converters narrow it. */
+export interface JSONNode {
+  object: 'block' | 'inline' | 'text' | 'fragment';
+  type?: string;
+  key?: string;
+  nodes?: JSONNode[];
+  leaves?: { object: 'leaf'; text: string; marks: { object?: 'mark'; type: string; data?: Record<string, unknown> }[] }[];
+  data?: Record<string, unknown>;
+  isVoid?: boolean;
+  [key: string]: unknown;
+}
+
+/** A ContentRef of the OpenAPI document (kind url, page, file, anchor, ...). */
+export type ContentRef =
+  | { kind: 'url'; url: string }
+  | { kind: 'page'; page: string; space?: string }
+  | { kind: 'file'; file: string; space?: string }
+  | { kind: 'anchor'; anchor: string; page?: string; space?: string }
+  | { kind: string; [key: string]: unknown };
+
+export type PageKind = 'document' | 'group' | 'link';
+
+export interface PageSnapshot {
+  id: string;
+  kind: PageKind;
+  /** null for a root page. */
+  parentId: string | null;
+  /** Zero-based index among the siblings of the same parent. */
+  index: number;
+  title: string;
+  /** The page's slug within its parent; paths are the slugs joined by '/'. */
+  slug: string;
+  description: string | null;
+  emoji: string | null;
+  icon: string | null;
+  hidden: boolean;
+  /** Content hash of the page's document (document pages only). */
+  documentHash: string | null;
+  /** Target of a link page. */
+  linkTarget: ContentRef | null;
+  /** JSON RevisionPageLayoutOptions, null for the default layout. */
+  layout: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface FileSnapshot {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  /** The storage key (sha-256 of the bytes, hex). */
+  storageKey: string;
+  width: number | null;
+  height: number | null;
+}
+
+export interface RevisionSnapshot {
+  pages: Map<string, PageSnapshot>;
+  files: Map<string, FileSnapshot>;
+  /** Documents by hash, for the pages above (only those loaded). */
+  documents: Map<string, JSONDocument>;
+}
+
+/** The fields of a page a change compares, in the order conflicts report them. */
+export const PAGE_FIELDS = [
+  'kind',
+  'parentId',
+  'index',
+  'title',
+  'slug',
+  'description',
+  'emoji',
+  'icon',
+  'hidden',
+  'documentHash',
+  'linkTarget',
+  'layout',
+] as const satisfies readonly (keyof PageSnapshot)[];
+
+export type PageField = (typeof PAGE_FIELDS)[number];
