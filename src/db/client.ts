@@ -34,6 +34,9 @@ import {
  */
 export type Db = SqlitePrismaClient;
 
+/** The client inside `db.$transaction(async (tx) => ...)`. */
+export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
 export interface CreateDbOptions {
   /** Called once for every SQL statement sent to the database, with its text. */
   onQuery?: (sql: string) => void;

@@ -1,0 +1,256 @@
+/**
+ * Reads and writes revisions: the database side of RevisionSnapshot.
+ *
+ * Writing a revision copies every page row (a page row is small) and stores
+ * only the documents that are new: documents are content-addressed, so a
+ * merge touching 100 pages of 1,000 writes 1,000 small rows and 100 documents.
+ * The references of a document (links to pages, files, URLs) are extracted
+ * once, when the document is first stored; a page's links in any revision are
+ * the references of its document.
+ */
+import { newId } from '../ids.ts';
+import type { Db, Tx } from '../db/client.ts';
+import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
+import { extractReferences } from './document/references.ts';
+import type { ContentRef, FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
+import { pagePaths } from './page-tree.ts';
+
+type DbOrTx = Db | Tx;
+
+export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update';
+
+export interface RevisionRow {
+  id: string;
+  spaceId: string;
+  parentId: string | null;
+  mergedParentId: string | null;
+  type: string;
+  changeRequestId: string | null;
+  createdById: string | null;
+  variables: string;
+  createdAt: Date;
+}
+
+export function emptySnapshot(): RevisionSnapshot {
+  return { pages: new Map(), files: new Map(), documents: new Map() };
+}
+
+function parseJson<T>(text: string | null): T | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+export function pageFromRow(row: {
+  pageId: string;
+  parentPageId: string | null;
+  index: number;
+  kind: string;
+  title: string;
+  slug: string;
+  description: string | null;
+  emoji: string | null;
+  icon: string | null;
+  hidden: boolean;
+  documentHash: string | null;
+  linkTarget: string | null;
+  layout: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}): PageSnapshot {
+  return {
+    id: row.pageId,
+    kind: row.kind as PageSnapshot['kind'],
+    parentId: row.parentPageId,
+    index: row.index,
+    title: row.title,
+    slug: row.slug,
+    description: row.description,
+    emoji: row.emoji,
+    icon: row.icon,
+    hidden: row.hidden,
+    documentHash: row.documentHash,
+    linkTarget: parseJson<ContentRef>(row.linkTarget),
+    layout: parseJson<Record<string, unknown>>(row.layout),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function fileFromRow(row: {
+  fileId: string;
+  name: string;
+  contentType: string;
+  size: number;
+  storageKey: string;
+  width: number | null;
+  height: number | null;
+}): FileSnapshot {
+  return {
+    id: row.fileId,
+    name: row.name,
+    contentType: row.contentType,
+    size: row.size,
+    storageKey: row.storageKey,
+    width: row.width,
+    height: row.height,
+  };
+}
+
+/**
+ * The pages and files of a revision, and (when `documents` is true) every
+ * document of its pages. Three statements at most.
+ */
+export async function loadSnapshot(db: DbOrTx, revisionId: string, options: { documents: boolean }): Promise<RevisionSnapshot> {
+  const [pages, files] = await Promise.all([
+    db.revisionPage.findMany({ where: { revisionId } }),
+    db.revisionFile.findMany({ where: { revisionId } }),
+  ]);
+  const snapshot = emptySnapshot();
+  for (const row of pages) snapshot.pages.set(row.pageId, pageFromRow(row));
+  for (const row of files) snapshot.files.set(row.fileId, fileFromRow(row));
+  if (options.documents) {
+    const hashes = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null))];
+    const docs = await loadDocuments(db, hashes);
+    for (const [hash, doc] of docs) snapshot.documents.set(hash, doc);
+  }
+  return snapshot;
+}
+
+export async function loadDocuments(db: DbOrTx, hashes: readonly string[]): Promise<Map<string, JSONDocument>> {
+  if (hashes.length === 0) return new Map();
+  const rows = await db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
+  return new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+}
+
+/** Adds a document to a snapshot (or finds it there) and returns its hash. */
+export function putDocument(snapshot: RevisionSnapshot, document: JSONDocument): string {
+  const hash = hashDocument(document);
+  if (!snapshot.documents.has(hash)) snapshot.documents.set(hash, document);
+  return hash;
+}
+
+/** The target string a reference is stored and looked up under. */
+export function referenceTarget(ref: ContentRef): { kind: string; target: string } | null {
+  switch (ref.kind) {
+    case 'page':
+      return typeof ref.page === 'string' ? { kind: 'page', target: ref.page } : null;
+    case 'file':
+      return typeof ref.file === 'string' ? { kind: 'file', target: ref.file } : null;
+    case 'url':
+      return typeof ref.url === 'string' ? { kind: 'url', target: ref.url } : null;
+    case 'anchor':
+      return null; // an anchor within the same page is not a link between pages
+    default: {
+      const id = (ref as Record<string, unknown>)[ref.kind];
+      return typeof id === 'string' ? { kind: ref.kind, target: id } : null;
+    }
+  }
+}
+
+/**
+ * Stores documents that are not stored yet, with their references. Idempotent
+ * and safe under concurrency: `ON CONFLICT DO NOTHING` on both databases.
+ */
+async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, needed: Set<string>): Promise<void> {
+  const hashes = [...needed].filter((h) => documents.has(h));
+  if (hashes.length === 0) return;
+  const existing = new Set(
+    (await tx.contentDocument.findMany({ where: { hash: { in: hashes } }, select: { hash: true } })).map((r) => r.hash),
+  );
+  for (const hash of hashes) {
+    if (existing.has(hash)) continue;
+    const document = documents.get(hash)!;
+    await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES (${hash}, ${canonicalDocumentJson(document)}) ON CONFLICT ("hash") DO NOTHING`;
+    const seen = new Set<string>();
+    for (const { ref, nodeKey } of extractReferences(document)) {
+      const target = referenceTarget(ref);
+      if (!target) continue;
+      const key = `${target.kind}\u0000${target.target}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await tx.$executeRaw`INSERT INTO "DocumentReference" ("documentHash", "targetKind", "target", "nodeKey") VALUES (${hash}, ${target.kind}, ${target.target}, ${nodeKey ?? null}) ON CONFLICT DO NOTHING`;
+    }
+  }
+}
+
+export interface WriteRevisionInput {
+  spaceId: string;
+  parentId: string | null;
+  mergedParentId?: string | null;
+  type: RevisionType;
+  changeRequestId?: string | null;
+  createdById?: string | null;
+  snapshot: RevisionSnapshot;
+}
+
+/** Writes a new immutable revision with all its pages and files; returns its id. Call inside a transaction. */
+export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<string> {
+  const id = newId();
+  const { snapshot } = input;
+  const paths = pagePaths(snapshot.pages);
+  const needed = new Set<string>();
+  for (const page of snapshot.pages.values()) if (page.documentHash) needed.add(page.documentHash);
+  await storeDocuments(tx, snapshot.documents, needed);
+  await tx.revision.create({
+    data: {
+      id,
+      spaceId: input.spaceId,
+      parentId: input.parentId,
+      mergedParentId: input.mergedParentId ?? null,
+      type: input.type,
+      changeRequestId: input.changeRequestId ?? null,
+      createdById: input.createdById ?? null,
+    },
+  });
+  if (snapshot.pages.size) {
+    await tx.revisionPage.createMany({
+      data: [...snapshot.pages.values()].map((p) => ({
+        revisionId: id,
+        pageId: p.id,
+        parentPageId: p.parentId,
+        index: p.index,
+        kind: p.kind,
+        title: p.title,
+        slug: p.slug,
+        path: paths.get(p.id) ?? p.slug,
+        description: p.description,
+        emoji: p.emoji,
+        icon: p.icon,
+        hidden: p.hidden,
+        documentHash: p.documentHash,
+        linkTarget: p.linkTarget ? JSON.stringify(p.linkTarget) : null,
+        layout: p.layout ? JSON.stringify(p.layout) : null,
+        createdAt: p.createdAt,
+        updatedAt: p.updatedAt,
+      })),
+    });
+  }
+  if (snapshot.files.size) {
+    await tx.revisionFile.createMany({
+      data: [...snapshot.files.values()].map((f) => ({
+        revisionId: id,
+        fileId: f.id,
+        name: f.name,
+        contentType: f.contentType,
+        size: f.size,
+        storageKey: f.storageKey,
+        width: f.width,
+        height: f.height,
+      })),
+    });
+  }
+  return id;
+}
+
+/** Copies a snapshot so edits to the copy never touch the original (maps and page objects). */
+export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
+  return {
+    pages: new Map([...snapshot.pages].map(([id, p]) => [id, { ...p }])),
+    files: new Map([...snapshot.files].map(([id, f]) => [id, { ...f }])),
+    documents: new Map(snapshot.documents),
+  };
+}
