@@ -2,7 +2,11 @@
  * Every setting, read once from the environment. The README's configuration
  * table lists the same variables; keep them in step.
  */
+import path from 'node:path';
 import { z } from 'zod';
+
+/** "true"/"1" or "false"/"0", nothing else. */
+const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -28,6 +32,16 @@ const schema = z.object({
   PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** How long SIGTERM waits for in-flight requests before closing, in milliseconds. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Where stored files (images, attachments, PDFs) are kept; relative paths are resolved against the working directory. */
+  STORAGE_DIR: z.string().min(1).default('./data/files'),
+  /** Signs download URLs. When unset, one is generated and kept in `<STORAGE_DIR>/.url-secret`. */
+  STORAGE_URL_SECRET: z.string().min(32).optional(),
+  /** Lets remote file fetches reach loopback, private and other non-public addresses (development only). */
+  FETCH_ALLOW_PRIVATE_ADDRESSES: strictBoolean.default(false),
+  /** Largest remote file fetched, in bytes. */
+  FETCH_MAX_BYTES: z.coerce.number().int().min(1).default(10_485_760),
+  /** Time allowed for a whole remote fetch (redirects included), in milliseconds. */
+  FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
 });
 
 export interface AppConfig {
@@ -42,6 +56,9 @@ export interface AppConfig {
   bodyLimitBytes: number;
   purgeIntervalSeconds: number;
   shutdownTimeoutMs: number;
+  /** `urlSecret` is STORAGE_URL_SECRET or undefined; `loadUrlSecret(storage)` supplies the kept one. */
+  storage: { dir: string; urlSecret: string | undefined };
+  fetch: { allowPrivateAddresses: boolean; maxBytes: number; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -63,5 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    storage: { dir: path.resolve(process.cwd(), e.STORAGE_DIR), urlSecret: e.STORAGE_URL_SECRET },
+    fetch: { allowPrivateAddresses: e.FETCH_ALLOW_PRIVATE_ADDRESSES, maxBytes: e.FETCH_MAX_BYTES, timeoutMs: e.FETCH_TIMEOUT_MS },
   };
 }

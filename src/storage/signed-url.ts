@@ -6,7 +6,7 @@
  * secret; it is compared in constant time. `useFileDownloads` serves them.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isStorageKey } from './local-storage.ts';
 
@@ -24,16 +24,16 @@ export interface SignDownloadParams extends DownloadGrant {
   expiresInSeconds: number;
 }
 
-export interface SigningOptions {
-  secret: string;
-  /** The service's base URL (`AppConfig.publicUrl`), without a trailing slash. */
+/** What signing needs; `AppConfig` fits once `storage.urlSecret` holds `loadUrlSecret(config.storage)`. */
+export interface UrlSigningConfig {
+  /** The service's base URL (`AppConfig.publicUrl`). */
   publicUrl: string;
-  /** Clock in milliseconds; for tests. */
-  now?: () => number;
+  storage: { urlSecret: string | undefined };
 }
 
 export interface VerifyOptions {
   secret: string;
+  /** Clock in milliseconds; for tests. */
   now?: () => number;
 }
 
@@ -72,22 +72,28 @@ function sameString(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** A URL that serves `key` as `name` with `contentType` for `expiresInSeconds`. Throws on a malformed key, name or type. */
-export function signDownloadUrl(params: SignDownloadParams, options: SigningOptions): string {
-  const { key, name, contentType, expiresInSeconds } = params;
+/**
+ * A URL that serves `key` as `name` with `contentType` for `expiresInSeconds`.
+ * Throws on a malformed key, name or type, and when no secret was loaded.
+ */
+export function signDownloadUrl(config: UrlSigningConfig, params: SignDownloadParams, now: () => number = Date.now): string {
+  const { key, contentType, expiresInSeconds } = params;
+  const secret = config.storage.urlSecret;
+  if (!secret) throw new Error('signDownloadUrl: no URL secret; set config.storage.urlSecret = loadUrlSecret(config.storage) at startup');
+  // The query string carries USVStrings: a lone surrogate would come back as U+FFFD and break the signature.
+  const name = Buffer.from(params.name, 'utf8').toString('utf8');
   if (!isStorageKey(key)) throw new TypeError('signDownloadUrl: key must be 64 lowercase hexadecimal digits');
   if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw new TypeError(`signDownloadUrl: name must have 1 to ${MAX_NAME_LENGTH} characters`);
   if (!isValidContentType(contentType)) throw new TypeError(`signDownloadUrl: invalid content type ${JSON.stringify(contentType)}`);
   if (!Number.isFinite(expiresInSeconds) || expiresInSeconds <= 0) throw new TypeError('signDownloadUrl: expiresInSeconds must be positive');
-  const now = options.now ?? Date.now;
   const expires = Math.floor(now() / 1000) + Math.ceil(expiresInSeconds);
   const query = new URLSearchParams({
     name,
     type: contentType,
     expires: String(expires),
-    signature: signature(options.secret, { key, name, contentType }, expires),
+    signature: signature(secret, { key, name, contentType }, expires),
   });
-  return `${options.publicUrl.replace(/\/+$/, '')}${DOWNLOAD_PATH_PREFIX}${key}?${query}`;
+  return `${config.publicUrl.replace(/\/+$/, '')}${DOWNLOAD_PATH_PREFIX}${key}?${query}`;
 }
 
 /** Checks a download request: `key` from the path, the rest from the query string. */
@@ -112,10 +118,10 @@ export function verifyDownload(request: { key: string; query: URLSearchParams },
   return { ok: true, key, name, contentType, expiresAt: expires };
 }
 
-async function readSecret(file: string): Promise<string | null> {
+function readSecret(file: string): string | null {
   let text: string;
   try {
-    text = (await readFile(file, 'utf8')).trim();
+    text = readFileSync(file, 'utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -128,33 +134,37 @@ async function readSecret(file: string): Promise<string | null> {
  * The secret download URLs are signed with: `urlSecret` (STORAGE_URL_SECRET)
  * when set, otherwise the one kept in `<dir>/.url-secret`, generated on first
  * use (32 random bytes, mode 0600) so URLs survive a restart. Several processes
- * starting at once agree on one secret: the file appears whole, by a hard link
- * that fails when another process created it first.
+ * starting at once agree on one secret: the file appears whole, through a hard
+ * link that fails when another process made it first. Synchronous, for startup
+ * (`createApp` is synchronous).
  */
-export async function loadUrlSecret(config: { dir: string; urlSecret?: string | undefined }): Promise<string> {
+export function loadUrlSecret(config: { dir: string; urlSecret?: string | undefined }): string {
   if (config.urlSecret) return config.urlSecret;
   const file = path.join(config.dir, URL_SECRET_FILE);
-  const existing = await readSecret(file);
+  const existing = readSecret(file);
   if (existing) return existing;
 
-  await mkdir(config.dir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
+  mkdirSync(config.dir, { recursive: true });
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
+  const fd = openSync(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(`${secret}\n`);
-    await handle.sync();
+    writeFileSync(fd, `${randomBytes(32).toString('base64url')}\n`);
+    fsyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   try {
-    await link(temp, file);
+    linkSync(temp, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   } finally {
-    await unlink(temp).catch(() => undefined);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone; nothing to clean.
+    }
   }
-  const stored = await readSecret(file);
+  const stored = readSecret(file);
   if (!stored) throw new Error(`Could not keep the download URL secret in ${file}`);
   return stored;
 }
