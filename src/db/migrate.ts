@@ -33,6 +33,7 @@ import {
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
 import { createAdapterFactory, prepareDatabase, type DatabaseConfig, type Provider } from './provider.ts';
+import { ensureSearchIndex, SEARCH_INDEX_TABLES } from '../search/search-tables.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** prisma/migrations/<provider>/ holds each provider's migration history. */
@@ -326,14 +327,30 @@ export async function migrate(
   if (migrationsList.lockfile.content === null) {
     throw new Error(`${path.join(migrationsList.baseDir, LOCKFILE_NAME)} is missing`);
   }
-  if (await isUpToDate(config, migrationsList, log)) return { applied: [] };
+  let applied: string[] = [];
+  if (!(await isUpToDate(config, migrationsList, log))) {
+    await prepareDatabase(config);
+    ({ appliedMigrationNames: applied } = await withEngine(createAdapterFactory(config), log, (engine) =>
+      engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
+    ));
+    for (const name of applied) log?.(`applied migration ${name}`);
+  }
+  await ensureSearchIndexOf(config);
+  return { applied };
+}
 
-  await prepareDatabase(config);
-  const { appliedMigrationNames } = await withEngine(createAdapterFactory(config), log, (engine) =>
-    engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
-  );
-  for (const name of appliedMigrationNames) log?.(`applied migration ${name}`);
-  return { applied: appliedMigrationNames };
+/**
+ * The search index's tables, which Prisma cannot describe (src/search/search-index.ts),
+ * created after the migrations on a bare adapter connection: a PrismaClient would
+ * load its query compiler (about 300 ms) for a statement or two.
+ */
+async function ensureSearchIndexOf(config: DatabaseConfig): Promise<void> {
+  const adapter = await createAdapterFactory(config).connect();
+  try {
+    await ensureSearchIndex({ $executeRawUnsafe: (sql) => adapter.executeRaw({ sql, args: [], argTypes: [] }) }, config.provider);
+  } finally {
+    await adapter.dispose();
+  }
 }
 
 /**
@@ -426,11 +443,20 @@ export async function diffDatabaseToSchema(config: DatabaseConfig, schemaText: s
       to: { tag: 'schemaDatamodel', files },
       script: true,
       exitCode: null,
-      filters: NO_FILTERS,
+      // The search index's tables are ours, not Prisma's: not drift.
+      filters: { externalTables: searchIndexTablesOf(config), externalEnums: [] },
     }),
   );
   const script = stdout ?? '';
   return script.trim() === '-- This is an empty migration.' ? '' : script;
+}
+
+/** SEARCH_INDEX_TABLES as the engine names them: qualified by the schema on PostgreSQL. */
+function searchIndexTablesOf(config: DatabaseConfig): string[] {
+  const tables = SEARCH_INDEX_TABLES[config.provider];
+  if (config.provider === 'sqlite') return [...tables];
+  const schema = config.pg?.schema ?? 'public';
+  return tables.map((table) => `${schema}.${table}`);
 }
 
 /**

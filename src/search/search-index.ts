@@ -1,0 +1,475 @@
+/**
+ * The full-text search index of space content: one row per section of every
+ * document page of a space's current revision, kept current at write time
+ * (whoever moves `Space.revisionId` calls reindexSpace in the same
+ * transaction) and queried by searchSpace.
+ *
+ * The index is not a Prisma model (Prisma cannot describe FTS5 or a generated
+ * tsvector), so its DDL runs after the migrations (ensureSearchIndex in
+ * search-tables.ts, called by migrate()), and all of its provider-specific SQL
+ * lives in these two files:
+ *
+ * - SQLite: `search_section`, a plain table holding the rows (and the
+ *   (space_id, page_id, position) key that deletes find them by), and
+ *   `search_section_fts`, an FTS5 index over it (external content, so the
+ *   text is stored once; FTS5 adds its own search_section_fts_* tables).
+ *   FTS5 cannot find rows by an UNINDEXED column without scanning all of them,
+ *   hence the plain table. Rows change only here, by the FTS5 'delete' command
+ *   and a matching insert, which keeps the two in step.
+ * - PostgreSQL: `search_section` with a stored generated tsvector (page title
+ *   weight A, section title B, body C, the 'english' configuration), a GIN
+ *   index on it, and the primary key (space_id, page_id, position) as the btree
+ *   deletes and the space filter use.
+ *
+ * See docs/decisions.md, "Search", for what is indexed and why.
+ */
+import type { Db, Tx } from '../db/client.ts';
+import type { Provider } from '../db/provider.ts';
+import { InvalidInputError } from '../errors/index.ts';
+import { documentSections } from '../content/document/text.ts';
+import { pagePaths } from '../content/page-tree.ts';
+import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import { ftsMatchExpression, tsqueryText } from './query.ts';
+import { PG_LOCK_NAMESPACE } from './search-tables.ts';
+
+export { ensureSearchIndex, SEARCH_INDEX_TABLES, type SqlExecutor } from './search-tables.ts';
+
+/**
+ * Section bodies are indexed up to this many characters (longer text is cut):
+ * it keeps a tsvector well below PostgreSQL's 1 MB limit, and a section that
+ * long is a data dump rather than prose.
+ */
+export const MAX_INDEXED_BODY_CHARS = 100_000;
+/** At most this many matching sections are returned per page, best first. */
+export const MAX_SECTIONS_PER_PAGE = 5;
+/** Largest `limit` of searchSpace (the API's largest page size). */
+export const MAX_SEARCH_LIMIT = 1000;
+
+/** Column weights: a word in the page title counts 10 times one in the body, in a section title 5 times (FTS5 bm25). */
+const FTS_WEIGHTS = { pageTitle: 10, sectionTitle: 5, body: 1 };
+/**
+ * ts_rank_cd weights {D, C, B, A} in the same ratios (PostgreSQL): body (C) 0.1, section title (B) 0.5,
+ * page title (A) 1. ts_rank_cd adds up every occurrence (bm25 saturates), so with the default
+ * {0.1, 0.2, 0.4, 1.0} a section mentioning a word in its heading and thrice in its text
+ * outranked a page titled with it.
+ */
+const TS_WEIGHTS = '{0.05, 0.1, 0.5, 1.0}';
+/** Words around the match in a snippet. */
+const SNIPPET_WORDS = 24;
+/** Marks around matched words in snippets; used to tell which sections match on their own, then removed. */
+const MARK_START = '\u0002';
+const MARK_END = '\u0003';
+const ELLIPSIS = '…';
+/** Rows per INSERT, ids per IN list: far below both databases' bind-variable limits (SQLite 32,766, PostgreSQL 65,535). */
+const ROWS_PER_INSERT = 500;
+const IDS_PER_STATEMENT = 500;
+
+// ---------------------------------------------------------------------------
+// Writing
+
+export interface ReindexSpaceInput {
+  spaceId: string;
+  /** The content the index holds for the space now; null when unknown (the space's rows are all rewritten). */
+  previous: RevisionSnapshot | null;
+  /** The space's new current content; `documents` holds at least the documents whose hash changed. */
+  current: RevisionSnapshot;
+}
+
+/** One row of the index: a section of a page. */
+interface SectionRow {
+  pageId: string;
+  position: number;
+  sectionId: string;
+  pagePath: string;
+  pageTitle: string;
+  hidden: boolean;
+  sectionTitle: string;
+  body: string;
+}
+
+/** Only document pages have text to search; groups and links are not results of their own. */
+function isIndexed(page: PageSnapshot | undefined): page is PageSnapshot {
+  return page?.kind === 'document';
+}
+
+/** A client rather than a transaction: a Tx has `$transaction` too (nested transactions), but not `$connect`. */
+const isClient = (db: Db | Tx): db is Db => '$connect' in db;
+
+/**
+ * Makes the index match `current` for the space: rewrites the rows of the
+ * pages whose title, path, hidden flag, kind or document changed since
+ * `previous`, deletes those of removed pages, and leaves the rest alone. With a
+ * Db it runs in a transaction of its own; with a Tx, in the caller's (so the
+ * index changes exactly when the revision does). Returns how many pages it
+ * wrote and removed.
+ */
+export async function reindexSpace(
+  db: Db | Tx,
+  provider: Provider,
+  input: ReindexSpaceInput,
+): Promise<{ indexed: number; removed: number }> {
+  if (isClient(db)) return db.$transaction((tx) => reindexSpace(tx, provider, input));
+  const { spaceId, previous, current } = input;
+  const changed = changedPages(previous, current);
+  const removed = previous ? [...previous.pages.values()].filter((p) => isIndexed(p) && !isIndexed(current.pages.get(p.id))) : [];
+  if (previous && changed.length === 0 && removed.length === 0) return { indexed: 0, removed: 0 };
+
+  const rows = await sectionRows(db, current, changed);
+  if (provider === 'postgresql') {
+    // Two writers of one space would otherwise both delete a page's old rows, then both insert new ones.
+    await db.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, hashtext($1))`, spaceId);
+  }
+  if (previous) {
+    await deleteRows(db, provider, spaceId, [...removed, ...changed].map((p) => p.id));
+  } else {
+    await deleteRows(db, provider, spaceId, null);
+  }
+  await insertRows(db, provider, spaceId, rows);
+  return { indexed: changed.length, removed: removed.length };
+}
+
+/** Removes a space from the index (the space is gone for good). */
+export async function deleteSpaceIndex(db: Db | Tx, provider: Provider, spaceId: string): Promise<void> {
+  if (isClient(db)) return db.$transaction((tx) => deleteSpaceIndex(tx, provider, spaceId));
+  await deleteRows(db, provider, spaceId, null);
+}
+
+/** The document pages of `current` whose rows must be (re)written. */
+function changedPages(previous: RevisionSnapshot | null, current: RevisionSnapshot): PageSnapshot[] {
+  const pages = [...current.pages.values()].filter(isIndexed);
+  if (!previous) return pages;
+  const pathsBefore = pagePaths(previous.pages);
+  const pathsNow = pagePaths(current.pages);
+  return pages.filter((page) => {
+    const before = previous.pages.get(page.id);
+    return (
+      !isIndexed(before) ||
+      before.title !== page.title ||
+      before.hidden !== page.hidden ||
+      before.documentHash !== page.documentHash ||
+      pathsBefore.get(page.id) !== pathsNow.get(page.id)
+    );
+  });
+}
+
+/** The rows of `pages`: one per section, at least one per page (its title is searchable even when it has no text). */
+async function sectionRows(db: Tx, current: RevisionSnapshot, pages: PageSnapshot[]): Promise<SectionRow[]> {
+  const documents = await documentsOf(db, current, pages);
+  const paths = pagePaths(current.pages);
+  const rows: SectionRow[] = [];
+  for (const page of pages) {
+    const document = page.documentHash ? documents.get(page.documentHash) : undefined;
+    const sections = document ? [...documentSections(document)] : [];
+    if (sections.length === 0) sections.push({ id: '', title: '', body: '' });
+    sections.forEach((section, position) => {
+      rows.push({
+        pageId: page.id,
+        position,
+        sectionId: section.id,
+        pagePath: paths.get(page.id) ?? page.slug,
+        pageTitle: page.title.normalize('NFC'),
+        hidden: page.hidden,
+        sectionTitle: section.title.normalize('NFC'),
+        body: section.body.normalize('NFC').slice(0, MAX_INDEXED_BODY_CHARS),
+      });
+    });
+  }
+  return rows;
+}
+
+/** The documents of `pages`: from the snapshot, or (those it lacks) from ContentDocument. */
+async function documentsOf(db: Tx, current: RevisionSnapshot, pages: PageSnapshot[]): Promise<Map<string, JSONDocument>> {
+  const documents = new Map(current.documents);
+  const missing = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null && !documents.has(h)))];
+  for (let i = 0; i < missing.length; i += IDS_PER_STATEMENT) {
+    const found = await db.contentDocument.findMany({ where: { hash: { in: missing.slice(i, i + IDS_PER_STATEMENT) } } });
+    for (const row of found) documents.set(row.hash, JSON.parse(row.json) as JSONDocument);
+  }
+  const lost = missing.filter((hash) => !documents.has(hash));
+  if (lost.length > 0) throw new Error(`Search index: documents not found: ${lost.join(', ')}`);
+  return documents;
+}
+
+/** `count` placeholders from number `from` (1-based), comma-separated. */
+function placeholders(provider: Provider, count: number, from: number): string {
+  return Array.from({ length: count }, (_, i) => (provider === 'postgresql' ? `$${from + i}` : '?')).join(', ');
+}
+
+/** Deletes the rows of `pageIds` in the space, or all of the space's rows when null. */
+async function deleteRows(db: Tx, provider: Provider, spaceId: string, pageIds: string[] | null): Promise<void> {
+  const batches = pageIds === null ? [null] : chunks(pageIds, IDS_PER_STATEMENT);
+  for (const ids of batches) {
+    const where = `space_id = ${provider === 'postgresql' ? '$1' : '?'}${ids ? ` AND page_id IN (${placeholders(provider, ids.length, 2)})` : ''}`;
+    const values = [spaceId, ...(ids ?? [])];
+    if (provider === 'sqlite') {
+      // External content: FTS5 removes a row from its index given the values it indexed.
+      await db.$executeRawUnsafe(
+        `INSERT INTO search_section_fts (search_section_fts, rowid, space_id, page_id, section_id, page_title, section_title, body)
+         SELECT 'delete', id, space_id, page_id, section_id, page_title, section_title, body FROM search_section WHERE ${where}`,
+        ...values,
+      );
+    }
+    await db.$executeRawUnsafe(`DELETE FROM search_section WHERE ${where}`, ...values);
+  }
+}
+
+async function insertRows(db: Tx, provider: Provider, spaceId: string, rows: SectionRow[]): Promise<void> {
+  const columns = 'space_id, page_id, position, section_id, page_path, page_title, hidden, section_title, body';
+  for (const batch of chunks(rows, ROWS_PER_INSERT)) {
+    const values = batch.flatMap((r) => [
+      spaceId, r.pageId, r.position, r.sectionId, r.pagePath, r.pageTitle, provider === 'sqlite' ? Number(r.hidden) : r.hidden, r.sectionTitle, r.body,
+    ]);
+    const tuples = batch.map((_, i) => `(${placeholders(provider, 9, i * 9 + 1)})`).join(', ');
+    await db.$executeRawUnsafe(`INSERT INTO search_section (${columns}) VALUES ${tuples}`, ...values);
+  }
+  if (provider === 'sqlite') {
+    // The rows of these pages were all deleted before, so every row of them is new to FTS5 too.
+    const pageIds = [...new Set(rows.map((r) => r.pageId))];
+    for (const ids of chunks(pageIds, IDS_PER_STATEMENT)) {
+      await db.$executeRawUnsafe(
+        `INSERT INTO search_section_fts (rowid, space_id, page_id, section_id, page_title, section_title, body)
+         SELECT id, space_id, page_id, section_id, page_title, section_title, body FROM search_section
+         WHERE space_id = ? AND page_id IN (${placeholders(provider, ids.length, 2)})`,
+        spaceId,
+        ...ids,
+      );
+    }
+  }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Searching
+
+export interface SearchSpaceInput {
+  spaceId: string;
+  /** Free text, as the user typed it (never query syntax). */
+  query: string;
+  /** Pages per result page, 1 to MAX_SEARCH_LIMIT. */
+  limit: number;
+  /** `next` of the previous result page. */
+  after?: string | null;
+  /** Whether pages hidden from the navigation are results too (default true: they are still accessible). */
+  includeHidden?: boolean;
+}
+
+export interface SearchSectionHit {
+  /** The heading's anchor; '' for the text before the first heading. */
+  id: string;
+  title: string;
+  /** `<page path>#<section id>`, or the page path when the id is ''. */
+  path: string;
+  /** A short plain-text snippet of the section around the match. */
+  body: string;
+}
+
+export interface SearchPageHit {
+  id: string;
+  title: string;
+  path: string;
+  /** Sections whose own title or text matches, best first; empty when only the page title matched. */
+  sections: SearchSectionHit[];
+}
+
+export interface SearchSpaceResult {
+  items: SearchPageHit[];
+  /** The cursor of the next result page, null on the last. */
+  next: string | null;
+}
+
+/** A matching section of a result page, as both providers' queries return it. */
+interface SectionMatch {
+  page_id: string;
+  page_path: string;
+  page_title: string;
+  section_id: string;
+  /** The section title with matched words marked. */
+  section_title: string;
+  /** The snippet with matched words marked. */
+  body: string;
+}
+
+/**
+ * Pages of the space's current content matching `query`, most relevant first:
+ * a page ranks by its best section (FTS5 bm25 / ts_rank_cd with the page
+ * title weighing most), ties in page path order. Every word must appear in the
+ * section or its page's title; the last word matches as a prefix.
+ */
+export async function searchSpace(db: Db | Tx, provider: Provider, input: SearchSpaceInput): Promise<SearchSpaceResult> {
+  const { spaceId, query, limit } = input;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    throw new InvalidInputError(`limit: must be between 1 and ${MAX_SEARCH_LIMIT}`);
+  }
+  const offset = input.after ? decodeSearchCursor(input.after) : 0;
+  const includeHidden = input.includeHidden ?? true;
+  const matches =
+    provider === 'sqlite'
+      ? await searchSqlite(db, spaceId, query, limit + 1, offset, includeHidden)
+      : await searchPostgres(db, spaceId, query, limit + 1, offset, includeHidden);
+
+  const items: SearchPageHit[] = [];
+  const byPage = new Map<string, SearchPageHit>();
+  for (const match of matches) {
+    let page = byPage.get(match.page_id);
+    if (!page) {
+      page = { id: match.page_id, title: match.page_title, path: match.page_path, sections: [] };
+      byPage.set(match.page_id, page);
+      items.push(page);
+    }
+    // A section matched through its page's title alone is not a hit of its own.
+    if (!match.body.includes(MARK_START) && !match.section_title.includes(MARK_START)) continue;
+    page.sections.push({
+      id: match.section_id,
+      title: unmark(match.section_title),
+      path: match.section_id ? `${match.page_path}#${match.section_id}` : match.page_path,
+      body: unmark(match.body).replace(/\s+/gu, ' ').trim(),
+    });
+  }
+  const more = items.length > limit;
+  return { items: more ? items.slice(0, limit) : items, next: more ? encodeSearchCursor(offset + limit) : null };
+}
+
+const unmark = (text: string) => text.replaceAll(MARK_START, '').replaceAll(MARK_END, '');
+
+/** The cursor is the offset in the ranked pages: results shift as content changes, as any ranking does. */
+function encodeSearchCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ offset })).toString('base64url');
+}
+
+function decodeSearchCursor(cursor: string): number {
+  try {
+    const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown };
+    if (typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0) return offset;
+  } catch {
+    // reported below
+  }
+  throw new InvalidInputError('page: not a valid page cursor (use `next.page` of a previous response)');
+}
+
+/**
+ * Two statements: ranking (bm25 must be called in the MATCH query itself), then
+ * snippets for the sections of the result pages only. CROSS JOIN keeps FTS5
+ * as the outer loop: otherwise SQLite may walk the space's rows and run the
+ * full-text query once for each.
+ */
+async function searchSqlite(
+  db: Db | Tx,
+  spaceId: string,
+  query: string,
+  pageCount: number,
+  offset: number,
+  includeHidden: boolean,
+): Promise<SectionMatch[]> {
+  const match = ftsMatchExpression(query);
+  if (match === null) return [];
+  const { pageTitle, sectionTitle, body } = FTS_WEIGHTS;
+  const ranked = await db.$queryRawUnsafe<{ id: number | bigint; page_path: string }[]>(
+    `WITH hits AS MATERIALIZED (
+       SELECT s.id, s.page_id, s.page_path, s.position,
+              -bm25(search_section_fts, 0, 0, 0, ${pageTitle}, ${sectionTitle}, ${body}) AS score
+       FROM search_section_fts CROSS JOIN search_section s ON s.id = search_section_fts.rowid
+       WHERE search_section_fts MATCH ? AND s.space_id = ?${includeHidden ? '' : ' AND s.hidden = 0'}
+     ),
+     pages AS (
+       SELECT page_id, max(score) AS best, min(page_path) AS page_path FROM hits
+       GROUP BY page_id ORDER BY best DESC, page_path, page_id LIMIT ? OFFSET ?
+     ),
+     ranked AS (
+       SELECT h.id, h.page_id, p.best, p.page_path,
+              row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
+       FROM hits h JOIN pages p ON p.page_id = h.page_id
+     )
+     SELECT id, page_path FROM ranked WHERE n <= ${MAX_SECTIONS_PER_PAGE} ORDER BY best DESC, page_path, page_id, n`,
+    match,
+    spaceId,
+    pageCount,
+    offset,
+  );
+  if (ranked.length === 0) return [];
+  const ids = ranked.map((r) => Number(r.id));
+  const marks = `'${MARK_START}', '${MARK_END}'`;
+  const rows = await db.$queryRawUnsafe<(Omit<SectionMatch, 'page_path'> & { id: number | bigint })[]>(
+    `SELECT rowid AS id, page_id, page_title, section_id,
+            highlight(search_section_fts, 4, ${marks}) AS section_title,
+            snippet(search_section_fts, 5, ${marks}, '${ELLIPSIS}', ${SNIPPET_WORDS}) AS body
+     FROM search_section_fts WHERE search_section_fts MATCH ? AND rowid IN (${placeholders('sqlite', ids.length, 1)})`,
+    match,
+    ...ids,
+  );
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return ranked.flatMap((r) => {
+    const row = byId.get(Number(r.id));
+    return row ? [{ ...row, page_path: r.page_path }] : [];
+  });
+}
+
+/**
+ * One statement. The query's last lexeme becomes a prefix by editing the
+ * printed tsquery (`'a' & 'b'` -> `'a' & 'b':*`) and reading it back, which
+ * does not normalize again; a query of stop words only is an empty tsquery,
+ * made NULL so that it matches nothing.
+ */
+async function searchPostgres(
+  db: Db | Tx,
+  spaceId: string,
+  query: string,
+  pageCount: number,
+  offset: number,
+  includeHidden: boolean,
+): Promise<SectionMatch[]> {
+  const text = tsqueryText(query);
+  if (text === null) return [];
+  const headline = (extra: string) =>
+    `StartSel=${MARK_START}, StopSel=${MARK_END}, MinWords=${Math.round(SNIPPET_WORDS / 2)}, MaxWords=${SNIPPET_WORDS}${extra}`;
+  const rows = await db.$queryRawUnsafe<(SectionMatch & { lead: string | null; tail: string | null })[]>(
+    `WITH q AS (
+       SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query
+     ),
+     hits AS MATERIALIZED (
+       SELECT s.page_id, s.position, s.page_path,
+              ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score
+       FROM search_section s, q
+       WHERE s.space_id = $2 AND s.search_vector @@ q.query${includeHidden ? '' : ' AND NOT s.hidden'}
+     ),
+     pages AS (
+       SELECT page_id, max(score) AS best, min(page_path) AS page_path FROM hits
+       GROUP BY page_id ORDER BY best DESC, page_path, page_id LIMIT $3 OFFSET $4
+     ),
+     ranked AS (
+       SELECT h.page_id, h.position, p.best, p.page_path,
+              row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
+       FROM hits h JOIN pages p ON p.page_id = h.page_id
+     )
+     SELECT r.page_id, r.page_path, s.page_title, s.section_id,
+            ts_headline('english', s.section_title, q.query, $6) AS section_title,
+            h.body,
+            CASE WHEN f.pos > 0 AND f.lead !~ '[[:alnum:]]' THEN f.lead END AS lead,
+            CASE WHEN f.pos > 0 AND f.tail !~ '[[:alnum:]]' THEN f.tail END AS tail
+     FROM ranked r
+     JOIN search_section s ON s.space_id = $2 AND s.page_id = r.page_id AND s.position = r.position
+     CROSS JOIN q
+     CROSS JOIN LATERAL (SELECT ts_headline('english', s.body, q.query, $5) AS body) m
+     CROSS JOIN LATERAL (SELECT m.body, translate(m.body, '${MARK_START}${MARK_END}', '') AS plain) h
+     CROSS JOIN LATERAL (SELECT strpos(s.body, h.plain) AS pos) o
+     CROSS JOIN LATERAL (SELECT o.pos, left(s.body, o.pos - 1) AS lead, substr(s.body, o.pos + length(h.plain)) AS tail) f
+     WHERE r.n <= ${MAX_SECTIONS_PER_PAGE}
+     ORDER BY r.best DESC, r.page_path, r.page_id, r.n`,
+    text,
+    spaceId,
+    pageCount,
+    offset,
+    headline(', MaxFragments=1'),
+    headline(', HighlightAll=true'),
+  );
+  // FTS5's snippet() marks cut text with an ellipsis; ts_headline does not, and leaves out the
+  // punctuation around the fragment: an ellipsis where words were left out, else that punctuation.
+  return rows.map(({ lead, tail, ...row }) => ({
+    ...row,
+    body: `${lead === null ? ELLIPSIS : lead.slice(-10)}${row.body}${tail === null ? ELLIPSIS : tail.slice(0, 10)}`,
+  }));
+}
