@@ -2,8 +2,11 @@
  * The REST runtime: one yoga plugin serving every generated route. It
  * matches the request, builds the operation's variables from the path, query
  * string and JSON body, executes the operation through yoga's envelop
- * pipeline (same auth, limits and resolvers as /graphql) and writes the body
- * and status of the wire contract. It has no per-endpoint code.
+ * pipeline (same context, auth and resolvers as /graphql) and writes the body
+ * and status of the wire contract. It has no per-endpoint code. The documents
+ * are ours and fixed at build time: they are validated once per schema, not
+ * per request, so graphql-armor's limits (per-request validation rules) stay
+ * with client documents (docs/decisions.md, "REST adapter").
  */
 import FindMyWay from 'find-my-way';
 import {
@@ -16,8 +19,11 @@ import {
   isListType,
   isNonNullType,
   parse,
+  specifiedRules,
   typeFromAST,
+  validate,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -34,7 +40,8 @@ export const REST_PREFIX = '/v1';
 interface PreparedRoute extends RestRoute {
   parsed: DocumentNode;
   operation: OperationDefinitionNode;
-  fragments: Map<string, FragmentDefinitionNode>;
+  /** What the body keeps of the operation's data. */
+  shape: ReplyShape | null;
 }
 
 class MethodNotAllowedError extends AppError {
@@ -64,7 +71,7 @@ function prepare(route: RestRoute): PreparedRoute {
   const fragments = new Map(
     parsed.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
   );
-  return { ...route, parsed, operation, fragments };
+  return { ...route, parsed, operation, shape: replyShape([operation.selectionSet], fragments) };
 }
 
 /** Coerces one query-string value to the variable's scalar type; a 400 names the parameter. */
@@ -151,48 +158,69 @@ function parseType(source: string): TypeNode {
   return node;
 }
 
-/** Drops null fields from the reply unless the document marks them `@keepNull`. */
-function pruneNulls(value: unknown, selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>): unknown {
-  if (value === null || value === undefined || !selectionSet) return value;
-  if (Array.isArray(value)) return value.map((v) => pruneNulls(v, selectionSet, fragments));
-  const object = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  const visitSelections = (set: SelectionSetNode) => {
+/**
+ * What the body keeps of a reply: per response key, whether a null stays
+ * (`@keepNull`) and the shape beneath it. Built once per route from the
+ * document, merging every selection of a response key (selected directly and
+ * through fragments, or in several fragments) as GraphQL merges fields: the
+ * reply of a key holds the union of their subfields, so the shape does too.
+ * Type conditions are not told apart (the reply has no `__typename`): the
+ * reply itself holds the keys GraphQL selected for the object's runtime type,
+ * in their order, and the shape only says what to keep of each.
+ */
+export interface ReplyShape {
+  fields: Map<string, { keepNull: boolean; shape: ReplyShape | null }>;
+}
+
+/** The shape of the union of `selectionSets` (null when there are none: a leaf). */
+export function replyShape(selectionSets: readonly SelectionSetNode[], fragments: ReadonlyMap<string, FragmentDefinitionNode>): ReplyShape | null {
+  if (selectionSets.length === 0) return null;
+  const byKey = new Map<string, FieldNode[]>();
+  const collect = (set: SelectionSetNode) => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         const key = (selection.alias ?? selection.name).value;
-        if (!(key in object)) continue;
-        const fieldValue = object[key];
-        if (fieldValue === null && !selection.directives?.some((d) => d.name.value === 'keepNull')) continue;
-        out[key] = pruneNulls(fieldValue, selection.selectionSet, fragments);
+        const nodes = byKey.get(key);
+        if (nodes) nodes.push(selection);
+        else byKey.set(key, [selection]);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        visitSelections(selection.selectionSet);
+        collect(selection.selectionSet);
       } else {
         const fragment = fragments.get(selection.name.value);
-        if (fragment) visitSelections(fragment.selectionSet);
+        if (fragment) collect(fragment.selectionSet);
       }
     }
   };
-  visitSelections(selectionSet);
+  for (const set of selectionSets) collect(set);
+  const fields: ReplyShape['fields'] = new Map();
+  for (const [key, nodes] of byKey) {
+    fields.set(key, {
+      keepNull: nodes.some((node) => node.directives?.some((d) => d.name.value === 'keepNull')),
+      shape: replyShape(nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), fragments),
+    });
+  }
+  return { fields };
+}
+
+/** Drops null fields from the reply unless the document marks them `@keepNull` (see ReplyShape). */
+export function pruneNulls(value: unknown, shape: ReplyShape | null | undefined): unknown {
+  if (value === null || value === undefined || !shape) return value;
+  if (Array.isArray(value)) return value.map((v) => pruneNulls(v, shape));
+  // In the reply's own key order: GraphQL's, for the runtime type of the object.
+  const out: Record<string, unknown> = {};
+  for (const [key, fieldValue] of Object.entries(value as Record<string, unknown>)) {
+    const field = shape.fields.get(key);
+    if (fieldValue === null && !field?.keepNull) continue;
+    out[key] = pruneNulls(fieldValue, field?.shape);
+  }
   return out;
 }
 
-/** The selection set at a dot path of response keys (through fragments). */
-function selectionAt(route: PreparedRoute, path: string[]): SelectionSetNode | undefined {
-  let set: SelectionSetNode | undefined = route.operation.selectionSet;
-  for (const key of path) {
-    const find = (s: SelectionSetNode): SelectionSetNode | undefined => {
-      for (const sel of s.selections) {
-        if (sel.kind === Kind.FIELD && (sel.alias ?? sel.name).value === key) return sel.selectionSet;
-        const nested = sel.kind === Kind.INLINE_FRAGMENT ? sel.selectionSet : sel.kind === Kind.FRAGMENT_SPREAD ? route.fragments.get(sel.name.value)?.selectionSet : undefined;
-        const found = nested && find(nested);
-        if (found) return found;
-      }
-      return undefined;
-    };
-    set = set && find(set);
-  }
-  return set;
+/** The shape at a dot path of response keys. */
+function shapeAt(shape: ReplyShape | null, path: string[]): ReplyShape | null {
+  let at = shape;
+  for (const key of path) at = at?.fields.get(key)?.shape ?? null;
+  return at;
 }
 
 /** The HTTP status of a failed execution: the highest status any error carries. */
@@ -214,8 +242,31 @@ function restMessage(error: GraphQLError): string {
     .replace(/^Variable "\$(\w+)" got invalid value (.*?); /, '$1: ');
 }
 
+/**
+ * Validates the routes' documents against `schema` with graphql-js's standard
+ * rules; throws one error naming every document that fails. The REST runtime
+ * runs this once per schema instead of validating per request (see "REST
+ * adapter" in docs/decisions.md), so a broken document fails at startup.
+ */
+export function validateRestDocuments(schema: GraphQLSchema, routes: readonly RestRoute[]): void {
+  validatePrepared(schema, routes.map(prepare));
+}
+
+function validatePrepared(schema: GraphQLSchema, routes: readonly PreparedRoute[]): void {
+  const failures = routes.flatMap((route) =>
+    validate(schema, route.parsed, specifiedRules).map((error) => `${route.operationName} (${route.method} ${route.path}): ${error.message}`),
+  );
+  if (failures.length) throw new Error(`Invalid REST documents:\n${failures.join('\n')}`);
+}
+
 export interface RestRoutesOptions {
   routes: RestRoute[];
+  /**
+   * The schema the documents are executed on: given, they are validated
+   * against it when the plugin is created (a broken document stops the
+   * server from starting); otherwise on the first request.
+   */
+  schema?: GraphQLSchema;
   /** Called with the matched route pattern (for metrics), or null when nothing matched. */
   onMatch?: (request: Request, route: string | null) => void;
 }
@@ -227,6 +278,16 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     router.on(route.method, route.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, route);
   }
   let yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+  // Our documents are fixed at build time: each schema they run on is validated once, with
+  // graphql-js's standard rules and not the per-request validate() (where graphql-armor's
+  // limits, meant for arbitrary client documents, run).
+  const validatedSchemas = new WeakSet<GraphQLSchema>();
+  const ensureValid = (schema: GraphQLSchema) => {
+    if (validatedSchemas.has(schema)) return;
+    validatePrepared(schema, prepared);
+    validatedSchemas.add(schema);
+  };
+  if (options.schema) ensureValid(options.schema);
 
   async function handle(request: Request, url: URL, serverContext: Record<string, unknown>, ResponseOf: ResponseClass): Promise<Response> {
     const method = request.method.toUpperCase();
@@ -239,10 +300,9 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     }
     const route = match.store as PreparedRoute;
     options.onMatch?.(request, route.path);
-    const { schema, contextFactory, execute, validate } = yoga.getEnveloped({ request, ...serverContext });
+    const { schema, contextFactory, execute } = yoga.getEnveloped({ request, ...serverContext });
+    ensureValid(schema);
     const variableValues = await buildVariables(route, schema, request, url, match.params);
-    const validationErrors = validate(schema, route.parsed);
-    if (validationErrors.length) throw validationErrors[0];
     const contextValue = await contextFactory();
     const result = (await execute({ schema, document: route.parsed, contextValue, variableValues, operationName: route.operationName })) as {
       data?: Record<string, unknown> | null;
@@ -261,7 +321,7 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status });
     }
     if (data === null || data === undefined) throw new NotFoundError('Resource');
-    const body = pruneNulls(data, selectionAt(route, path), route.fragments);
+    const body = pruneNulls(data, shapeAt(route.shape, path));
     return new ResponseOf(JSON.stringify(body), { status: route.status, headers: { 'content-type': 'application/json; charset=utf-8' } });
   }
 

@@ -5,6 +5,7 @@
  */
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -118,7 +119,7 @@ describe('structure', () => {
   });
 });
 
-describe('the spelled-out structure documents', () => {
+describe('the structure documents', () => {
   it('answer the same sections, site spaces and spaces as the lists and GET /v1/spaces/{spaceId}', async () => {
     const { org, site, sections: [s1, , , s4], group } = await sectionedSite();
     await server.publishSite(ada, org, site);
@@ -141,6 +142,30 @@ describe('the spelled-out structure documents', () => {
     expect(sorted.body).toEqual(byId.get(s1));
     const sortedGroup = await sort(ada, org, site, { item: { type: 'site-section-group', id: group } });
     expect(sortedGroup.body).toEqual(g);
+  });
+  // Written with fragments, the tree documents cost far more than graphql-armor allows a client
+  // document (src/server.ts). Ours are validated once at startup and skip the per-request
+  // validation armor runs in (docs/decisions.md, "REST adapter"); a client sending them is refused.
+  it('are refused by graphql-armor when a client sends them to /graphql, and served by their REST routes', async () => {
+    const { org, site } = await sectionedSite();
+    for (const [operation, path] of [
+      ['GetSiteStructure', 'structure'],
+      ['GetPublishedContentSite', 'published'],
+    ]) {
+      const { document } = restRoutes.find((r) => r.operationName === operation)!;
+      const res = await server.request('POST', '/graphql', {
+        token: ada.token,
+        body: { query: document, variables: { organizationId: org, siteId: site } },
+        headers: { accept: 'application/graphql-response+json' },
+      });
+      expect(res.status, operation).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      const messages = res.body.errors.map((e: any) => e.message);
+      expect(messages).toContainEqual(expect.stringMatching(/^Query Cost limit of 20000 exceeded, found [\d.]+\.$/));
+      expect(messages).toContainEqual(expect.stringMatching(/^Query depth limit of 12 exceeded, found \d+\.$/));
+      const rest = await server.request('GET', `${base(org, site)}/${path}`, { token: ada.token });
+      expect(rest.status, operation).toBe(200);
+    }
   });
 });
 

@@ -25,7 +25,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     path: t.exposeString('path', { description: 'Path of the section on the site, unique in the site' }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the section' }),
     icon: t.exposeString('icon', { nullable: true }),
-    // Named as on the wire (REST documents stay within graphql-armor's alias limit); the edge is `group`.
+    // Named as on the wire, so REST documents need no alias; the edge is `group`.
     sectionGroup: t.exposeID('sectionGroupId', { nullable: true, description: 'Id of the section group the section is in' }),
     group: t.relation('sectionGroup', { nullable: true, description: 'The section group the section is in' }),
     defaultSiteSpaceId: t.exposeID('defaultSiteSpaceId', { nullable: true }),

@@ -8,8 +8,9 @@ import { readSiteCustomizations, readSiteSpaceCustomizations } from '../site/cus
 import { Site } from '../site/type.ts';
 import { SiteSection } from '../site-section/type.ts';
 import { SiteSpace } from '../site-space/type.ts';
-import { VISIBLE_SECTION, VISIBLE_SECTION_GROUP, VISIBLE_SITE_SPACE } from './access.ts';
-import { byOrder, STRUCTURE_ORDER } from './position.ts';
+import { VISIBLE_SITE_SPACE } from './access.ts';
+import { STRUCTURE_ORDER } from './position.ts';
+import { groupChildren, groupSections, loadStructure, STRUCTURE_COUNTS } from './tree.ts';
 
 /** Section groups nest at most this deep (a group in a top-level group; not deeper). */
 export const MAX_GROUP_DEPTH = 2;
@@ -31,11 +32,13 @@ export const SiteSectionGroup = builder.prismaObject('SiteSectionGroup', {
     parentGroup: t.relation('parentGroup', { nullable: true }),
     siteId: t.exposeID('siteId'),
     site: t.relation('site'),
-    sections: t.relation('sections', {
+    // Read with the structure the group came in (tree.ts), not as a relation of its own.
+    sections: t.field({
+      type: [SiteSection],
       description: 'The sections directly in the group, in their order',
       deprecationReason: 'Use `children`, which also holds the nested groups',
       args: { onlyVisible: t.arg.boolean(ONLY_VISIBLE) },
-      query: (args) => ({ where: args.onlyVisible ? VISIBLE_SECTION : {}, orderBy: STRUCTURE_ORDER }),
+      resolve: (group, args, ctx) => groupSections(ctx, group, args.onlyVisible ?? false),
     }),
     position: t.exposeFloat('position', { description: 'Order among the sections and groups of the same parent' }),
   }),
@@ -59,18 +62,17 @@ builder.prismaObjectFields(SiteSectionGroup, (t) => ({
     type: [SiteStructureItem],
     description: 'The sections and nested groups of the group, in their order',
     args: { onlyVisible: t.arg.boolean(ONLY_VISIBLE) },
-    select: (args, _ctx, nested) => ({
-      sections: nested({ where: args.onlyVisible ? VISIBLE_SECTION : {}, orderBy: STRUCTURE_ORDER }, [], 'SiteSection'),
-      groups: nested({ where: args.onlyVisible ? VISIBLE_SECTION_GROUP : {}, orderBy: STRUCTURE_ORDER }, [], 'SiteSectionGroup'),
-    }),
-    resolve: (group) => [...group.sections, ...group.groups].sort(byOrder),
+    // Read with the structure the group came in (tree.ts), not as relations of its own.
+    resolve: (group, args, ctx) => groupChildren(ctx, group, args.onlyVisible ?? false),
   }),
 }));
 
 /**
- * The structure, as a variant of the Site row, so the whole tree is planned
- * into the query loading the site: one statement per level (sections, their
- * site spaces, their spaces...), whatever the size of the site.
+ * The structure, as a variant of the Site row: the counts of its sections and
+ * groups ride on the statement loading the site, then `structure` reads each
+ * level that has rows once, for every place of the document (tree.ts): one
+ * statement per level (sections, their site spaces, their spaces, groups; or
+ * root site spaces), whatever the size of the site.
  */
 export const SiteStructure = builder.prismaObject('Site', {
   variant: 'SiteStructure',
@@ -85,18 +87,8 @@ export const SiteStructure = builder.prismaObject('Site', {
       type: [SiteStructureItem],
       description: 'The top-level items, in their order (section groups hold theirs in `children`)',
       args: { onlyVisible: t.arg.boolean(ONLY_VISIBLE) },
-      select: (args, _ctx, nested) => ({
-        _count: { select: { sections: true } },
-        sections: nested({ where: { sectionGroupId: null, ...(args.onlyVisible ? VISIBLE_SECTION : {}) }, orderBy: STRUCTURE_ORDER }, [], 'SiteSection'),
-        sectionGroups: nested(
-          { where: { parentGroupId: null, ...(args.onlyVisible ? VISIBLE_SECTION_GROUP : {}) }, orderBy: STRUCTURE_ORDER },
-          [],
-          'SiteSectionGroup',
-        ),
-        siteSpaces: nested({ where: { sectionId: null, ...(args.onlyVisible ? VISIBLE_SITE_SPACE : {}) }, orderBy: STRUCTURE_ORDER }, [], 'SiteSpace'),
-      }),
-      resolve: (site) =>
-        site._count.sections > 0 ? [...site.sections, ...site.sectionGroups].sort(byOrder) : [...site.siteSpaces].sort(byOrder),
+      select: STRUCTURE_COUNTS,
+      resolve: (site, args, ctx, info) => loadStructure(ctx, info, site, args.onlyVisible ?? false),
     }),
   }),
 });
