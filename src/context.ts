@@ -10,6 +10,7 @@ import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Provider } from './db/provider.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
+import type { ObjectStorage } from './storage/storage.ts';
 import { Urls } from './urls.ts';
 
 export interface Context extends YogaInitialContext {
@@ -22,6 +23,8 @@ export interface Context extends YogaInitialContext {
   access: Access;
   loaders: Loaders;
   urls: Urls;
+  /** Where file bytes and generated PDFs are kept. */
+  storage: ObjectStorage;
 }
 
 export interface ContextDeps {
@@ -29,6 +32,7 @@ export interface ContextDeps {
   provider: Provider;
   config: AppConfig;
   log: Logger;
+  storage: ObjectStorage;
 }
 
 /** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */

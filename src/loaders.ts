@@ -6,6 +6,8 @@
 import DataLoader from 'dataloader';
 import type { Db } from './db/client.ts';
 import { hashShareKey } from './schema/site/share-key.ts';
+import { fileFromRow, pageFromRow } from './content/revision-store.ts';
+import type { JSONDocument } from './content/snapshot.ts';
 
 export interface PublishableSite {
   id: string;
@@ -83,7 +85,46 @@ export function createLoaders(db: Db) {
       // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
       { maxBatchSize: 30_000 },
     ),
+    /** space id -> how many change requests it has in each status (one statement for every space of a response) */
+    changeRequestCountsBySpaceId: new DataLoader(async (spaceIds: readonly string[]) => {
+      const rows = await db.changeRequest.groupBy({ by: ['spaceId', 'status'], where: { spaceId: { in: [...spaceIds] } }, _count: { _all: true } });
+      const bySpace = new Map<string, Record<string, number>>();
+      for (const row of rows) bySpace.set(row.spaceId, { ...bySpace.get(row.spaceId), [row.status]: row._count._all });
+      return spaceIds.map((id) => bySpace.get(id) ?? {});
+    }),
+    revisionById: new DataLoader(async (ids: readonly string[]) => {
+      const rows = await db.revision.findMany({ where: { id: { in: [...ids] } } });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    /** revision id -> its pages (any order; src/content/page-tree.ts orders them) */
+    pagesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
+      const rows = await db.revisionPage.findMany({ where: { revisionId: { in: [...revisionIds] } } });
+      return groupBy(revisionIds, rows, (r) => r.revisionId, pageFromRow);
+    }),
+    /** revision id -> its files, by name */
+    filesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
+      const rows = await db.revisionFile.findMany({ where: { revisionId: { in: [...revisionIds] } }, orderBy: [{ name: 'asc' }, { fileId: 'asc' }] });
+      return groupBy(revisionIds, rows, (r) => r.revisionId, fileFromRow);
+    }),
+    /** document hash -> the document */
+    documentByHash: new DataLoader(async (hashes: readonly string[]) => {
+      const rows = await db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
+      const byHash = new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+      return hashes.map((h) => byHash.get(h) ?? null);
+    }),
   };
 }
+
+function groupBy<Row, Out>(keys: readonly string[], rows: Row[], keyOf: (row: Row) => string, map: (row: Row) => Out): Out[][] {
+  const byKey = new Map<string, Out[]>();
+  for (const row of rows) {
+    const list = byKey.get(keyOf(row)) ?? [];
+    list.push(map(row));
+    byKey.set(keyOf(row), list);
+  }
+  return keys.map((k) => byKey.get(k) ?? []);
+}
+
 
 export type Loaders = ReturnType<typeof createLoaders>;

@@ -12,8 +12,11 @@ import pino, { type Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
+import { useFileDownloads } from './plugins/use-file-downloads.ts';
+import { createStorage } from './storage/storage.ts';
+import { loadUrlSecret } from './storage/signed-url.ts';
 import { createDb, type Db } from './db/client.ts';
-import { parseDatabaseUrl } from './db/provider.ts';
+import { parseDatabaseUrl, type Provider } from './db/provider.ts';
 import { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { startSpacePurge } from './jobs/purge-deleted-spaces.ts';
@@ -38,6 +41,8 @@ export interface AppOptions {
 export interface App {
   config: AppConfig;
   db: Db;
+  /** Which database `db` talks to. */
+  provider: Provider;
   metrics: Metrics;
   log: Logger;
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
@@ -83,7 +88,9 @@ function errorResponseFor(request: Request, error: AppError): Response {
 }
 
 export function createApp(options: AppOptions): App {
-  const { config } = options;
+  // Download URLs are signed with STORAGE_URL_SECRET, or a secret kept beside the files (see src/storage/signed-url.ts).
+  const config = { ...options.config, storage: { ...options.config.storage, urlSecret: loadUrlSecret(options.config.storage) } };
+  const storage = createStorage(config.storage);
   const log = options.log ?? pino({ level: config.logLevel });
   const metrics = options.metrics ?? createMetrics();
   const ownsDb = !options.db;
@@ -105,7 +112,7 @@ export function createApp(options: AppOptions): App {
     maskedErrors: { maskError },
     context: async (initial) => {
       try {
-        return (await buildContext({ db, provider: database.provider, config, log }, authorizationOf(initial))) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage }, authorizationOf(initial))) as Context;
       } catch (error) {
         if (error instanceof AppError) throw toGraphQLError(error);
         throw error;
@@ -114,6 +121,7 @@ export function createApp(options: AppOptions): App {
     plugins: [
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics }),
+      useFileDownloads({ storage, secret: config.storage.urlSecret }),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // The validation-rule limits report their rejection as a validation error
       // (yoga: 400 GRAPHQL_VALIDATION_FAILED) instead of throwing out of validate().
@@ -126,7 +134,8 @@ export function createApp(options: AppOptions): App {
         maxTokens: { n: 5000 },
         costLimit: { maxCost: 20000, ...reportArmorRejection() },
       }),
-      useRestRoutes({ routes: restRoutes, onMatch: setRouteLabel }),
+      // Validates the REST documents once, here (a broken one stops the start), not per request.
+      useRestRoutes({ routes: restRoutes, schema, onMatch: setRouteLabel }),
     ],
   });
 
@@ -168,11 +177,12 @@ export function createApp(options: AppOptions): App {
     wsServer,
   );
 
-  const stopPurge = startSpacePurge({ db, log, intervalSeconds: config.purgeIntervalSeconds });
+  const stopPurge = startSpacePurge({ db, provider: database.provider, log, intervalSeconds: config.purgeIntervalSeconds });
 
   return {
     config,
     db,
+    provider: database.provider,
     metrics,
     log,
     yoga,

@@ -178,6 +178,8 @@ async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, need
 }
 
 export interface WriteRevisionInput {
+  /** The new revision's id (default: a new one). */
+  id?: string;
   spaceId: string;
   parentId: string | null;
   mergedParentId?: string | null;
@@ -189,7 +191,7 @@ export interface WriteRevisionInput {
 
 /** Writes a new immutable revision with all its pages and files; returns its id. Call inside a transaction. */
 export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<string> {
-  const id = newId();
+  const id = input.id ?? newId();
   const { snapshot } = input;
   const paths = pagePaths(snapshot.pages);
   const needed = new Set<string>();

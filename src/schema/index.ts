@@ -30,6 +30,14 @@ import './site-section/mutations.ts';
 import './site-structure/type.ts';
 import './site-structure/queries.ts';
 import './site-structure/mutations.ts';
+import './content/type.ts';
+import './content/queries.ts';
+import './content/mutations.ts';
+import './content/search.ts';
+import './change-request/type.ts';
+import './change-request/queries.ts';
+import './change-request/mutations.ts';
+import './change-request/pdf.ts';
 
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);

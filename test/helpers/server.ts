@@ -2,6 +2,9 @@
  * Starts the real server (HTTP and WebSocket on a free port) on a fresh
  * database for one test file, with helpers to make users and call the API.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createUserWithToken } from '../../src/auth/users.ts';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from './openapi.ts';
@@ -44,12 +47,15 @@ let counter = 0;
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
+  // Stored files go to a temporary folder of this server, removed on close.
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-files-'));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_POINTS: '1000000',
+    STORAGE_DIR: storageDir,
     ...env,
   });
   const app = createApp({ config });
@@ -117,6 +123,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     async close() {
       await app.close();
       await database.drop();
+      await fs.promises.rm(storageDir, { recursive: true, force: true });
     },
   };
   return server;

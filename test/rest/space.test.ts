@@ -348,12 +348,12 @@ describe('deleting and restoring spaces', () => {
     const stillThere = await server.app.db.space.findUnique({ where: { id: old.id } });
     expect(stillThere?.deletedAt).toBeInstanceOf(Date);
 
-    const purged = await purgeDeletedSpaces(server.app.db);
+    const purged = await purgeDeletedSpaces(server.app.db, server.app.provider);
     expect(purged).toBeGreaterThanOrEqual(1);
     expect(await server.app.db.space.findUnique({ where: { id: old.id } })).toBeNull();
     expect(await server.app.db.space.findUnique({ where: { id: recent.id } })).not.toBeNull();
     expect(await server.app.db.space.findUnique({ where: { id: almost.id } })).not.toBeNull();
-    expect(await purgeDeletedSpaces(server.app.db)).toBe(0);
+    expect(await purgeDeletedSpaces(server.app.db, server.app.provider)).toBe(0);
 
     expectError(await server.request('POST', `/v1/spaces/${old.id}/restore`, { token: ada.token }), 404);
     expect((await server.request('DELETE', `/v1/spaces/${old.id}`, { token: ada.token })).status).toBe(204);
@@ -369,9 +369,9 @@ describe('deleting and restoring spaces', () => {
     const org = await server.createOrg(ada);
     const space = await server.createSpace(ada, org);
     expect((await server.request('DELETE', `/v1/spaces/${space.id}`, { token: ada.token })).status).toBe(205);
-    await purgeDeletedSpaces(server.app.db, new Date(Date.now() + 6 * DAY));
+    await purgeDeletedSpaces(server.app.db, server.app.provider, new Date(Date.now() + 6 * DAY));
     expect(await server.app.db.space.findUnique({ where: { id: space.id } })).not.toBeNull();
-    await purgeDeletedSpaces(server.app.db, new Date(Date.now() + 7 * DAY + 60_000));
+    await purgeDeletedSpaces(server.app.db, server.app.provider, new Date(Date.now() + 7 * DAY + 60_000));
     expect(await server.app.db.space.findUnique({ where: { id: space.id } })).toBeNull();
   });
 });

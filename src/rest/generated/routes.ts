@@ -95,7 +95,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListSpacesInCollectionById($collectionId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/collections/{collectionId}/spaces\", reply: \"collection.spaces\") {\n  collection(id: $collectionId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query ListSpacesInCollectionById($collectionId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/collections/{collectionId}/spaces\", reply: \"collection.spaces\") {\n  collection(id: $collectionId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -186,6 +186,46 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation UpdateOrganizationById($organizationId: ID!, $input: UpdateOrganizationInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}\") {\n  updateOrganization(organizationId: $organizationId, input: $input) {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/change-requests",
+    "status": 200,
+    "reply": "organization.changeRequests",
+    "operationName": "ListChangeRequestsForOrganization",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "status",
+        "type": "ChangeRequestStatus",
+        "source": "query"
+      },
+      {
+        "name": "creator",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "contributor",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListChangeRequestsForOrganization($organizationId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/change-requests\", reply: \"organization.changeRequests\") {\n  organization(id: $organizationId) {\n    changeRequests(\n      status: $status\n      creator: $creator\n      contributor: $contributor\n      page: $page\n      limit: $limit\n    ) {\n      items {\n        ...ChangeRequestFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -585,7 +625,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetPublishedContentSite($organizationId: ID!, $siteId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/published\") {\n  publishedContentSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n  ) {\n    object\n    site {\n      ...SiteFields\n    }\n    structure {\n      type\n      structure(onlyVisible: true) {\n        ... on SiteSection {\n          object\n          id\n          title\n          description\n          default\n          path\n          condition\n          sectionGroup\n          icon\n          siteSpaces(onlyVisible: true) {\n            object\n            id\n            path\n            section: sectionId\n            space {\n              object\n              id\n              title\n              emoji\n              visibility\n              createdAt\n              updatedAt\n              deletedAt\n              editMode\n              mergeRules\n              urls {\n                location\n                app\n                published\n              }\n              organization: organizationId\n              parent: parentId\n              language\n              revision: revisionId\n              defaultLevel @keepNull\n              comments\n              changeRequests\n              changeRequestsOpen\n              changeRequestsDraft\n              permissions {\n                view\n                access\n                admin\n                viewInviteLinks\n                edit\n                triggerGitSync\n                comment\n                merge\n                review\n                installIntegration\n              }\n            }\n            title\n            default\n            condition\n            hidden\n            hasAdvancedCustomizationFeature\n            urls {\n              published\n            }\n          }\n          urls {\n            published\n          }\n        }\n        ... on SiteSectionGroup {\n          object\n          id\n          title\n          icon\n          sectionGroup\n          sections(onlyVisible: true) {\n            object\n            id\n            title\n            description\n            default\n            path\n            condition\n            sectionGroup\n            icon\n            siteSpaces(onlyVisible: true) {\n              object\n              id\n              path\n              section: sectionId\n              space {\n                object\n                id\n                title\n                emoji\n                visibility\n                createdAt\n                updatedAt\n                deletedAt\n                editMode\n                mergeRules\n                urls {\n                  location\n                  app\n                  published\n                }\n                organization: organizationId\n                parent: parentId\n                language\n                revision: revisionId\n                defaultLevel @keepNull\n                comments\n                changeRequests\n                changeRequestsOpen\n                changeRequestsDraft\n                permissions {\n                  view\n                  access\n                  admin\n                  viewInviteLinks\n                  edit\n                  triggerGitSync\n                  comment\n                  merge\n                  review\n                  installIntegration\n                }\n              }\n              title\n              default\n              condition\n              hidden\n              hasAdvancedCustomizationFeature\n              urls {\n                published\n              }\n            }\n            urls {\n              published\n            }\n          }\n          children(onlyVisible: true) {\n            ... on SiteSection {\n              object\n              id\n              title\n              description\n              default\n              path\n              condition\n              sectionGroup\n              icon\n              siteSpaces(onlyVisible: true) {\n                object\n                id\n                path\n                section: sectionId\n                space {\n                  object\n                  id\n                  title\n                  emoji\n                  visibility\n                  createdAt\n                  updatedAt\n                  deletedAt\n                  editMode\n                  mergeRules\n                  urls {\n                    location\n                    app\n                    published\n                  }\n                  organization: organizationId\n                  parent: parentId\n                  language\n                  revision: revisionId\n                  defaultLevel @keepNull\n                  comments\n                  changeRequests\n                  changeRequestsOpen\n                  changeRequestsDraft\n                  permissions {\n                    view\n                    access\n                    admin\n                    viewInviteLinks\n                    edit\n                    triggerGitSync\n                    comment\n                    merge\n                    review\n                    installIntegration\n                  }\n                }\n                title\n                default\n                condition\n                hidden\n                hasAdvancedCustomizationFeature\n                urls {\n                  published\n                }\n              }\n              urls {\n                published\n              }\n            }\n            ... on SiteSectionGroup {\n              object\n              id\n              title\n              icon\n              sectionGroup\n              sections(onlyVisible: true) {\n                object\n                id\n                title\n                description\n                default\n                path\n                condition\n                sectionGroup\n                icon\n                siteSpaces(onlyVisible: true) {\n                  object\n                  id\n                  path\n                  section: sectionId\n                  space {\n                    object\n                    id\n                    title\n                    emoji\n                    visibility\n                    createdAt\n                    updatedAt\n                    deletedAt\n                    editMode\n                    mergeRules\n                    urls {\n                      location\n                      app\n                      published\n                    }\n                    organization: organizationId\n                    parent: parentId\n                    language\n                    revision: revisionId\n                    defaultLevel @keepNull\n                    comments\n                    changeRequests\n                    changeRequestsOpen\n                    changeRequestsDraft\n                    permissions {\n                      view\n                      access\n                      admin\n                      viewInviteLinks\n                      edit\n                      triggerGitSync\n                      comment\n                      merge\n                      review\n                      installIntegration\n                    }\n                  }\n                  title\n                  default\n                  condition\n                  hidden\n                  hasAdvancedCustomizationFeature\n                  urls {\n                    published\n                  }\n                }\n                urls {\n                  published\n                }\n              }\n              children(onlyVisible: true) {\n                ... on SiteSection {\n                  object\n                  id\n                  title\n                  description\n                  default\n                  path\n                  condition\n                  sectionGroup\n                  icon\n                  siteSpaces(onlyVisible: true) {\n                    object\n                    id\n                    path\n                    section: sectionId\n                    space {\n                      object\n                      id\n                      title\n                      emoji\n                      visibility\n                      createdAt\n                      updatedAt\n                      deletedAt\n                      editMode\n                      mergeRules\n                      urls {\n                        location\n                        app\n                        published\n                      }\n                      organization: organizationId\n                      parent: parentId\n                      language\n                      revision: revisionId\n                      defaultLevel @keepNull\n                      comments\n                      changeRequests\n                      changeRequestsOpen\n                      changeRequestsDraft\n                      permissions {\n                        view\n                        access\n                        admin\n                        viewInviteLinks\n                        edit\n                        triggerGitSync\n                        comment\n                        merge\n                        review\n                        installIntegration\n                      }\n                    }\n                    title\n                    default\n                    condition\n                    hidden\n                    hasAdvancedCustomizationFeature\n                    urls {\n                      published\n                    }\n                  }\n                  urls {\n                    published\n                  }\n                }\n              }\n            }\n          }\n        }\n        ... on SiteSpace {\n          object\n          id\n          path\n          section: sectionId\n          space {\n            object\n            id\n            title\n            emoji\n            visibility\n            createdAt\n            updatedAt\n            deletedAt\n            editMode\n            mergeRules\n            urls {\n              location\n              app\n              published\n            }\n            organization: organizationId\n            parent: parentId\n            language\n            revision: revisionId\n            defaultLevel @keepNull\n            comments\n            changeRequests\n            changeRequestsOpen\n            changeRequestsDraft\n            permissions {\n              view\n              access\n              admin\n              viewInviteLinks\n              edit\n              triggerGitSync\n              comment\n              merge\n              review\n              installIntegration\n            }\n          }\n          title\n          default\n          condition\n          hidden\n          hasAdvancedCustomizationFeature\n          urls {\n            published\n          }\n        }\n      }\n    }\n    customizations\n    scripts {\n      script\n      contentSecurityPolicy\n      cookies\n    }\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}"
+    "document": "query GetPublishedContentSite($organizationId: ID!, $siteId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/published\") {\n  publishedContentSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n  ) {\n    object\n    site {\n      ...SiteFields\n    }\n    structure {\n      type\n      structure(onlyVisible: true) {\n        ...VisibleSiteStructureItemFields\n      }\n    }\n    customizations\n    scripts {\n      script\n      contentSecurityPolicy\n      cookies\n    }\n  }\n}\n\nfragment SiteFields on Site {\n  object\n  id\n  type\n  title\n  icon\n  hostname\n  basename\n  proxy {\n    origin\n    target\n  }\n  visibility\n  published\n  publishedAt\n  unpublishedAt\n  siteSpaces: siteSpacesCount\n  createdAt\n  updatedAt\n  adaptiveContent {\n    enabled\n  }\n  agentsContext\n  features {\n    id\n    plan\n    frozen\n  }\n  urls {\n    location\n    app\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}\n\nfragment VisibleSiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces(onlyVisible: true) {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment VisibleSiteSectionGroupFields on SiteSectionGroup {\n  object\n  id\n  title\n  icon\n  sectionGroup\n  sections(onlyVisible: true) {\n    ...VisibleSiteSectionFields\n  }\n  children(onlyVisible: true) {\n    ...VisibleSiteSectionFields\n    ...VisibleSiteSubSectionGroupFields\n  }\n}\n\nfragment VisibleSiteStructureItemFields on SiteStructureItem {\n  ...VisibleSiteSectionFields\n  ...VisibleSiteSectionGroupFields\n  ...SiteSpaceFields\n}\n\nfragment VisibleSiteSubSectionGroupFields on SiteSectionGroup {\n  object\n  id\n  title\n  icon\n  sectionGroup\n  sections(onlyVisible: true) {\n    ...VisibleSiteSectionFields\n  }\n  children(onlyVisible: true) {\n    ...VisibleSiteSectionFields\n  }\n}"
   },
   {
     "method": "GET",
@@ -620,7 +660,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListSiteSections($organizationId: ID!, $siteId: ID!, $shareKey: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", reply: \"siteSections\") {\n  siteSections(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...SiteSectionFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query ListSiteSections($organizationId: ID!, $siteId: ID!, $shareKey: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", reply: \"siteSections\") {\n  siteSections(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...SiteSectionFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -645,7 +685,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation AddSectionToSite($organizationId: ID!, $siteId: ID!, $input: AddSectionToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", status: 201) {\n  addSectionToSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation AddSectionToSite($organizationId: ID!, $siteId: ID!, $input: AddSectionToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", status: 201) {\n  addSectionToSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -700,7 +740,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateSiteSectionById($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!, $input: UpdateSiteSectionInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}\") {\n  updateSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation UpdateSiteSectionById($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!, $input: UpdateSiteSectionInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}\") {\n  updateSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -730,7 +770,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation MoveSiteSection($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!, $input: MoveSiteSectionInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move\") {\n  moveSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation MoveSiteSection($organizationId: ID!, $siteId: ID!, $siteSectionId: ID!, $input: MoveSiteSectionInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move\") {\n  moveSiteSection(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSectionId: $siteSectionId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",
@@ -880,7 +920,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListSiteSpaces($organizationId: ID!, $siteId: ID!, $shareKey: String, $default: Boolean, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", reply: \"siteSpaces\") {\n  siteSpaces(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    default: $default\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...SiteSpaceFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query ListSiteSpaces($organizationId: ID!, $siteId: ID!, $shareKey: String, $default: Boolean, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", reply: \"siteSpaces\") {\n  siteSpaces(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    default: $default\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...SiteSpaceFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -905,7 +945,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation AddSpaceToSite($organizationId: ID!, $siteId: ID!, $input: AddSpaceToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", status: 201) {\n  addSpaceToSite(organizationId: $organizationId, siteId: $siteId, input: $input) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation AddSpaceToSite($organizationId: ID!, $siteId: ID!, $input: AddSpaceToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", status: 201) {\n  addSpaceToSite(organizationId: $organizationId, siteId: $siteId, input: $input) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -960,7 +1000,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateSiteSpaceById($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!, $input: UpdateSiteSpaceInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}\") {\n  updateSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n    input: $input\n  ) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation UpdateSiteSpaceById($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!, $input: UpdateSiteSpaceInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}\") {\n  updateSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n    input: $input\n  ) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -990,7 +1030,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation MoveSiteSpace($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!, $input: MoveSiteSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move\") {\n  moveSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n    input: $input\n  ) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation MoveSiteSpace($organizationId: ID!, $siteId: ID!, $siteSpaceId: ID!, $input: MoveSiteSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move\") {\n  moveSiteSpace(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteSpaceId: $siteSpaceId\n    input: $input\n  ) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",
@@ -1015,7 +1055,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetSiteStructure($organizationId: ID!, $siteId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/structure\") {\n  siteStructure(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n  ) {\n    type\n    structure {\n      ... on SiteSection {\n        object\n        id\n        title\n        description\n        default\n        path\n        condition\n        sectionGroup\n        icon\n        siteSpaces {\n          object\n          id\n          path\n          section: sectionId\n          space {\n            object\n            id\n            title\n            emoji\n            visibility\n            createdAt\n            updatedAt\n            deletedAt\n            editMode\n            mergeRules\n            urls {\n              location\n              app\n              published\n            }\n            organization: organizationId\n            parent: parentId\n            language\n            revision: revisionId\n            defaultLevel @keepNull\n            comments\n            changeRequests\n            changeRequestsOpen\n            changeRequestsDraft\n            permissions {\n              view\n              access\n              admin\n              viewInviteLinks\n              edit\n              triggerGitSync\n              comment\n              merge\n              review\n              installIntegration\n            }\n          }\n          title\n          default\n          condition\n          hidden\n          hasAdvancedCustomizationFeature\n          urls {\n            published\n          }\n        }\n        urls {\n          published\n        }\n      }\n      ... on SiteSectionGroup {\n        object\n        id\n        title\n        icon\n        sectionGroup\n        sections {\n          object\n          id\n          title\n          description\n          default\n          path\n          condition\n          sectionGroup\n          icon\n          siteSpaces {\n            object\n            id\n            path\n            section: sectionId\n            space {\n              object\n              id\n              title\n              emoji\n              visibility\n              createdAt\n              updatedAt\n              deletedAt\n              editMode\n              mergeRules\n              urls {\n                location\n                app\n                published\n              }\n              organization: organizationId\n              parent: parentId\n              language\n              revision: revisionId\n              defaultLevel @keepNull\n              comments\n              changeRequests\n              changeRequestsOpen\n              changeRequestsDraft\n              permissions {\n                view\n                access\n                admin\n                viewInviteLinks\n                edit\n                triggerGitSync\n                comment\n                merge\n                review\n                installIntegration\n              }\n            }\n            title\n            default\n            condition\n            hidden\n            hasAdvancedCustomizationFeature\n            urls {\n              published\n            }\n          }\n          urls {\n            published\n          }\n        }\n        children {\n          ... on SiteSection {\n            object\n            id\n            title\n            description\n            default\n            path\n            condition\n            sectionGroup\n            icon\n            siteSpaces {\n              object\n              id\n              path\n              section: sectionId\n              space {\n                object\n                id\n                title\n                emoji\n                visibility\n                createdAt\n                updatedAt\n                deletedAt\n                editMode\n                mergeRules\n                urls {\n                  location\n                  app\n                  published\n                }\n                organization: organizationId\n                parent: parentId\n                language\n                revision: revisionId\n                defaultLevel @keepNull\n                comments\n                changeRequests\n                changeRequestsOpen\n                changeRequestsDraft\n                permissions {\n                  view\n                  access\n                  admin\n                  viewInviteLinks\n                  edit\n                  triggerGitSync\n                  comment\n                  merge\n                  review\n                  installIntegration\n                }\n              }\n              title\n              default\n              condition\n              hidden\n              hasAdvancedCustomizationFeature\n              urls {\n                published\n              }\n            }\n            urls {\n              published\n            }\n          }\n          ... on SiteSectionGroup {\n            object\n            id\n            title\n            icon\n            sectionGroup\n            sections {\n              object\n              id\n              title\n              description\n              default\n              path\n              condition\n              sectionGroup\n              icon\n              siteSpaces {\n                object\n                id\n                path\n                section: sectionId\n                space {\n                  object\n                  id\n                  title\n                  emoji\n                  visibility\n                  createdAt\n                  updatedAt\n                  deletedAt\n                  editMode\n                  mergeRules\n                  urls {\n                    location\n                    app\n                    published\n                  }\n                  organization: organizationId\n                  parent: parentId\n                  language\n                  revision: revisionId\n                  defaultLevel @keepNull\n                  comments\n                  changeRequests\n                  changeRequestsOpen\n                  changeRequestsDraft\n                  permissions {\n                    view\n                    access\n                    admin\n                    viewInviteLinks\n                    edit\n                    triggerGitSync\n                    comment\n                    merge\n                    review\n                    installIntegration\n                  }\n                }\n                title\n                default\n                condition\n                hidden\n                hasAdvancedCustomizationFeature\n                urls {\n                  published\n                }\n              }\n              urls {\n                published\n              }\n            }\n            children {\n              ... on SiteSection {\n                object\n                id\n                title\n                description\n                default\n                path\n                condition\n                sectionGroup\n                icon\n                siteSpaces {\n                  object\n                  id\n                  path\n                  section: sectionId\n                  space {\n                    object\n                    id\n                    title\n                    emoji\n                    visibility\n                    createdAt\n                    updatedAt\n                    deletedAt\n                    editMode\n                    mergeRules\n                    urls {\n                      location\n                      app\n                      published\n                    }\n                    organization: organizationId\n                    parent: parentId\n                    language\n                    revision: revisionId\n                    defaultLevel @keepNull\n                    comments\n                    changeRequests\n                    changeRequestsOpen\n                    changeRequestsDraft\n                    permissions {\n                      view\n                      access\n                      admin\n                      viewInviteLinks\n                      edit\n                      triggerGitSync\n                      comment\n                      merge\n                      review\n                      installIntegration\n                    }\n                  }\n                  title\n                  default\n                  condition\n                  hidden\n                  hasAdvancedCustomizationFeature\n                  urls {\n                    published\n                  }\n                }\n                urls {\n                  published\n                }\n              }\n            }\n          }\n        }\n      }\n      ... on SiteSpace {\n        object\n        id\n        path\n        section: sectionId\n        space {\n          object\n          id\n          title\n          emoji\n          visibility\n          createdAt\n          updatedAt\n          deletedAt\n          editMode\n          mergeRules\n          urls {\n            location\n            app\n            published\n          }\n          organization: organizationId\n          parent: parentId\n          language\n          revision: revisionId\n          defaultLevel @keepNull\n          comments\n          changeRequests\n          changeRequestsOpen\n          changeRequestsDraft\n          permissions {\n            view\n            access\n            admin\n            viewInviteLinks\n            edit\n            triggerGitSync\n            comment\n            merge\n            review\n            installIntegration\n          }\n        }\n        title\n        default\n        condition\n        hidden\n        hasAdvancedCustomizationFeature\n        urls {\n          published\n        }\n      }\n    }\n  }\n}"
+    "document": "query GetSiteStructure($organizationId: ID!, $siteId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/structure\") {\n  siteStructure(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n  ) {\n    type\n    structure {\n      ...SiteStructureItemFields\n    }\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSectionGroupFields on SiteSectionGroup {\n  object\n  id\n  title\n  icon\n  sectionGroup\n  sections {\n    ...SiteSectionFields\n  }\n  children {\n    ...SiteSectionFields\n    ...SiteSubSectionGroupFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SiteStructureItemFields on SiteStructureItem {\n  ...SiteSectionFields\n  ...SiteSectionGroupFields\n  ...SiteSpaceFields\n}\n\nfragment SiteSubSectionGroupFields on SiteSectionGroup {\n  object\n  id\n  title\n  icon\n  sectionGroup\n  sections {\n    ...SiteSectionFields\n  }\n  children {\n    ...SiteSectionFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "PATCH",
@@ -1040,7 +1080,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation SortSiteStructure($organizationId: ID!, $siteId: ID!, $input: SortSiteStructureInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/structure/sort\") {\n  sortSiteStructure(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ... on SiteSpace {\n      object\n      id\n      path\n      section: sectionId\n      space {\n        object\n        id\n        title\n        emoji\n        visibility\n        createdAt\n        updatedAt\n        deletedAt\n        editMode\n        mergeRules\n        urls {\n          location\n          app\n          published\n        }\n        organization: organizationId\n        parent: parentId\n        language\n        revision: revisionId\n        defaultLevel @keepNull\n        comments\n        changeRequests\n        changeRequestsOpen\n        changeRequestsDraft\n        permissions {\n          view\n          access\n          admin\n          viewInviteLinks\n          edit\n          triggerGitSync\n          comment\n          merge\n          review\n          installIntegration\n        }\n      }\n      title\n      default\n      condition\n      hidden\n      hasAdvancedCustomizationFeature\n      urls {\n        published\n      }\n    }\n    ... on SiteSection {\n      object\n      id\n      title\n      description\n      default\n      path\n      condition\n      sectionGroup\n      icon\n      siteSpaces {\n        object\n        id\n        path\n        section: sectionId\n        space {\n          object\n          id\n          title\n          emoji\n          visibility\n          createdAt\n          updatedAt\n          deletedAt\n          editMode\n          mergeRules\n          urls {\n            location\n            app\n            published\n          }\n          organization: organizationId\n          parent: parentId\n          language\n          revision: revisionId\n          defaultLevel @keepNull\n          comments\n          changeRequests\n          changeRequestsOpen\n          changeRequestsDraft\n          permissions {\n            view\n            access\n            admin\n            viewInviteLinks\n            edit\n            triggerGitSync\n            comment\n            merge\n            review\n            installIntegration\n          }\n        }\n        title\n        default\n        condition\n        hidden\n        hasAdvancedCustomizationFeature\n        urls {\n          published\n        }\n      }\n      urls {\n        published\n      }\n    }\n    ... on SiteSectionGroup {\n      object\n      id\n      title\n      icon\n      sectionGroup\n      sections {\n        object\n        id\n        title\n        description\n        default\n        path\n        condition\n        sectionGroup\n        icon\n        siteSpaces {\n          object\n          id\n          path\n          section: sectionId\n          space {\n            object\n            id\n            title\n            emoji\n            visibility\n            createdAt\n            updatedAt\n            deletedAt\n            editMode\n            mergeRules\n            urls {\n              location\n              app\n              published\n            }\n            organization: organizationId\n            parent: parentId\n            language\n            revision: revisionId\n            defaultLevel @keepNull\n            comments\n            changeRequests\n            changeRequestsOpen\n            changeRequestsDraft\n            permissions {\n              view\n              access\n              admin\n              viewInviteLinks\n              edit\n              triggerGitSync\n              comment\n              merge\n              review\n              installIntegration\n            }\n          }\n          title\n          default\n          condition\n          hidden\n          hasAdvancedCustomizationFeature\n          urls {\n            published\n          }\n        }\n        urls {\n          published\n        }\n      }\n      children {\n        ... on SiteSection {\n          object\n          id\n          title\n          description\n          default\n          path\n          condition\n          sectionGroup\n          icon\n          siteSpaces {\n            object\n            id\n            path\n            section: sectionId\n            space {\n              object\n              id\n              title\n              emoji\n              visibility\n              createdAt\n              updatedAt\n              deletedAt\n              editMode\n              mergeRules\n              urls {\n                location\n                app\n                published\n              }\n              organization: organizationId\n              parent: parentId\n              language\n              revision: revisionId\n              defaultLevel @keepNull\n              comments\n              changeRequests\n              changeRequestsOpen\n              changeRequestsDraft\n              permissions {\n                view\n                access\n                admin\n                viewInviteLinks\n                edit\n                triggerGitSync\n                comment\n                merge\n                review\n                installIntegration\n              }\n            }\n            title\n            default\n            condition\n            hidden\n            hasAdvancedCustomizationFeature\n            urls {\n              published\n            }\n          }\n          urls {\n            published\n          }\n        }\n        ... on SiteSectionGroup {\n          object\n          id\n          title\n          icon\n          sectionGroup\n          sections {\n            object\n            id\n            title\n            description\n            default\n            path\n            condition\n            sectionGroup\n            icon\n            siteSpaces {\n              object\n              id\n              path\n              section: sectionId\n              space {\n                object\n                id\n                title\n                emoji\n                visibility\n                createdAt\n                updatedAt\n                deletedAt\n                editMode\n                mergeRules\n                urls {\n                  location\n                  app\n                  published\n                }\n                organization: organizationId\n                parent: parentId\n                language\n                revision: revisionId\n                defaultLevel @keepNull\n                comments\n                changeRequests\n                changeRequestsOpen\n                changeRequestsDraft\n                permissions {\n                  view\n                  access\n                  admin\n                  viewInviteLinks\n                  edit\n                  triggerGitSync\n                  comment\n                  merge\n                  review\n                  installIntegration\n                }\n              }\n              title\n              default\n              condition\n              hidden\n              hasAdvancedCustomizationFeature\n              urls {\n                published\n              }\n            }\n            urls {\n              published\n            }\n          }\n          children {\n            ... on SiteSection {\n              object\n              id\n              title\n              description\n              default\n              path\n              condition\n              sectionGroup\n              icon\n              siteSpaces {\n                object\n                id\n                path\n                section: sectionId\n                space {\n                  object\n                  id\n                  title\n                  emoji\n                  visibility\n                  createdAt\n                  updatedAt\n                  deletedAt\n                  editMode\n                  mergeRules\n                  urls {\n                    location\n                    app\n                    published\n                  }\n                  organization: organizationId\n                  parent: parentId\n                  language\n                  revision: revisionId\n                  defaultLevel @keepNull\n                  comments\n                  changeRequests\n                  changeRequestsOpen\n                  changeRequestsDraft\n                  permissions {\n                    view\n                    access\n                    admin\n                    viewInviteLinks\n                    edit\n                    triggerGitSync\n                    comment\n                    merge\n                    review\n                    installIntegration\n                  }\n                }\n                title\n                default\n                condition\n                hidden\n                hasAdvancedCustomizationFeature\n                urls {\n                  published\n                }\n              }\n              urls {\n                published\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+    "document": "mutation SortSiteStructure($organizationId: ID!, $siteId: ID!, $input: SortSiteStructureInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/structure/sort\") {\n  sortSiteStructure(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteStructureItemFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSectionGroupFields on SiteSectionGroup {\n  object\n  id\n  title\n  icon\n  sectionGroup\n  sections {\n    ...SiteSectionFields\n  }\n  children {\n    ...SiteSectionFields\n    ...SiteSubSectionGroupFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SiteStructureItemFields on SiteStructureItem {\n  ...SiteSectionFields\n  ...SiteSectionGroupFields\n  ...SiteSpaceFields\n}\n\nfragment SiteSubSectionGroupFields on SiteSectionGroup {\n  object\n  id\n  title\n  icon\n  sectionGroup\n  sections {\n    ...SiteSectionFields\n  }\n  children {\n    ...SiteSectionFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -1085,7 +1125,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListSpacesInOrganizationById($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/spaces\", reply: \"organization.spaces\") {\n  organization(id: $organizationId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query ListSpacesInOrganizationById($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/spaces\", reply: \"organization.spaces\") {\n  organization(id: $organizationId) {\n    spaces(page: $page, limit: $limit) {\n      items {\n        ...SpaceFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -1105,7 +1145,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -1140,7 +1180,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetSpaceById($spaceId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/spaces/{spaceId}\") {\n  space(id: $spaceId, shareKey: $shareKey) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "query GetSpaceById($spaceId: ID!, $shareKey: String) @rest(method: GET, path: \"/v1/spaces/{spaceId}\") {\n  space(id: $spaceId, shareKey: $shareKey) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "PATCH",
@@ -1160,7 +1200,757 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateSpaceById($spaceId: ID!, $input: UpdateSpaceInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}\") {\n  updateSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation UpdateSpaceById($spaceId: ID!, $input: UpdateSpaceInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}\") {\n  updateSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests",
+    "status": 200,
+    "reply": "spaceChangeRequests",
+    "operationName": "ListChangeRequestsForSpace",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "status",
+        "type": "ChangeRequestStatus",
+        "source": "query"
+      },
+      {
+        "name": "creator",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "contributor",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListChangeRequestsForSpace($spaceId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests\") {\n  spaceChangeRequests(\n    spaceId: $spaceId\n    status: $status\n    creator: $creator\n    contributor: $contributor\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ChangeRequestFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests",
+    "status": 201,
+    "reply": "createChangeRequest",
+    "operationName": "CreateChangeRequest",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateChangeRequestInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateChangeRequest($spaceId: ID!, $input: CreateChangeRequestInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests\", status: 201) {\n  createChangeRequest(spaceId: $spaceId, input: $input) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}",
+    "status": 200,
+    "reply": "changeRequest",
+    "operationName": "GetChangeRequestById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetChangeRequestById($spaceId: ID!, $changeRequestId: String!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}",
+    "status": 200,
+    "reply": "updateChangeRequest",
+    "operationName": "UpdateChangeRequestById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateChangeRequestInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateChangeRequestById($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}\") {\n  updateChangeRequest(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content",
+    "status": 200,
+    "reply": "revisionContent",
+    "operationName": "GetRevisionOfChangeRequestById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetRevisionOfChangeRequestById($spaceId: ID!, $changeRequestId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\") {\n  revisionContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  reusableContents\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content",
+    "status": 200,
+    "reply": "updateChangeRequestContent.changeRequest",
+    "operationName": "UpdateChangeRequestContent",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateChangeRequestContentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateChangeRequestContent($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestContentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\", reply: \"updateChangeRequestContent.changeRequest\") {\n  updateChangeRequestContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    changeRequest {\n      ...ChangeRequestFields\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files",
+    "status": 200,
+    "reply": "revisionFiles",
+    "operationName": "ListFilesInChangeRequestById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query ListFilesInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $page: String, $limit: Int, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files\") {\n  revisionFiles(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    page: $page\n    limit: $limit\n    metadata: $metadata\n    computed: $computed\n  ) {\n    items {\n      ...RevisionFileFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}",
+    "status": 200,
+    "reply": "revisionFile",
+    "operationName": "GetFileInChangeRequestById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "fileId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetFileInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $fileId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}\") {\n  revisionFile(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    fileId: $fileId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFileFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks",
+    "status": 200,
+    "reply": "fileBacklinks",
+    "operationName": "ListChangeRequestFileBacklinks",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "fileId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListChangeRequestFileBacklinks($spaceId: ID!, $changeRequestId: String!, $fileId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks\") {\n  fileBacklinks(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    fileId: $fileId\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ContentLocationFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ContentLocationFields on ContentLocation {\n  kind\n  url\n  organization {\n    ...OrganizationFields\n  }\n  space {\n    ...SpaceFields\n  }\n  page {\n    ...RevisionPageTree\n  }\n  file {\n    ...RevisionFileFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}",
+    "status": 200,
+    "reply": "revisionPage",
+    "operationName": "GetPageInChangeRequestById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPageInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $format: DocumentFormat = document, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(format: $format)\n    markdown(format: $format)\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/backlinks",
+    "status": 200,
+    "reply": "pageBacklinks",
+    "operationName": "ListChangeRequestPageBacklinks",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListChangeRequestPageBacklinks($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/backlinks\") {\n  pageBacklinks(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ContentLocationFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ContentLocationFields on ContentLocation {\n  kind\n  url\n  organization {\n    ...OrganizationFields\n  }\n  space {\n    ...SpaceFields\n  }\n  page {\n    ...RevisionPageTree\n  }\n  file {\n    ...RevisionFileFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links",
+    "status": 200,
+    "reply": "pageLinks",
+    "operationName": "ListPageLinksInChangeRequest",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "status",
+        "type": "ContentReferenceStatus",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPageLinksInChangeRequest($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $page: String, $limit: Int, $status: ContentReferenceStatus) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links\") {\n  pageLinks(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    page: $page\n    limit: $limit\n    status: $status\n  ) {\n    items {\n      status\n      relation\n      targetReference {\n        ...ContentLocationFields\n      }\n      locationReferences {\n        ...ContentLocationFields\n      }\n    }\n    next {\n      page\n    }\n    count\n    stats {\n      total\n      broken {\n        total\n        changeRequest\n      }\n    }\n  }\n}\n\nfragment ContentLocationFields on ContentLocation {\n  kind\n  url\n  organization {\n    ...OrganizationFields\n  }\n  space {\n    ...SpaceFields\n  }\n  page {\n    ...RevisionPageTree\n  }\n  file {\n    ...RevisionFileFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages",
+    "status": 200,
+    "reply": "revisionContent",
+    "operationName": "ListPagesInChangeRequest",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPagesInChangeRequest($spaceId: ID!, $changeRequestId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages\") {\n  revisionContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge",
+    "status": 200,
+    "reply": "mergeChangeRequest",
+    "operationName": "MergeChangeRequest",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation MergeChangeRequest($spaceId: ID!, $changeRequestId: String!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge\") {\n  mergeChangeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    revision\n    result\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf",
+    "status": 200,
+    "reply": "changeRequestPdf",
+    "operationName": "GetChangeRequestPDF",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "only",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetChangeRequestPDF($spaceId: ID!, $changeRequestId: String!, $page: String, $only: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf\") {\n  changeRequestPdf(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    page: $page\n    only: $only\n  ) {\n    url\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/update",
+    "status": 200,
+    "reply": "updateChangeRequestFromSpace",
+    "operationName": "UpdateChangeRequest",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation UpdateChangeRequest($spaceId: ID!, $changeRequestId: String!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/update\") {\n  updateChangeRequestFromSpace(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n  ) {\n    revision\n    result\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content",
+    "status": 200,
+    "reply": "revisionContent",
+    "operationName": "GetCurrentRevision",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetCurrentRevision($spaceId: ID!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content\") {\n  revisionContent(spaceId: $spaceId, metadata: $metadata, computed: $computed) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  reusableContents\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/files",
+    "status": 200,
+    "reply": "revisionFiles",
+    "operationName": "ListFiles",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query ListFiles($spaceId: ID!, $page: String, $limit: Int, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/files\") {\n  revisionFiles(\n    spaceId: $spaceId\n    page: $page\n    limit: $limit\n    metadata: $metadata\n    computed: $computed\n  ) {\n    items {\n      ...RevisionFileFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/files/{fileId}",
+    "status": 200,
+    "reply": "revisionFile",
+    "operationName": "GetFileById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "fileId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetFileById($spaceId: ID!, $fileId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/files/{fileId}\") {\n  revisionFile(\n    spaceId: $spaceId\n    fileId: $fileId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFileFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/files/{fileId}/backlinks",
+    "status": 200,
+    "reply": "fileBacklinks",
+    "operationName": "ListSpaceFileBacklinks",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "fileId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSpaceFileBacklinks($spaceId: ID!, $fileId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/files/{fileId}/backlinks\") {\n  fileBacklinks(spaceId: $spaceId, fileId: $fileId, page: $page, limit: $limit) {\n    items {\n      ...ContentLocationFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ContentLocationFields on ContentLocation {\n  kind\n  url\n  organization {\n    ...OrganizationFields\n  }\n  space {\n    ...SpaceFields\n  }\n  page {\n    ...RevisionPageTree\n  }\n  file {\n    ...RevisionFileFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/page/{pageId}",
+    "status": 200,
+    "reply": "revisionPage",
+    "operationName": "GetPageById",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPageById($spaceId: ID!, $pageId: String!, $format: DocumentFormat = document, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(format: $format)\n    markdown(format: $format)\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/page/{pageId}/backlinks",
+    "status": 200,
+    "reply": "pageBacklinks",
+    "operationName": "ListSpacePageBacklinks",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSpacePageBacklinks($spaceId: ID!, $pageId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}/backlinks\") {\n  pageBacklinks(spaceId: $spaceId, pageId: $pageId, page: $page, limit: $limit) {\n    items {\n      ...ContentLocationFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ContentLocationFields on ContentLocation {\n  kind\n  url\n  organization {\n    ...OrganizationFields\n  }\n  space {\n    ...SpaceFields\n  }\n  page {\n    ...RevisionPageTree\n  }\n  file {\n    ...RevisionFileFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/page/{pageId}/links",
+    "status": 200,
+    "reply": "pageLinks",
+    "operationName": "ListPageLinksInSpace",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "status",
+        "type": "ContentReferenceStatus",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPageLinksInSpace($spaceId: ID!, $pageId: String!, $page: String, $limit: Int, $status: ContentReferenceStatus) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}/links\") {\n  pageLinks(\n    spaceId: $spaceId\n    pageId: $pageId\n    page: $page\n    limit: $limit\n    status: $status\n  ) {\n    items {\n      status\n      relation\n      targetReference {\n        ...ContentLocationFields\n      }\n      locationReferences {\n        ...ContentLocationFields\n      }\n    }\n    next {\n      page\n    }\n    count\n    stats {\n      total\n      broken {\n        total\n        changeRequest\n      }\n    }\n  }\n}\n\nfragment ContentLocationFields on ContentLocation {\n  kind\n  url\n  organization {\n    ...OrganizationFields\n  }\n  space {\n    ...SpaceFields\n  }\n  page {\n    ...RevisionPageTree\n  }\n  file {\n    ...RevisionFileFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  object\n  id\n  title\n  createdAt\n  emailDomains\n  hostname\n  type\n  useCase\n  communityType\n  defaultRole\n  defaultContent {\n    type\n    site\n  }\n  sso\n  ai\n  inviteLinks\n  plan\n  mergeRules\n  urls {\n    location\n    app\n    logo\n  }\n  trial {\n    status\n    count\n  }\n  permissions {\n    view\n    access\n    admin\n    ownTeam\n    createContent\n    createOpenAPISpec\n    ingestConversations\n    viewBilling\n    listMembers\n    listTeams\n    listIntegrations\n    listInstallations\n    installIntegration\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/content/pages",
+    "status": 200,
+    "reply": "revisionContent",
+    "operationName": "ListPages",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPages($spaceId: ID!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/pages\") {\n  revisionContent(spaceId: $spaceId, metadata: $metadata, computed: $computed) {\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/content/template",
+    "status": 201,
+    "reply": "applySpaceTemplate",
+    "operationName": "ApplyTemplateToSpace",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "ApplySpaceTemplateInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation ApplyTemplateToSpace($spaceId: ID!, $input: ApplySpaceTemplateInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/content/template\", status: 201) {\n  applySpaceTemplate(spaceId: $spaceId, input: $input)\n}"
   },
   {
     "method": "POST",
@@ -1175,7 +1965,7 @@ export const restRoutes: RestRoute[] = [
         "source": "path"
       }
     ],
-    "document": "mutation DuplicateSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/duplicate\", status: 201) {\n  duplicateSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation DuplicateSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/duplicate\", status: 201) {\n  duplicateSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",
@@ -1225,7 +2015,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation MoveSpace($spaceId: ID!, $input: MoveSpaceInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/move\") {\n  moveSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation MoveSpace($spaceId: ID!, $input: MoveSpaceInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/move\") {\n  moveSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -1240,7 +2030,37 @@ export const restRoutes: RestRoute[] = [
         "source": "path"
       }
     ],
-    "document": "mutation RestoreSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/restore\") {\n  restoreSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation RestoreSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/restore\") {\n  restoreSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/search",
+    "status": 200,
+    "reply": "searchSpaceContent",
+    "operationName": "SearchSpaceContent",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "query",
+        "type": "String!",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query SearchSpaceContent($spaceId: ID!, $query: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/search\") {\n  searchSpaceContent(spaceId: $spaceId, query: $query, page: $page, limit: $limit) {\n    items {\n      id\n      title\n      path\n      sections {\n        id\n        title\n        path\n        body\n        urls\n      }\n      urls\n    }\n    next {\n      page\n    }\n  }\n}"
   },
   {
     "method": "POST",
@@ -1260,7 +2080,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation TransferSpace($spaceId: ID!, $input: TransferInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/transfer\") {\n  transferSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests\n  changeRequestsOpen\n  changeRequestsDraft\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation TransferSpace($spaceId: ID!, $input: TransferInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/transfer\") {\n  transferSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",

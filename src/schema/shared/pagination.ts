@@ -20,7 +20,7 @@ export interface ListResult<T> {
   count: number | (() => Promise<number>);
 }
 
-const ListNext = builder.objectRef<{ page: string }>('ListNext').implement({
+export const ListNext = builder.objectRef<{ page: string }>('ListNext').implement({
   description: 'Where the next page starts',
   fields: (t) => ({ page: t.exposeString('page', { description: 'Pass as `page` to get the next page' }) }),
 });

@@ -10,6 +10,8 @@ import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } f
 import { spaceMergeRules } from '../shared/merge-rules.ts';
 import { ContentPositionInput, resolvePosition, type ContentPosition } from '../shared/position.ts';
 import { loadSpace, SPACE_RETENTION_MS } from './queries.ts';
+import { loadSnapshot, writeRevision } from '../../content/revision-store.ts';
+import { reindexSpace } from '../../search/search-index.ts';
 import { Space } from './type.ts';
 
 const title = z.string().max(50, 'must be at most 50 characters');
@@ -48,7 +50,7 @@ const MoveSpaceInput = builder.inputType('MoveSpaceInput', {
 
 type SpaceQuery = Record<string, unknown>;
 
-/** Creates a space with its first, empty revision. */
+/** Creates a space with its first revision: empty, or a copy of `parentRevisionId` (duplicates). */
 async function createSpaceRow(
   ctx: Context,
   query: SpaceQuery,
@@ -79,7 +81,14 @@ async function createSpaceRow(
         revisionId,
       },
     });
-    await tx.revision.create({ data: { id: revisionId, spaceId: id, parentId: data.parentRevisionId ?? null } });
+    if (data.parentRevisionId) {
+      // A duplicate starts with a copy of the source's content (documents are shared, not copied).
+      const snapshot = await loadSnapshot(tx, data.parentRevisionId, { documents: true });
+      await writeRevision(tx, { id: revisionId, spaceId: id, parentId: data.parentRevisionId, type: 'edits', snapshot });
+      await reindexSpace(tx, ctx.provider, { spaceId: id, previous: null, current: snapshot });
+    } else {
+      await tx.revision.create({ data: { id: revisionId, spaceId: id } });
+    }
     return space;
   });
 }

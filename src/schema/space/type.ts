@@ -71,11 +71,21 @@ export const Space = builder.prismaObject('Space', {
     language: t.expose('language', { type: TranslationLanguage, nullable: true }),
     revisionId: t.exposeID('revisionId', { description: 'The active revision' }),
     defaultLevel: t.field({ type: DefaultLevel, nullable: true, resolve: (s) => s.defaultLevel as never }),
-    // Comments and change requests arrive with the content issue; until then a space has none.
+    // Comment threads are not served yet: a space has none.
     comments: t.int({ description: 'Open comments', resolve: () => 0 }),
-    changeRequests: t.int({ resolve: () => 0 }),
-    changeRequestsOpen: t.int({ resolve: () => 0 }),
-    changeRequestsDraft: t.int({ resolve: () => 0 }),
+    // One grouped count for every space of a response (three filtered relation counts would conflict in plugin-prisma's select).
+    changeRequestsCount: t.int({
+      description: 'How many change requests (any status)',
+      resolve: async (s, _a, ctx) => Object.values(await ctx.loaders.changeRequestCountsBySpaceId.load(s.id)).reduce((a, b) => a + b, 0),
+    }),
+    changeRequestsOpenCount: t.int({
+      description: 'How many open change requests',
+      resolve: async (s, _a, ctx) => (await ctx.loaders.changeRequestCountsBySpaceId.load(s.id)).open ?? 0,
+    }),
+    changeRequestsDraftCount: t.int({
+      description: 'How many draft change requests',
+      resolve: async (s, _a, ctx) => (await ctx.loaders.changeRequestCountsBySpaceId.load(s.id)).draft ?? 0,
+    }),
     permissions: t.field({
       type: SpacePermissions,
       resolve: async (s, _args, ctx) => {

@@ -1,0 +1,332 @@
+/**
+ * The content operations of a change request (`POST .../content`, shaped as
+ * `@gitbook/api@0.202.0` shapes them): insert_page, update_page, delete_page,
+ * revert_page and insert_files, applied in order to a copy of the change
+ * request's content. Any invalid change fails the whole batch before anything
+ * is written (the caller writes the result as one revision, or nothing).
+ *
+ * `ref`s: a page or file inserted in the batch can be linked from any page of
+ * the same batch by its ref (`[x](./<ref>.md)`, `![x](./<ref>)`), whatever the
+ * order of the operations, so every ref gets its id before the first change runs.
+ */
+import { InvalidInputError } from '../errors/index.ts';
+import { newId } from '../ids.ts';
+import { slugify } from '../schema/shared/slug.ts';
+import { markdownToDocument } from './document/markdown.ts';
+import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
+import { cloneSnapshot, putDocument } from './revision-store.ts';
+import type { ContentRef, FileSnapshot, JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
+
+export const MAX_CHANGES_PER_BATCH = 50;
+
+/** A page document as the wire gives it: Markdown, a JSON document, or nothing. */
+export type DocumentInput = { markdown: string } | { document: JSONDocument } | Record<string, never>;
+
+export interface PageMetadataInput {
+  title?: string | null;
+  slug?: string | null;
+  emoji?: string | null;
+  icon?: string | null;
+  description?: string | null;
+  hidden?: boolean | null;
+}
+
+export type ContentChange =
+  | ({ operation: 'insert_page'; document: DocumentInput; into?: string | null; at?: number | null; ref?: string | null } & PageMetadataInput)
+  | ({ operation: 'update_page'; page: string; document?: DocumentInput | null; into?: string | null; at?: number | null } & PageMetadataInput)
+  | { operation: 'delete_page'; page: string }
+  | { operation: 'revert_page'; page: string; revision?: string | null; block?: string[] | null }
+  | { operation: 'insert_files'; files: UploadedFile[] };
+
+/** A file of an insert_files change, its bytes already fetched or decoded and stored. */
+export interface UploadedFile {
+  ref?: string | null;
+  name: string;
+  contentType: string;
+  size: number;
+  storageKey: string;
+  width: number | null;
+  height: number | null;
+}
+
+export type PageOutcome =
+  | { object: 'created_page'; ref?: string; page: string }
+  | { object: 'updated_page'; page: string }
+  | { object: 'deleted_page'; page: string };
+
+export interface ApplyResult {
+  snapshot: RevisionSnapshot;
+  /** One entry per affected page, in the order the pages were first touched. */
+  changes: PageOutcome[];
+  insertedFiles: FileSnapshot[];
+}
+
+export interface ApplyOptions {
+  now: Date;
+  /** The content `revert_page` goes back to (the change request's base, or the revision it names). */
+  loadRevertTarget: (revisionId: string | null) => Promise<RevisionSnapshot>;
+  /** Documents of the current content that are not in `snapshot.documents` yet. */
+  loadDocument: (hash: string) => Promise<JSONDocument | null>;
+}
+
+function bad(index: number, message: string): never {
+  throw new InvalidInputError(`changes[${index}]: ${message}`);
+}
+
+/** Page paths a relative link may name: `./a/b.md`, `a/b`, `/a/b/` all mean the page at path `a/b`. */
+function normalizeHref(href: string): string {
+  let path = href.split('#')[0]!.split('?')[0]!;
+  while (path.startsWith('./')) path = path.slice(2);
+  path = path.replace(/^\/+|\/+$/g, '');
+  if (path.endsWith('.md')) path = path.slice(0, -3);
+  if (path.endsWith('/README') || path === 'README') path = path.slice(0, -'README'.length).replace(/\/$/, '');
+  return path;
+}
+
+export async function applyContentChanges(base: RevisionSnapshot, changes: ContentChange[], options: ApplyOptions): Promise<ApplyResult> {
+  if (changes.length === 0) throw new InvalidInputError('changes: at least one change is needed');
+  if (changes.length > MAX_CHANGES_PER_BATCH) throw new InvalidInputError(`changes: at most ${MAX_CHANGES_PER_BATCH} changes per call`);
+  const snapshot = cloneSnapshot(base);
+  const pages = snapshot.pages;
+  const outcomes = new Map<string, PageOutcome>();
+  const insertedFiles: FileSnapshot[] = [];
+  const touch = (outcome: PageOutcome) => {
+    const existing = outcomes.get(outcome.page);
+    if (!existing) outcomes.set(outcome.page, outcome);
+    else if (outcome.object === 'deleted_page') outcomes.set(outcome.page, existing.object === 'created_page' ? { ...outcome } : outcome);
+  };
+
+  // Every ref gets its id first, so a page can link to one inserted later in the batch.
+  const pageRefs = new Map<string, string>();
+  const fileRefs = new Map<string, string>();
+  const existingPaths = new Set(pagePaths(pages).values());
+  changes.forEach((change, i) => {
+    const refs =
+      change.operation === 'insert_page' ? [{ ref: change.ref, map: pageRefs }] : change.operation === 'insert_files' ? change.files.map((f) => ({ ref: f.ref, map: fileRefs })) : [];
+    for (const { ref, map } of refs) {
+      if (ref === undefined || ref === null) continue;
+      const key = normalizeHref(ref);
+      if (key === '') bad(i, 'ref: must not be empty');
+      if (pageRefs.has(key) || fileRefs.has(key)) bad(i, `ref "${ref}" is used twice in the batch`);
+      if (existingPaths.has(key)) bad(i, `ref "${ref}" collides with the path of an existing page`);
+      map.set(key, newId());
+    }
+  });
+
+  const resolveHref = (href: string): ContentRef | null => {
+    const key = normalizeHref(href);
+    const page = pageRefs.get(key);
+    if (page) return { kind: 'page', page };
+    const file = fileRefs.get(key);
+    if (file) return { kind: 'file', file };
+    for (const [id, path] of pagePaths(pages)) if (path === key) return { kind: 'page', page: id };
+    return null;
+  };
+
+  /** The document and the metadata Markdown frontmatter sets. */
+  const readDocument = (i: number, input: DocumentInput): { document: JSONDocument; title: string | null; meta: PageMetadataInput } => {
+    if ('markdown' in input) {
+      if (typeof input.markdown !== 'string') bad(i, 'document.markdown: must be a string');
+      const { document, frontmatter, title } = markdownToDocument(input.markdown, { resolveHref });
+      const meta: PageMetadataInput = {};
+      if (typeof frontmatter.title === 'string') meta.title = frontmatter.title;
+      if (typeof frontmatter.description === 'string') meta.description = frontmatter.description;
+      if (typeof frontmatter.icon === 'string') meta.icon = frontmatter.icon;
+      if (typeof frontmatter.emoji === 'string') meta.emoji = frontmatter.emoji;
+      if (typeof frontmatter.hidden === 'boolean') meta.hidden = frontmatter.hidden;
+      return { document, title: meta.title ?? title, meta };
+    }
+    if ('document' in input) {
+      checkDocument(i, input.document);
+      return { document: input.document, title: null, meta: {} };
+    }
+    return { document: { object: 'document', data: {}, nodes: [] }, title: null, meta: {} };
+  };
+
+  const requirePage = (i: number, id: string, what = 'page'): PageSnapshot => {
+    const page = pages.get(id);
+    if (!page) bad(i, `${what}: no page ${id} in the change request`);
+    return page;
+  };
+
+  const requireParent = (i: number, into: string | null | undefined, moving?: string): string | null => {
+    if (into === undefined || into === null) return null;
+    // A page inserted earlier in the batch may be named by its ref.
+    const parent = requirePage(i, pages.has(into) ? into : (pageRefs.get(normalizeHref(into)) ?? into), 'into');
+    if (parent.kind === 'link') bad(i, 'into: a link page cannot have child pages');
+    if (moving && subtreeIds(pages, moving).has(parent.id)) bad(i, 'into: a page cannot move into itself or one of its descendants');
+    return parent.id;
+  };
+
+  const slugFor = (i: number, parentId: string | null, explicit: string | null | undefined, title: string, exceptId?: string): string => {
+    if (explicit !== undefined && explicit !== null) {
+      const slug = explicit.trim();
+      if (!/^[a-z0-9](?:[a-z0-9-_.]*[a-z0-9])?$/i.test(slug) || slug.length > 100) bad(i, 'slug: letters, digits, "-", "_" and "." only, at most 100 characters');
+      if (freeSlug(pages, parentId, slug, exceptId) !== slug) bad(i, `slug: "${slug}" is already used by a sibling page`);
+      return slug;
+    }
+    return freeSlug(pages, parentId, slugify(title, 'page'), exceptId);
+  };
+
+  for (const [i, change] of changes.entries()) {
+    switch (change.operation) {
+      case 'insert_page': {
+        if (!change.document || typeof change.document !== 'object') bad(i, 'document: required');
+        const parentId = requireParent(i, change.into);
+        const { document, title: docTitle, meta } = readDocument(i, change.document);
+        const title = (meta.title ?? docTitle ?? change.title ?? '').trim() || 'Untitled';
+        const id = (change.ref !== undefined && change.ref !== null ? pageRefs.get(normalizeHref(change.ref)) : undefined) ?? newId();
+        const page: PageSnapshot = {
+          id,
+          kind: 'document',
+          parentId,
+          index: 0,
+          title,
+          slug: slugFor(i, parentId, change.slug, title),
+          description: emptyToNull(meta.description ?? change.description),
+          emoji: emptyToNull(meta.emoji ?? change.emoji),
+          icon: emptyToNull(meta.icon ?? change.icon),
+          hidden: meta.hidden ?? change.hidden ?? false,
+          documentHash: putDocument(snapshot, document),
+          linkTarget: null,
+          layout: null,
+          createdAt: options.now,
+          updatedAt: options.now,
+        };
+        if (change.at !== undefined && change.at !== null && change.at < 0) bad(i, 'at: must be 0 or more');
+        placePage(pages, page, parentId, change.at ?? undefined);
+        touch({ object: 'created_page', ...(change.ref ? { ref: change.ref } : {}), page: id });
+        break;
+      }
+      case 'update_page': {
+        const page = requirePage(i, change.page);
+        let next: PageSnapshot = { ...page, updatedAt: options.now };
+        let meta: PageMetadataInput = {};
+        if (change.document !== undefined && change.document !== null) {
+          if (page.kind !== 'document') bad(i, 'document: only document pages have a document');
+          const read = readDocument(i, change.document);
+          next.documentHash = putDocument(snapshot, read.document);
+          meta = read.meta;
+          if (read.title && change.title === undefined) meta.title = meta.title ?? read.title;
+        }
+        const title = meta.title ?? change.title;
+        if (title !== undefined && title !== null) {
+          if (title.trim() === '') bad(i, 'title: must not be empty');
+          next.title = title.trim();
+        }
+        for (const field of ['description', 'emoji', 'icon'] as const) {
+          const value = meta[field] ?? change[field];
+          if (value !== undefined) next[field] = emptyToNull(value);
+        }
+        const hidden = meta.hidden ?? change.hidden;
+        if (hidden !== undefined && hidden !== null) next.hidden = hidden;
+        const moving = 'into' in change && change.into !== undefined;
+        const parentId = moving ? requireParent(i, change.into, page.id) : page.parentId;
+        if (change.slug !== undefined && change.slug !== null) next.slug = slugFor(i, parentId, change.slug, next.title, page.id);
+        if (change.at !== undefined && change.at !== null && change.at < 0) bad(i, 'at: must be 0 or more');
+        if (moving || (change.at !== undefined && change.at !== null)) {
+          pages.set(page.id, next);
+          placePage(pages, next, parentId, change.at ?? undefined);
+        } else {
+          pages.set(page.id, next);
+        }
+        touch({ object: 'updated_page', page: page.id });
+        break;
+      }
+      case 'delete_page': {
+        requirePage(i, change.page);
+        for (const id of removePage(pages, change.page)) touch({ object: 'deleted_page', page: id });
+        break;
+      }
+      case 'revert_page': {
+        const target = await options.loadRevertTarget(change.revision ?? null);
+        const then = target.pages.get(change.page);
+        const now = pages.get(change.page);
+        if (!then && !now) bad(i, `page: no page ${change.page} in the change request or the revision`);
+        if (change.block && change.block.length) {
+          if (!then || !now || !then.documentHash || !now.documentHash) bad(i, 'block: the page has no document on both sides');
+          const current = snapshot.documents.get(now.documentHash) ?? (await options.loadDocument(now.documentHash));
+          const previous = target.documents.get(then.documentHash) ?? (await options.loadDocument(then.documentHash));
+          if (!current || !previous) bad(i, 'block: the document could not be read');
+          const document = revertBlocks(current, previous, new Set(change.block));
+          pages.set(now.id, { ...now, documentHash: putDocument(snapshot, document), updatedAt: options.now });
+          touch({ object: 'updated_page', page: now.id });
+        } else if (!then) {
+          for (const id of removePage(pages, change.page)) touch({ object: 'deleted_page', page: id });
+        } else {
+          if (then.documentHash && !snapshot.documents.has(then.documentHash)) {
+            const document = target.documents.get(then.documentHash) ?? (await options.loadDocument(then.documentHash));
+            if (document) snapshot.documents.set(then.documentHash, document);
+          }
+          const parentId = then.parentId && pages.has(then.parentId) ? then.parentId : null;
+          placePage(pages, { ...then }, parentId, then.index);
+          touch(now ? { object: 'updated_page', page: then.id } : { object: 'created_page', page: then.id });
+        }
+        break;
+      }
+      case 'insert_files': {
+        if (!Array.isArray(change.files) || change.files.length === 0) bad(i, 'files: at least one file');
+        if (change.files.length > 20) bad(i, 'files: at most 20 files per change');
+        for (const file of change.files) {
+          const id = (file.ref !== undefined && file.ref !== null ? fileRefs.get(normalizeHref(file.ref)) : undefined) ?? newId();
+          const stored: FileSnapshot = {
+            id,
+            name: file.name,
+            contentType: file.contentType,
+            size: file.size,
+            storageKey: file.storageKey,
+            width: file.width,
+            height: file.height,
+          };
+          snapshot.files.set(id, stored);
+          insertedFiles.push(stored);
+        }
+        break;
+      }
+      default:
+        bad(i, `operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files`);
+    }
+  }
+  // Documents no page uses any more are not written.
+  const used = new Set([...pages.values()].map((p) => p.documentHash).filter((h): h is string => h !== null));
+  for (const hash of [...snapshot.documents.keys()]) if (!used.has(hash)) snapshot.documents.delete(hash);
+  return { snapshot, changes: [...outcomes.values()], insertedFiles };
+}
+
+function emptyToNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === '' ? null : value;
+}
+
+/** A JSON document must at least be one: `object: 'document'` and a list of block nodes. */
+function checkDocument(i: number, document: unknown): asserts document is JSONDocument {
+  const d = document as JSONDocument | null;
+  if (!d || typeof d !== 'object' || d.object !== 'document' || !Array.isArray(d.nodes)) bad(i, 'document.document: must be a JSON document ({ object: "document", nodes: [...] })');
+  const check = (node: JSONNode, depth: number): void => {
+    if (!node || typeof node !== 'object' || !['block', 'inline', 'text', 'fragment'].includes(node.object)) bad(i, 'document.document: every node needs `object` block, inline, text or fragment');
+    if (depth > 64) bad(i, 'document.document: nested too deeply');
+    if (node.object === 'text') {
+      if (!Array.isArray(node.leaves)) bad(i, 'document.document: a text node needs `leaves`');
+      return;
+    }
+    if (typeof node.type !== 'string') bad(i, 'document.document: a block or inline node needs a `type`');
+    for (const child of node.nodes ?? []) check(child, depth + 1);
+  };
+  for (const node of d.nodes) check(node, 1);
+}
+
+/** Reverts the top-level blocks with the given keys to their state in `previous` (removing added ones, restoring deleted ones). */
+function revertBlocks(current: JSONDocument, previous: JSONDocument, keys: Set<string>): JSONDocument {
+  const previousByKey = new Map(previous.nodes.filter((n) => n.key).map((n, i) => [n.key!, { node: n, index: i }]));
+  const nodes: JSONNode[] = [];
+  for (const node of current.nodes) {
+    if (!node.key || !keys.has(node.key)) nodes.push(node);
+    else if (previousByKey.has(node.key)) nodes.push(previousByKey.get(node.key)!.node);
+    // else: added since, removed by the revert
+  }
+  const present = new Set(nodes.map((n) => n.key).filter(Boolean));
+  for (const key of keys) {
+    const deleted = previousByKey.get(key);
+    if (deleted && !present.has(key)) nodes.splice(Math.min(deleted.index, nodes.length), 0, deleted.node);
+  }
+  return { ...current, nodes };
+}

@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { builder } from '../../builder.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
+import { newId } from '../../ids.ts';
+import { applyContentChanges, MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
+import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
+import type { FileSnapshot } from '../../content/snapshot.ts';
+import { prepareUploads, type FileUploadInput } from '../../content/uploads.ts';
+import { loadSpace } from '../space/queries.ts';
+import { RevisionFile, type RevisionView } from '../content/type.ts';
+import { loadChangeRequest } from './queries.ts';
+import { editChangeRequestContent } from './edit-content.ts';
+import { mergeChangeRequest, updateChangeRequestFromSpace } from './merge-change-request.ts';
+import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
+
+const subject = z.string().max(256, 'must be at most 256 characters');
+
+const CreateChangeRequestInput = builder.inputType('CreateChangeRequestInput', {
+  fields: (t) => ({
+    subject: t.string({ validate: subject }),
+  }),
+});
+
+const UpdateChangeRequestInput = builder.inputType('UpdateChangeRequestInput', {
+  fields: (t) => ({
+    subject: t.string({ validate: subject }),
+    description: t.field({ type: 'JSON', description: 'A Document (JSON), or null to remove it' }),
+    status: t.field({ type: ChangeRequestStatus, description: 'draft, open or archived (merging is `merge`)' }),
+  }),
+});
+
+const FileUpload = builder.inputType('ChangeRequestFileUploadInput', {
+  fields: (t) => ({
+    ref: t.string(),
+    name: t.string({ required: true }),
+    contentType: t.string(),
+    url: t.string(),
+    base64: t.string(),
+  }),
+});
+
+const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', {
+  description: 'One content change; `operation` says which fields apply (as in @gitbook/api 0.202.0)',
+  fields: (t) => ({
+    operation: t.string({ required: true, description: 'insert_page | update_page | delete_page | revert_page | insert_files' }),
+    page: t.string(),
+    document: t.field({ type: 'JSON', description: '{ markdown } or { document }' }),
+    into: t.string({ description: 'Parent page id; null: the root' }),
+    at: t.int(),
+    ref: t.string(),
+    title: t.string(),
+    slug: t.string(),
+    emoji: t.string(),
+    icon: t.string(),
+    description: t.string(),
+    hidden: t.boolean(),
+    revision: t.string(),
+    block: t.stringList(),
+    files: t.field({ type: [FileUpload] }),
+  }),
+});
+
+const UpdateChangeRequestContentInput = builder.inputType('UpdateChangeRequestContentInput', {
+  fields: (t) => ({
+    changes: t.field({
+      type: [ContentChangeInput],
+      required: true,
+      validate: z.array(z.unknown()).min(1, 'at least one change').max(MAX_CHANGES_PER_BATCH, `at most ${MAX_CHANGES_PER_BATCH} changes per call`),
+    }),
+  }),
+});
+
+const MergeResult = builder.objectRef<{ result: string; revision: string; conflicts: { kind: string; id: string; reason: string; fields?: string[] }[] }>('ChangeRequestMergeResult').implement({
+  fields: (t) => ({
+    result: t.exposeString('result', { description: 'merge | update | conflicts' }),
+    revision: t.exposeString('revision'),
+    conflicts: t.field({ type: 'JSON', description: 'What conflicts (pages and files, with the reason)', resolve: (r) => r.conflicts }),
+  }),
+});
+
+const PageRef = builder.objectRef<{ id: string; location: string }>('ChangeRequestContentPageRef').implement({
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'page' }),
+    id: t.exposeString('id'),
+    urls: t.field({ type: 'JSON', resolve: (p) => ({ location: p.location }) }),
+  }),
+});
+
+const ContentUpdateChange = builder.objectRef<PageOutcome & { location: string }>('ChangeRequestContentUpdateChange').implement({
+  fields: (t) => ({
+    object: t.string({ resolve: (c) => c.object }),
+    ref: t.string({ nullable: true, resolve: (c) => (c.object === 'created_page' ? (c.ref ?? null) : null) }),
+    page: t.field({ type: PageRef, nullable: true, resolve: (c) => (c.object === 'deleted_page' ? null : { id: c.page, location: c.location }) }),
+    deletedPage: t.string({ nullable: true, resolve: (c) => (c.object === 'deleted_page' ? c.page : null) }),
+  }),
+});
+
+interface ContentUpdateShape {
+  changeRequestId: string;
+  changes: (PageOutcome & { location: string })[];
+  insertedFiles: FileSnapshot[];
+  revision: RevisionView;
+}
+
+const ContentUpdate = builder.objectRef<ContentUpdateShape>('ChangeRequestContentUpdate').implement({
+  fields: (t) => ({
+    changeRequest: t.prismaField({
+      type: ChangeRequest,
+      resolve: (query, u, _a, ctx) => ctx.db.changeRequest.findUniqueOrThrow({ ...query, where: { id: u.changeRequestId } }),
+    }),
+    changes: t.field({ type: [ContentUpdateChange], resolve: (u) => u.changes }),
+    insertedFiles: t.field({ type: [RevisionFile], resolve: (u) => u.insertedFiles.map((file) => ({ file, revision: u.revision })) }),
+  }),
+});
+
+function toChange(input: Record<string, unknown>): ContentChange {
+  // The input type is flat; the operation decides which fields count. Unset fields stay undefined (not null).
+  const clean = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== null || k === 'into'));
+  return clean as unknown as ContentChange;
+}
+
+builder.mutationFields((t) => ({
+  createChangeRequest: t.prismaField({
+    type: ChangeRequest,
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: CreateChangeRequestInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const space = await loadSpace(ctx, String(args.spaceId), 'space:edit');
+      const viewer = ctx.access.requireViewer();
+      return ctx.db.$transaction(async (tx) => {
+        // The per-space number: an atomic increment, so concurrent creations get distinct numbers.
+        const { lastChangeRequestNumber, revisionId } = await tx.space.update({
+          where: { id: space.id },
+          data: { lastChangeRequestNumber: { increment: 1 } },
+          select: { lastChangeRequestNumber: true, revisionId: true },
+        });
+        return tx.changeRequest.create({
+          ...query,
+          data: {
+            id: newId(),
+            spaceId: space.id,
+            number: lastChangeRequestNumber,
+            subject: args.input.subject ?? '',
+            createdById: viewer.userId,
+            revisionId,
+            revisionInitialId: revisionId,
+          },
+        });
+      });
+    },
+  }),
+  updateChangeRequest: t.prismaField({
+    type: ChangeRequest,
+    authScopes: { authenticated: true },
+    args: {
+      spaceId: t.arg.id({ required: true }),
+      changeRequestId: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateChangeRequestInput, required: true }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { subject: newSubject, description, status } = args.input;
+      if (status === 'merged') throw new InvalidInputError('status: merge the change request with its merge endpoint');
+      if (changeRequest.status === 'merged' && (status || newSubject !== undefined || description !== undefined)) {
+        throw new ConflictError('A merged change request cannot be changed');
+      }
+      if (description !== undefined && description !== null) {
+        const d = description as { object?: unknown; nodes?: unknown };
+        if (typeof d !== 'object' || d.object !== 'document' || !Array.isArray(d.nodes)) throw new InvalidInputError('description: must be a JSON document');
+      }
+      return ctx.db.changeRequest.update({
+        ...query,
+        where: { id: changeRequest.id },
+        data: {
+          ...(newSubject !== undefined && newSubject !== null ? { subject: newSubject } : {}),
+          ...(description !== undefined ? { description: description === null ? null : JSON.stringify(description) } : {}),
+          ...(status ? { status } : {}),
+        },
+      });
+    },
+  }),
+  updateChangeRequestContent: t.field({
+    type: ContentUpdate,
+    description: 'Applies a batch of content changes to the change request, as one new revision (all or nothing)',
+    authScopes: { authenticated: true },
+    args: {
+      spaceId: t.arg.id({ required: true }),
+      changeRequestId: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateChangeRequestContentInput, required: true }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const changes = args.input.changes.map((c) => toChange(c as Record<string, unknown>));
+      const result = await editChangeRequestContent(ctx, space, changeRequest, changes);
+      const base = `/spaces/${space.id}/change-requests/${changeRequest.id}/content/page`;
+      return {
+        changeRequestId: changeRequest.id,
+        changes: result.applied.changes.map((c) => ({ ...c, location: ctx.urls.api(`${base}/${c.page}`) })),
+        insertedFiles: result.applied.insertedFiles,
+        revision: result.revision,
+      };
+    },
+  }),
+  mergeChangeRequest: t.field({
+    type: MergeResult,
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:merge');
+      return mergeChangeRequest(ctx, space, changeRequest);
+    },
+  }),
+  updateChangeRequestFromSpace: t.field({
+    type: MergeResult,
+    description: 'Brings the change request up to date with the space content (a three-way merge)',
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      return updateChangeRequestFromSpace(ctx, space, changeRequest);
+    },
+  }),
+  submitChangeRequestReview: t.prismaField({
+    type: ChangeRequestReview,
+    description: 'Reviews the change request at its current revision',
+    authScopes: { authenticated: true },
+    args: {
+      spaceId: t.arg.id({ required: true }),
+      changeRequestId: t.arg.string({ required: true }),
+      status: t.arg.string({ required: true, description: 'approved | changes-requested', validate: z.enum(REVIEW_STATUSES) }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:review');
+      if (changeRequest.status === 'merged' || changeRequest.status === 'archived') throw new ConflictError(`The change request is ${changeRequest.status}`);
+      const viewer = ctx.access.requireViewer();
+      if (viewer.userId === changeRequest.createdById) throw new ConflictError('The author of a change request cannot review it');
+      return ctx.db.changeRequestReview.create({
+        ...query,
+        data: { id: newId(), changeRequestId: changeRequest.id, reviewerId: viewer.userId, status: args.status, revisionId: changeRequest.revisionId },
+      });
+    },
+  }),
+}));

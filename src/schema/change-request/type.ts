@@ -1,0 +1,94 @@
+import { builder } from '../../builder.ts';
+import type { Context } from '../../context.ts';
+import { Revision, type RevisionView } from '../content/type.ts';
+
+export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;
+export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });
+/** approved | changes-requested (a string: GraphQL enum values cannot hold '-'). */
+export const REVIEW_STATUSES = ['approved', 'changes-requested'] as const;
+
+const ChangeRequestUrls = builder.objectRef<{ app: string; location: string }>('ChangeRequestUrls').implement({
+  fields: (t) => ({ app: t.exposeString('app'), location: t.exposeString('location') }),
+});
+
+/** A revision of a space, read as a RevisionView (batched: one statement for all those of a request). */
+export async function revisionView(ctx: Context, revisionId: string, space: { id: string; organizationId: string }): Promise<RevisionView | null> {
+  const row = await ctx.loaders.revisionById.load(revisionId);
+  return row && row.spaceId === space.id ? { ...row, organizationId: space.organizationId } : null;
+}
+
+export const ChangeRequestReview = builder.prismaObject('ChangeRequestReview', {
+  description: 'A review of a change request at one of its revisions',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'change-request-review' }),
+    id: t.exposeID('id'),
+    status: t.exposeString('status', { description: 'approved | changes-requested' }),
+    reviewer: t.relation('reviewer'),
+    revision: t.exposeString('revisionId', { description: 'The change request revision that was reviewed' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+export const ChangeRequest = builder.prismaObject('ChangeRequest', {
+  description: 'Proposed edits to a space, on their own revision, merged back with a three-way merge',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'change-request' }),
+    id: t.exposeID('id'),
+    number: t.exposeInt('number', { description: 'Incremental within the space' }),
+    status: t.field({ type: ChangeRequestStatus, resolve: (cr) => cr.status as (typeof CHANGE_REQUEST_STATUSES)[number] }),
+    subject: t.exposeString('subject'),
+    description: t.field({ type: 'JSON', nullable: true, resolve: (cr) => (cr.description ? (JSON.parse(cr.description) as unknown) : null) }),
+    createdBy: t.relation('createdBy'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    mergedAt: t.expose('mergedAt', { type: 'DateTime', nullable: true }),
+    space: t.exposeString('spaceId', { description: 'Id of the space' }),
+    revision: t.exposeString('revisionId', { description: 'The change request current revision' }),
+    revisionInitial: t.exposeString('revisionInitialId', { description: 'The space revision it was created from' }),
+    revisionMergedAncestor: t.exposeString('revisionMergedAncestorId', {
+      nullable: true,
+      description: 'The space revision it was last brought up to date with',
+    }),
+    revisionMerged: t.exposeString('revisionMergedId', { nullable: true, description: 'The revision its merge made' }),
+    comments: t.int({ description: 'Open comments (comment threads are not served yet)', resolve: () => 0 }),
+    outdated: t.boolean({
+      description: 'Whether the space content changed since the change request was created or last updated',
+      select: { space: { select: { revisionId: true } } },
+      resolve: (cr) =>
+        (cr.status === 'draft' || cr.status === 'open') && cr.space.revisionId !== (cr.revisionMergedAncestorId ?? cr.revisionInitialId),
+    }),
+    urls: t.field({
+      type: ChangeRequestUrls,
+      select: { space: { select: { organizationId: true } } },
+      resolve: (cr, _a, ctx) => ({
+        app: ctx.urls.app(`/o/${cr.space.organizationId}/s/${cr.spaceId}/~/changes/${cr.number}`),
+        location: ctx.urls.api(`/spaces/${cr.spaceId}/change-requests/${cr.id}`),
+      }),
+    }),
+    content: t.field({
+      type: Revision,
+      description: 'The change request content (its current revision)',
+      select: { space: { select: { id: true, organizationId: true } } },
+      resolve: async (cr, _a, ctx) => (await revisionView(ctx, cr.revisionId, cr.space))!,
+    }),
+    contributors: t.relation('contributors', { query: { orderBy: [{ updatedAt: 'desc' }] } }),
+    reviews: t.relation('reviews', { query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+  }),
+});
+
+builder.prismaObject('ChangeRequestContributor', {
+  fields: (t) => ({
+    user: t.relation('user'),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.objectFields(Revision, (t) => ({
+  mergedFrom: t.prismaField({
+    type: ChangeRequest,
+    nullable: true,
+    description: 'The change request whose merge made this revision',
+    resolve: (query, r, _a, ctx) =>
+      r.type === 'merge' && r.changeRequestId ? ctx.db.changeRequest.findUnique({ ...query, where: { id: r.changeRequestId } }) : null,
+  }),
+}));
