@@ -26,6 +26,15 @@ function usedFragments(node, fragmentsByName, seen = new Set()) {
   return seen;
 }
 
+/** `replyWhen: "compat=false updateChangeRequestContent"` -> { param, equals, reply }. */
+function parseReplyWhen(text, location) {
+  if (text === undefined) return undefined;
+  const [condition, reply, extra] = text.trim().split(/\s+/);
+  const [param, equals] = (condition || '').split('=');
+  if (!param || equals === undefined || !reply || extra !== undefined) throw new Error(`${location}: replyWhen is "<param>=<value> <reply path>"`);
+  return { param, equals, reply };
+}
+
 module.exports = {
   plugin(_schema, documents) {
     const fragmentsByName = new Map();
@@ -54,11 +63,13 @@ module.exports = {
           if (!variables.some((v) => v.name === param)) throw new Error(`${location}: path parameter {${param}} has no variable $${param}`);
         }
         const fragments = [...usedFragments(def, fragmentsByName)].sort().map((n) => print(fragmentsByName.get(n)));
+        const replyWhen = parseReplyWhen(argValue(rest, 'replyWhen'), location);
         routes.push({
           method,
           path,
           status: argValue(rest, 'status') ?? 200,
           reply: argValue(rest, 'reply') ?? (root.alias ?? root.name).value,
+          ...(replyWhen ? { replyWhen } : {}),
           operationName: def.name.value,
           variables,
           document: [print(def), ...fragments].join('\n\n'),

@@ -314,15 +314,21 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
       return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(first), headers, ResponseOf);
     }
-    const path = route.reply.split('.');
+    const alternate = route.replyWhen && url.searchParams.get(route.replyWhen.param) === route.replyWhen.equals;
+    const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
     let data: unknown = result.data;
     for (const key of path) data = (data as Record<string, unknown> | null)?.[key];
-    if (route.status === 204 || route.status === 205) {
+    // 204/205, and an action answering only true (a 201 "template applied"), send no body.
+    if (route.status === 204 || route.status === 205 || data === true) {
       return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status });
     }
     if (data === null || data === undefined) throw new NotFoundError('Resource');
     const body = pruneNulls(data, shapeAt(route.shape, path));
-    return new ResponseOf(JSON.stringify(body), { status: route.status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+    // A creation says where the new resource lives, as the wire contract's Location header.
+    const location = route.status === 201 ? (body as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
+    if (typeof location === 'string') headers.location = location;
+    return new ResponseOf(JSON.stringify(body), { status: route.status, headers });
   }
 
   return {

@@ -53,6 +53,10 @@ export const restDirective = new GraphQLDirective({
     path: { type: new GraphQLNonNull(GraphQLString), description: 'Path with {param} placeholders named like the variables' },
     status: { type: GraphQLInt, description: 'Success status (default 200). 204/205 send no body; a 205 whose root field is false answers 204.' },
     reply: { type: GraphQLString, description: 'Dot path of the response data to send (default: the root field)' },
+    replyWhen: {
+      type: GraphQLString,
+      description: '"<param>=<value> <reply path>": when the query string has that value, send this path instead of `reply`',
+    },
   },
 });
 

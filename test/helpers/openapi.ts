@@ -16,6 +16,7 @@ function load(pkg: string) {
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addFormat('emoji', true);
+  ajv.addFormat('icon', true);
   ajv.addSchema({ $id: 'spec', components: normalize(spec.components, false) });
   const operations = new Map<string, Record<string, any>>();
   for (const methods of Object.values(spec.paths)) {

@@ -172,6 +172,49 @@ describe('writing, merging and reading content', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(tinyPng())).toBe(true);
   });
 
+  it('compat=false answers what happened to each page, with the ids of refs, and the inserted files', async () => {
+    const other = await newChangeRequest(space, 'compat');
+    const res = await server.request('POST', `${cr(space, other.id)}/content?compat=false`, {
+      token: ada.token,
+      body: {
+        changes: [
+          { operation: 'insert_page', ref: 'child', into: 'parent', document: { markdown: '# Child\n' } },
+          { operation: 'insert_page', ref: 'parent', document: { markdown: '# Parent\n\nSee [the child](./child.md).' } },
+          { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: Buffer.from('hello').toString('base64') }] },
+        ],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(400); // `into` names a ref inserted later in the batch: not yet a page
+    const ok2 = await server.request('POST', `${cr(space, other.id)}/content?compat=false`, {
+      token: ada.token,
+      body: {
+        changes: [
+          { operation: 'insert_page', ref: 'parent', document: { markdown: '# Parent\n\nSee [the child](./child.md).' } },
+          { operation: 'insert_page', ref: 'child', into: 'parent', document: { markdown: '# Child\n' } },
+          { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: Buffer.from('hello').toString('base64') }] },
+        ],
+      },
+    });
+    expect(ok2.status, JSON.stringify(ok2.body)).toBe(200);
+    assertMatchesSpec('updateChangeRequestContent', 200, ok2.body, 'next');
+    expect(ok2.body.changeRequest.id).toBe(other.id);
+    expect(ok2.body.changes.map((c: any) => [c.object, c.ref])).toEqual([
+      ['created_page', 'parent'],
+      ['created_page', 'child'],
+    ]);
+    expect(ok2.body.insertedFiles).toMatchObject([{ name: 'notes.txt', contentType: 'text/plain', size: 5 }]);
+    const childId = ok2.body.changes[1].page.id;
+    const page = await ok('GET', ok2.body.changes[0].page.urls.location.replace(server.baseUrl, '') + '?format=markdown', 'getPageInChangeRequestById');
+    expect(page.markdown).toContain(`/pages/${childId}`);
+    expect(page.pages.map((p: any) => p.id)).toEqual([childId]);
+  });
+
+  it('a creation answers its location', async () => {
+    const res = await server.request('POST', cr(space), { token: ada.token, body: { subject: 'located' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(res.body.urls.location);
+  });
+
   it('shows nothing in the space until the merge', async () => {
     expect(await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages')).toEqual([]);
   });
@@ -419,6 +462,7 @@ describe('templates', () => {
     const space = await newSpace('Template');
     const res = await server.request('POST', `/v1/spaces/${space}/content/template`, { token: ada.token, body: { id: 'getting-started' } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body === '' || res.body === null || res.body === undefined).toBe(true);
     const pages = await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages');
     expect(flatten(pages).map((p) => p.title)).toEqual(['Welcome', 'Quick start', 'Guides', 'Writing content', 'Publishing']);
     const welcome = flatten(pages)[0];

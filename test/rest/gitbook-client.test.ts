@@ -199,4 +199,35 @@ describe('GitBook API client', () => {
     const badToken = new GitBookAPI({ authToken: 'gb_api_not-a-real-token', endpoint: `${server.baseUrl}/` });
     expect((await apiError(badToken.user.getAuthenticatedUser())).code).toBe(401);
   });
+
+  it('writes content through a change request, merges it, reads and searches it', async () => {
+    const space = (await adaApi.orgs.createSpace(orgId, { title: 'Client content' } as never)).data;
+    const changeRequest = await adaApi.spaces.createChangeRequest(space.id, { subject: 'Docs' });
+    expect(changeRequest.status).toBe(201);
+    assertMatchesSpec('createChangeRequest', 201, changeRequest.data);
+    const next = new GitBookAPINext({ authToken: ada.token, endpoint: server.baseUrl });
+    const update = await next.spaces.updateChangeRequestContent(
+      space.id,
+      changeRequest.data.id,
+      { changes: [{ operation: 'insert_page', ref: 'intro', document: { markdown: '# Introduction\n\nThe **client** wrote this.' } }] },
+      { compat: false },
+    );
+    expect(update.status).toBe(200);
+    assertMatchesSpec('updateChangeRequestContent', 200, update.data, 'next');
+    const merged = await adaApi.spaces.mergeChangeRequest(space.id, String(changeRequest.data.number));
+    expect(merged.data.result).toBe('merge');
+    const pages = await adaApi.spaces.listPages(space.id);
+    assertMatchesSpec('listPages', 200, pages.data);
+    const [intro] = pages.data.pages;
+    expect(intro).toMatchObject({ title: 'Introduction', type: 'document' });
+    const markdown = await adaApi.spaces.getPageById(space.id, intro!.id, { format: 'markdown' });
+    assertMatchesSpec('getPageById', 200, markdown.data);
+    expect((markdown.data as { markdown?: string }).markdown).toContain('The **client** wrote this.');
+    const found = await adaApi.spaces.searchSpaceContent(space.id, { query: 'client' });
+    assertMatchesSpec('searchSpaceContent', 200, found.data);
+    expect(found.data.items.map((p) => p.id)).toEqual([intro!.id]);
+    const carol = await server.createUser('Carol');
+    const carolApi = new GitBookAPI({ authToken: carol.token, endpoint: server.baseUrl });
+    expect((await apiError(carolApi.spaces.listPages(space.id))).code).toBe(404);
+  });
 });

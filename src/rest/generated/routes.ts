@@ -1342,6 +1342,11 @@ export const restRoutes: RestRoute[] = [
     "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content",
     "status": 200,
     "reply": "updateChangeRequestContent.changeRequest",
+    "replyWhen": {
+      "param": "compat",
+      "equals": "false",
+      "reply": "updateChangeRequestContent"
+    },
     "operationName": "UpdateChangeRequestContent",
     "variables": [
       {
@@ -1360,7 +1365,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateChangeRequestContent($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestContentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\", reply: \"updateChangeRequestContent.changeRequest\") {\n  updateChangeRequestContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    changeRequest {\n      ...ChangeRequestFields\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "mutation UpdateChangeRequestContent($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestContentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\", reply: \"updateChangeRequestContent.changeRequest\", replyWhen: \"compat=false updateChangeRequestContent\") {\n  updateChangeRequestContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    changeRequest {\n      ...ChangeRequestFields\n    }\n    changes {\n      object\n      ref\n      page\n    }\n    insertedFiles {\n      ...RevisionFileFields\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",

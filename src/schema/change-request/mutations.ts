@@ -78,20 +78,16 @@ const MergeResult = builder.objectRef<{ result: string; revision: string; confli
   }),
 });
 
-const PageRef = builder.objectRef<{ id: string; location: string }>('ChangeRequestContentPageRef').implement({
-  fields: (t) => ({
-    object: t.string({ resolve: () => 'page' }),
-    id: t.exposeString('id'),
-    urls: t.field({ type: 'JSON', resolve: (p) => ({ location: p.location }) }),
-  }),
-});
-
 const ContentUpdateChange = builder.objectRef<PageOutcome & { location: string }>('ChangeRequestContentUpdateChange').implement({
+  description: 'What one batch did to one page',
   fields: (t) => ({
-    object: t.string({ resolve: (c) => c.object }),
-    ref: t.string({ nullable: true, resolve: (c) => (c.object === 'created_page' ? (c.ref ?? null) : null) }),
-    page: t.field({ type: PageRef, nullable: true, resolve: (c) => (c.object === 'deleted_page' ? null : { id: c.page, location: c.location }) }),
-    deletedPage: t.string({ nullable: true, resolve: (c) => (c.object === 'deleted_page' ? c.page : null) }),
+    object: t.string({ description: 'created_page | updated_page | deleted_page', resolve: (c) => c.object }),
+    ref: t.string({ nullable: true, description: 'The ref the batch gave a created page', resolve: (c) => (c.object === 'created_page' ? (c.ref ?? null) : null) }),
+    page: t.field({
+      type: 'JSON',
+      description: 'The page (`{object, id, urls.location}`), or only its id when it was deleted',
+      resolve: (c) => (c.object === 'deleted_page' ? c.page : { object: 'page', id: c.page, urls: { location: c.location } }),
+    }),
   }),
 });
 
