@@ -123,7 +123,7 @@ Back up first.
 
 const INSTALL = `# Install
 
-Run the installer, then continue with [the guide](./guide.md).
+Run the installer → then continue with [the guide](./guide.md). Установка.
 `;
 
 describe('writing, merging and reading content', () => {
@@ -291,7 +291,7 @@ describe('writing, merging and reading content', () => {
       const content = await (await pdf.getPage(i)).getTextContent();
       text += content.items.map((item: any) => item.str ?? '').join(' ');
     }
-    for (const title of ['Guide', 'Install', 'Reference', 'Back up first']) expect(text).toContain(title);
+    for (const title of ['Guide', 'Install', 'Reference', 'Back up first', 'installer → then', 'Установка']) expect(text).toContain(title);
     const only = await ok('GET', `${cr(space, next.id)}/pdf?page=${pageIds.Install}&only=true`, 'getChangeRequestPDF');
     expect(only.url).not.toBe(url);
   });

@@ -6,6 +6,7 @@
 import { builder } from '../../builder.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { renderContentPdf } from '../../content/pdf.ts';
+import { pdfFonts } from '../../content/pdf-fonts.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
@@ -44,6 +45,7 @@ builder.queryField('changeRequestPdf', (t) =>
       const files = new Map((await ctx.loaders.filesByRevisionId.load(source.revision.id)).map((f) => [f.id, f]));
       const bytes = await renderContentPdf({
         title: source.space.title || 'Untitled space',
+        fonts: await pdfFonts(),
         pages: chosen.map(({ page, depth }) => ({
           title: page.title,
           depth,
