@@ -481,3 +481,41 @@ describe('templates', () => {
     expect(found.items.map((p: any) => p.title)).toEqual(['Quick start']);
   });
 });
+
+describe('files from a URL', () => {
+  it('fetches, stores and measures an image when the operator allows local addresses', async () => {
+    const http = await import('node:http');
+    const png = tinyPng();
+    const origin = http.createServer((req, res) => {
+      if (req.url === '/diagram.png') {
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+        res.end(png);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    const { port } = origin.address() as { port: number };
+    const local = await startTestServer({ FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' });
+    try {
+      const user = await local.createUser('Fetcher');
+      const orgId = await local.createOrg(user);
+      const space = (await local.createSpace(user, orgId, { title: 'Fetched' })).id;
+      const created = (await local.request('POST', `/v1/spaces/${space}/change-requests`, { token: user.token, body: {} })).body;
+      const res = await local.request('POST', `/v1/spaces/${space}/change-requests/${created.id}/content?compat=false`, {
+        token: user.token,
+        body: { changes: [{ operation: 'insert_files', files: [{ name: 'diagram.png', url: `http://127.0.0.1:${port}/diagram.png` }] }] },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.insertedFiles).toMatchObject([{ name: 'diagram.png', contentType: 'image/png', size: png.length, dimensions: { width: 2, height: 1 } }]);
+      const missing = await local.request('POST', `/v1/spaces/${space}/change-requests/${created.id}/content`, {
+        token: user.token,
+        body: { changes: [{ operation: 'insert_files', files: [{ name: 'gone.png', url: `http://127.0.0.1:${port}/gone.png` }] }] },
+      });
+      expectError(missing, 400, /url/);
+    } finally {
+      await local.close();
+      origin.close();
+    }
+  });
+});
