@@ -9,7 +9,7 @@
  * the references of its document.
  */
 import { newId } from '../ids.ts';
-import type { Db, Tx } from '../db/client.ts';
+import { Prisma, type Db, type Tx } from '../db/client.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { extractReferences } from './document/references.ts';
 import type { ContentRef, FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
@@ -187,6 +187,41 @@ export interface WriteRevisionInput {
   changeRequestId?: string | null;
   createdById?: string | null;
   snapshot: RevisionSnapshot;
+  /**
+   * A stored revision the new one mostly repeats (the one it was made from):
+   * pages whose row would be identical are copied inside the database rather
+   * than sent again, so a revision changing 100 pages of 1,000 sends 100 rows.
+   */
+  copyFrom?: { revisionId: string; snapshot: RevisionSnapshot };
+}
+
+/** The columns of RevisionPage after `revisionId`, in the order INSERT ... SELECT copies them. */
+const PAGE_COLUMNS = [
+  'pageId', 'parentPageId', 'index', 'kind', 'title', 'slug', 'path', 'description', 'emoji', 'icon',
+  'hidden', 'documentHash', 'linkTarget', 'layout', 'createdAt', 'updatedAt',
+] as const;
+
+/** Pages per INSERT ... SELECT (well under both databases' limits on bound values). */
+const COPY_BATCH = 5000;
+
+function samePage(a: PageSnapshot | undefined, b: PageSnapshot): boolean {
+  return (
+    a !== undefined &&
+    a.parentId === b.parentId &&
+    a.index === b.index &&
+    a.kind === b.kind &&
+    a.title === b.title &&
+    a.slug === b.slug &&
+    a.description === b.description &&
+    a.emoji === b.emoji &&
+    a.icon === b.icon &&
+    a.hidden === b.hidden &&
+    a.documentHash === b.documentHash &&
+    JSON.stringify(a.linkTarget) === JSON.stringify(b.linkTarget) &&
+    JSON.stringify(a.layout) === JSON.stringify(b.layout) &&
+    a.createdAt.getTime() === b.createdAt.getTime() &&
+    a.updatedAt.getTime() === b.updatedAt.getTime()
+  );
 }
 
 /** Writes a new immutable revision with all its pages and files; returns its id. Call inside a transaction. */
@@ -208,9 +243,23 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       createdById: input.createdById ?? null,
     },
   });
-  if (snapshot.pages.size) {
+  const sourcePaths = input.copyFrom ? pagePaths(input.copyFrom.snapshot.pages) : null;
+  const copied: string[] = [];
+  const written: PageSnapshot[] = [];
+  for (const page of snapshot.pages.values()) {
+    const unchanged = input.copyFrom && samePage(input.copyFrom.snapshot.pages.get(page.id), page) && sourcePaths!.get(page.id) === paths.get(page.id);
+    if (unchanged) copied.push(page.id);
+    else written.push(page);
+  }
+  const columns = Prisma.raw(PAGE_COLUMNS.map((c) => `"${c}"`).join(', '));
+  for (let i = 0; i < copied.length; i += COPY_BATCH) {
+    await tx.$executeRaw`INSERT INTO "RevisionPage" ("revisionId", ${columns})
+      SELECT ${id}, ${columns} FROM "RevisionPage"
+      WHERE "revisionId" = ${input.copyFrom!.revisionId} AND "pageId" IN (${Prisma.join(copied.slice(i, i + COPY_BATCH))})`;
+  }
+  if (written.length) {
     await tx.revisionPage.createMany({
-      data: [...snapshot.pages.values()].map((p) => ({
+      data: written.map((p) => ({
         revisionId: id,
         pageId: p.id,
         parentPageId: p.parentId,

@@ -34,6 +34,9 @@ import {
  */
 export type Db = SqlitePrismaClient;
 
+/** SQL template helpers (`Prisma.sql`, `Prisma.join`) for tagged raw queries; both generated clients share this runtime. */
+export { Prisma } from './generated/sqlite/client.ts';
+
 /** The client inside `db.$transaction(async (tx) => ...)`. */
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 

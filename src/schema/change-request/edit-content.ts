@@ -45,6 +45,7 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
       changeRequestId: changeRequest.id,
       createdById: viewer.userId,
       snapshot: applied.snapshot,
+      copyFrom: { revisionId: changeRequest.revisionId, snapshot: current },
     });
     const moved = await tx.changeRequest.updateMany({
       where: { id: changeRequest.id, revisionId: changeRequest.revisionId },

@@ -8,7 +8,8 @@
 import type { Context } from '../../context.ts';
 import { ConflictError, PreconditionFailedError } from '../../errors/index.ts';
 import { mergeRevisions } from '../../content/merge.ts';
-import { loadSnapshot, writeRevision } from '../../content/revision-store.ts';
+import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
+import type { Tx } from '../../db/client.ts';
 import { commitSpaceRevision } from '../../content/space-content.ts';
 import { parseStoredJson } from '../shared/merge-rules.ts';
 
@@ -86,6 +87,29 @@ async function unmetRules(ctx: Context, space: SpaceRow, changeRequest: ChangeRe
   return unmet;
 }
 
+/**
+ * The three contents of a merge: pages and files of each, and only the
+ * documents the merge reads, those of pages whose document changed on both
+ * sides (the rest are already stored and are not needed in memory).
+ */
+async function loadMergeInputs(tx: Tx, baseId: string, oursId: string, theirsId: string) {
+  const [base, ours, theirs] = await Promise.all([
+    loadSnapshot(tx, baseId, { documents: false }),
+    loadSnapshot(tx, oursId, { documents: false }),
+    loadSnapshot(tx, theirsId, { documents: false }),
+  ]);
+  const hashes = new Set<string>();
+  for (const [id, o] of ours.pages) {
+    const t = theirs.pages.get(id);
+    const b = base.pages.get(id)?.documentHash ?? null;
+    if (!t || o.documentHash === t.documentHash || o.documentHash === b || t.documentHash === b) continue;
+    for (const hash of [b, o.documentHash, t.documentHash]) if (hash) hashes.add(hash);
+  }
+  const documents = await loadDocuments(tx, [...hashes]);
+  for (const snapshot of [base, ours, theirs]) for (const [hash, document] of documents) snapshot.documents.set(hash, document);
+  return { base, ours, theirs };
+}
+
 export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {
   assertOpen(changeRequest);
   const viewer = ctx.access.requireViewer();
@@ -93,12 +117,9 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
   if (unmet.length) throw new PreconditionFailedError(`The merge rules of the space are not met: ${unmet.join('; ')}`);
   const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
   return ctx.db.$transaction(async (tx) => {
-    const [base, ours, theirs] = await Promise.all([
-      loadSnapshot(tx, baseId, { documents: true }),
-      loadSnapshot(tx, changeRequest.revisionId, { documents: true }),
-      loadSnapshot(tx, space.revisionId, { documents: true }),
-    ]);
-    const merged = space.revisionId === baseId ? { snapshot: ours, conflicts: [] } : mergeRevisions({ base, ours, theirs });
+    const fastForward = space.revisionId === baseId;
+    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
+    const merged = fastForward ? { snapshot: ours, conflicts: [] } : mergeRevisions({ base, ours, theirs });
     if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
     const revision = await commitSpaceRevision(tx, ctx.provider, {
       spaceId: space.id,
@@ -106,6 +127,8 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
       previous: theirs,
       snapshot: merged.snapshot,
       mergedParentId: changeRequest.revisionId,
+      // Rows are copied from the side most of the result repeats.
+      copyFrom: fastForward ? { revisionId: changeRequest.revisionId, snapshot: ours } : { revisionId: space.revisionId, snapshot: theirs },
       type: 'merge',
       changeRequestId: changeRequest.id,
       createdById: viewer.userId,
@@ -125,11 +148,7 @@ export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow
   const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
   if (baseId === space.revisionId) return { result: 'update', revision: changeRequest.revisionId, conflicts: [] };
   return ctx.db.$transaction(async (tx) => {
-    const [base, ours, theirs] = await Promise.all([
-      loadSnapshot(tx, baseId, { documents: true }),
-      loadSnapshot(tx, changeRequest.revisionId, { documents: true }),
-      loadSnapshot(tx, space.revisionId, { documents: true }),
-    ]);
+    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
     const merged = mergeRevisions({ base, ours, theirs });
     if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
     const revision = await writeRevision(tx, {
@@ -140,6 +159,7 @@ export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow
       changeRequestId: changeRequest.id,
       createdById: viewer.userId,
       snapshot: merged.snapshot,
+      copyFrom: { revisionId: changeRequest.revisionId, snapshot: ours },
     });
     const done = await tx.changeRequest.updateMany({
       where: { id: changeRequest.id, revisionId: changeRequest.revisionId },

@@ -1,0 +1,104 @@
+/**
+ * Writing and reading revisions on a real database (SQLite, or PostgreSQL when
+ * TEST_DATABASE_URL is set): a revision written by copying the unchanged rows
+ * of its source reads back exactly like one written in full.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDb, createDb, type Db } from '../../src/db/client.ts';
+import { newId } from '../../src/ids.ts';
+import { placePage } from '../../src/content/page-tree.ts';
+import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
+import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+let db: Db;
+let spaceId: string;
+
+const T0 = new Date('2026-01-01T00:00:00Z');
+const doc = (text: string): JSONDocument => ({
+  object: 'document',
+  data: {},
+  nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
+});
+
+function page(snapshot: RevisionSnapshot, id: string, parentId: string | null, index: number, text: string): PageSnapshot {
+  return {
+    id,
+    kind: 'document',
+    parentId,
+    index,
+    title: id.toUpperCase(),
+    slug: id,
+    description: null,
+    emoji: null,
+    icon: null,
+    hidden: false,
+    documentHash: putDocument(snapshot, doc(text)),
+    linkTarget: null,
+    layout: null,
+    createdAt: T0,
+    updatedAt: T0,
+  };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = createDb(database.config);
+  const user = await db.user.create({ data: { id: newId(), email: `${newId()}@example.com`, displayName: 'U' } });
+  const org = await db.organization.create({ data: { id: newId(), title: 'Org' } });
+  spaceId = newId();
+  await db.space.create({ data: { id: spaceId, organizationId: org.id, revisionId: 'none' } });
+  void user;
+});
+afterAll(async () => {
+  await closeDb(db);
+  await database.drop();
+});
+
+function comparable(snapshot: RevisionSnapshot) {
+  return [...snapshot.pages.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+describe('writeRevision', () => {
+  it('copies unchanged rows from its source and reads back identical to a full write', async () => {
+    const first = emptySnapshot();
+    for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) first.pages.set(id, page(first, id, null, i, `text ${id}`));
+    first.pages.set('a1', page(first, 'a1', 'a', 0, 'child'));
+    first.pages.set('c1', page(first, 'c1', 'c', 0, 'unchanged child'));
+    const firstId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot: first }));
+
+    // Change one page's document, move another, rename a parent (its child's path changes).
+    const next = cloneSnapshot(first);
+    next.pages.set('b', { ...next.pages.get('b')!, documentHash: putDocument(next, doc('new b')), updatedAt: new Date() });
+    placePage(next.pages, next.pages.get('d')!, null, 0);
+    next.pages.set('a', { ...next.pages.get('a')!, slug: 'renamed' });
+
+    const statements: string[] = [];
+    const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
+    try {
+      const copiedId = await counting.$transaction((tx) =>
+        writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: next, copyFrom: { revisionId: firstId, snapshot: first } }),
+      );
+      const fullId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: next }));
+      const copied = await loadSnapshot(db, copiedId, { documents: true });
+      const full = await loadSnapshot(db, fullId, { documents: true });
+      expect(comparable(copied)).toEqual(comparable(full));
+      expect(copied.documents).toEqual(full.documents);
+      const paths = await db.revisionPage.findMany({ where: { revisionId: copiedId }, select: { pageId: true, path: true }, orderBy: { pageId: 'asc' } });
+      expect(paths).toEqual([
+        { pageId: 'a', path: 'renamed' },
+        { pageId: 'a1', path: 'renamed/a1' },
+        { pageId: 'b', path: 'b' },
+        { pageId: 'c', path: 'c' },
+        { pageId: 'c1', path: 'c/c1' },
+        { pageId: 'd', path: 'd' },
+      ]);
+      // Only c1 kept its row unchanged (index, path and content; its parent c moved down one): it is copied.
+      const inserts = statements.filter((sql) => /INSERT INTO "?RevisionPage"?/i.test(sql));
+      expect(inserts.some((sql) => /SELECT/i.test(sql))).toBe(true);
+    } finally {
+      await closeDb(counting);
+    }
+  });
+});
