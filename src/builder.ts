@@ -54,3 +54,4 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -42,6 +42,16 @@ const schema = z.object({
   FETCH_MAX_BYTES: z.coerce.number().int().min(1).default(10_485_760),
   /** Time allowed for a whole remote fetch (redirects included), in milliseconds. */
   FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Redis, for work shared across server processes: job dispatch (BullMQ) and job events. Unset: in-process. */
+  REDIS_URL: z.string().url().optional(),
+  /** Jobs one server process runs at once. */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** How often the embedded dispatch looks for jobs (and BullMQ's sweep for lost ones), in milliseconds. */
+  JOB_POLL_MS: z.coerce.number().int().min(50).default(1000),
+  /** How long a worker holds a job without renewing its claim; a dead worker's job is taken over after it. */
+  JOB_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
+  /** Encrypts stored Git credentials (32 bytes as 64 hex characters, or any passphrase, hashed). When unset, one is generated and kept in the data folder. */
+  SECRETS_KEY: z.string().min(16).optional(),
 });
 
 export interface AppConfig {
@@ -59,6 +69,9 @@ export interface AppConfig {
   /** `urlSecret` is STORAGE_URL_SECRET or undefined; `loadUrlSecret(storage)` supplies the kept one. */
   storage: { dir: string; urlSecret: string | undefined };
   fetch: { allowPrivateAddresses: boolean; maxBytes: number; timeoutMs: number };
+  redisUrl: string | undefined;
+  jobs: { concurrency: number; pollMs: number; leaseMs: number };
+  secretsKey: string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -82,5 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     storage: { dir: path.resolve(process.cwd(), e.STORAGE_DIR), urlSecret: e.STORAGE_URL_SECRET },
     fetch: { allowPrivateAddresses: e.FETCH_ALLOW_PRIVATE_ADDRESSES, maxBytes: e.FETCH_MAX_BYTES, timeoutMs: e.FETCH_TIMEOUT_MS },
+    redisUrl: e.REDIS_URL,
+    jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
+    secretsKey: e.SECRETS_KEY,
   };
 }

@@ -10,6 +10,7 @@ import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Provider } from './db/provider.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
+import type { Jobs } from './jobs/jobs.ts';
 import type { ObjectStorage } from './storage/storage.ts';
 import { Urls } from './urls.ts';
 
@@ -25,6 +26,8 @@ export interface Context extends YogaInitialContext {
   urls: Urls;
   /** Where file bytes and generated PDFs are kept. */
   storage: ObjectStorage;
+  /** Long operations: start them, read them, follow their events. */
+  jobs: Jobs;
 }
 
 export interface ContextDeps {
@@ -33,6 +36,7 @@ export interface ContextDeps {
   config: AppConfig;
   log: Logger;
   storage: ObjectStorage;
+  jobs: Jobs;
 }
 
 /** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */

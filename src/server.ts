@@ -13,6 +13,8 @@ import { WebSocketServer } from 'ws';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
+import { createJobs, type Jobs } from './jobs/jobs.ts';
+import { jobHandlers } from './jobs/handlers.ts';
 import { createStorage } from './storage/storage.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createDb, type Db } from './db/client.ts';
@@ -47,6 +49,7 @@ export interface App {
   log: Logger;
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
   server: http.Server;
+  jobs: Jobs;
   /** Listens on config.port/host (0 picks a free port); resolves to the base URL. */
   listen(): Promise<string>;
   /** Stops accepting, finishes in-flight requests (up to the shutdown timeout), closes sockets and the database. */
@@ -96,6 +99,7 @@ export function createApp(options: AppOptions): App {
   const ownsDb = !options.db;
   const database = parseDatabaseUrl(config.databaseUrl);
   const db = options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
@@ -112,7 +116,7 @@ export function createApp(options: AppOptions): App {
     maskedErrors: { maskError },
     context: async (initial) => {
       try {
-        return (await buildContext({ db, provider: database.provider, config, log, storage }, authorizationOf(initial))) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial))) as Context;
       } catch (error) {
         if (error instanceof AppError) throw toGraphQLError(error);
         throw error;
@@ -187,6 +191,7 @@ export function createApp(options: AppOptions): App {
     log,
     yoga,
     server,
+    jobs,
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -194,11 +199,14 @@ export function createApp(options: AppOptions): App {
           const address = server.address();
           const port = typeof address === 'object' && address ? address.port : config.port;
           const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+          // Workers start with the server: jobs left running by a previous process are taken over here.
+          jobs.startWorkers();
           resolve(`http://${host}:${port}`);
         });
       }),
     close: async () => {
       stopPurge();
+      await jobs.close();
       await wsCleanup.dispose();
       wsServer.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

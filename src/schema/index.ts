@@ -38,6 +38,10 @@ import './change-request/type.ts';
 import './change-request/queries.ts';
 import './change-request/mutations.ts';
 import './change-request/pdf.ts';
+import './job/type.ts';
+import './job/queries.ts';
+import './git-sync/type.ts';
+import './git-sync/mutations.ts';
 
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);

@@ -161,8 +161,22 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The addresses `url`'s host resolves to, all checked against the policy. */
-async function resolveChecked(url: URL, allowed: (address: string) => boolean, signal: AbortSignal): Promise<LookupAddress[]> {
+/**
+ * The address policy of `options`: `isAllowedAddress` when given, else any
+ * address when `allowPrivateAddresses`, else only public unicast ones.
+ */
+export function addressPolicy(options: Pick<RemoteFetchOptions, 'allowPrivateAddresses' | 'isAllowedAddress'>): (address: string) => boolean {
+  return options.isAllowedAddress ?? (options.allowPrivateAddresses ? () => true : isPublicAddress);
+}
+
+/**
+ * The addresses `url`'s host resolves to (an IP literal is its own answer),
+ * every one checked against `allowed`. Throws `RemoteFetchError` with reason
+ * 'address' when any is refused, 'network' when the name does not resolve;
+ * rejects with the signal's reason once `signal` fires. Shared with the Git
+ * client (src/git-sync/git-client.ts), which connects with `pinnedLookup`.
+ */
+export async function resolveChecked(url: URL, allowed: (address: string) => boolean, signal: AbortSignal): Promise<LookupAddress[]> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: LookupAddress[];
   if (isIP(host)) {
@@ -186,8 +200,11 @@ async function resolveChecked(url: URL, allowed: (address: string) => boolean, s
   return addresses;
 }
 
-/** A `lookup` for net/tls.connect that answers only `host`, with the addresses already checked. */
-function pinnedLookup(host: string, addresses: LookupAddress[]): LookupFunction {
+/**
+ * A `lookup` for net/tls.connect (an undici Agent's `connect.lookup`) that
+ * answers only `host`, with the addresses already checked by `resolveChecked`.
+ */
+export function pinnedLookup(host: string, addresses: LookupAddress[]): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
     if (hostname.toLowerCase() !== host.toLowerCase()) {
       callback(Object.assign(new Error(`Unexpected lookup of ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
@@ -277,7 +294,7 @@ async function fetchHop(url: URL, options: RemoteFetchOptions, allowed: (address
  * Throws `RemoteFetchError` (400) for every refusal and failure.
  */
 export async function fetchRemoteFile(url: string, options: RemoteFetchOptions): Promise<RemoteFile> {
-  const allowed = options.isAllowedAddress ?? (options.allowPrivateAddresses ? () => true : isPublicAddress);
+  const allowed = addressPolicy(options);
   const signal = AbortSignal.timeout(options.timeoutMs);
   let current = parseTarget(url);
   try {

@@ -139,12 +139,21 @@ function readSecret(file: string): string | null {
  * (`createApp` is synchronous).
  */
 export function loadUrlSecret(config: { dir: string; urlSecret?: string | undefined }): string {
-  if (config.urlSecret) return config.urlSecret;
-  const file = path.join(config.dir, URL_SECRET_FILE);
+  return config.urlSecret || keptSecret(config.dir, URL_SECRET_FILE);
+}
+
+/**
+ * A random secret kept in `<dir>/<fileName>` (generated on first use: 32
+ * random bytes, base64url, mode 0600). Several processes starting at once
+ * agree on one: the file appears whole, through a hard link that fails when
+ * another process made it first.
+ */
+export function keptSecret(dir: string, fileName: string): string {
+  const file = path.join(dir, fileName);
   const existing = readSecret(file);
   if (existing) return existing;
 
-  mkdirSync(config.dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = openSync(temp, 'wx', 0o600);
   try {
@@ -165,6 +174,6 @@ export function loadUrlSecret(config: { dir: string; urlSecret?: string | undefi
     }
   }
   const stored = readSecret(file);
-  if (!stored) throw new Error(`Could not keep the download URL secret in ${file}`);
+  if (!stored) throw new Error(`Could not keep a secret in ${file}`);
   return stored;
 }

@@ -22,6 +22,8 @@ export interface TestServer {
   app: App;
   baseUrl: string;
   database: TestDatabase;
+  /** The folder of stored files. */
+  storageDir: string;
   /** Creates a user with a token, like `npm run cli -- user:create`. */
   createUser(name?: string): Promise<{ id: string; email: string; token: string }>;
   /** POST /v1/orgs as `user`; returns the new organization's id. */
@@ -45,10 +47,14 @@ export interface TestServer {
 
 let counter = 0;
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+/**
+ * `shared`: another server's database and file folder, for tests of several
+ * processes (or a restart) on one database; the first server removes them.
+ */
+export async function startTestServer(env: Record<string, string> = {}, shared?: { database: TestDatabase; storageDir: string }): Promise<TestServer> {
+  const database = shared?.database ?? (await createTestDatabase());
   // Stored files go to a temporary folder of this server, removed on close.
-  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-files-'));
+  const storageDir = shared?.storageDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-files-'));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -74,6 +80,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     app,
     baseUrl,
     database,
+    storageDir,
     async createOrg(user, title = 'Org') {
       return (await create(user.token, '/v1/orgs', 'createOrganization', { title })).id;
     },
@@ -122,6 +129,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       await app.close();
+      if (shared) return;
       await database.drop();
       await fs.promises.rm(storageDir, { recursive: true, force: true });
     },

@@ -1973,6 +1973,76 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation DuplicateSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/duplicate\", status: 201) {\n  duplicateSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/git/export",
+    "status": 204,
+    "reply": "exportToGitRepository",
+    "operationName": "ExportToGitRepository",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "ExportToGitRepositoryInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation ExportToGitRepository($spaceId: ID!, $input: ExportToGitRepositoryInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/git/export\", status: 204) {\n  exportToGitRepository(spaceId: $spaceId, input: $input) {\n    id\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/git/import",
+    "status": 204,
+    "reply": "importGitRepository",
+    "operationName": "ImportGitRepository",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "ImportGitRepositoryInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation ImportGitRepository($spaceId: ID!, $input: ImportGitRepositoryInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/git/import\", status: 204) {\n  importGitRepository(spaceId: $spaceId, input: $input) {\n    id\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/git/info",
+    "status": 200,
+    "reply": "gitSyncInfo",
+    "operationName": "GetSpaceGitInfo",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetSpaceGitInfo($spaceId: ID!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/git/info\") {\n  gitSyncInfo(spaceId: $spaceId) {\n    repoName\n    installationProvider\n    url\n    branch\n    ref\n    projectDirectory\n    lastCommit\n    updatedAt\n    lastSync {\n      kind\n      status\n      at\n      error\n      job\n    }\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/git/legacy-installation",
+    "status": 205,
+    "reply": "deleteGitSync",
+    "operationName": "DeleteLegacyGitInstallation",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteLegacyGitInstallation($spaceId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/git/legacy-installation\", status: 205) {\n  deleteGitSync(spaceId: $spaceId)\n}"
+  },
+  {
     "method": "GET",
     "path": "/v1/spaces/{spaceId}/links",
     "status": 200,

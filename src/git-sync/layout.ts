@@ -1,0 +1,760 @@
+/**
+ * GitBook's Git Sync layout, both ways: the files of a repository <-> the
+ * content of a revision. Pure: the caller reads and writes Git, stores file
+ * bytes and the revision.
+ *
+ * What is read and written (docs/decisions.md, "Git Sync layout"):
+ * - `.gitbook.yaml` in the project directory: `root`, `structure.readme`,
+ *   `structure.summary` (content-config.ts); `redirects` are ignored.
+ * - The readme (README.md) is the first page; SUMMARY.md is the page tree
+ *   (summary.ts). Without a SUMMARY.md the tree is the folders' (sorted by
+ *   name). Markdown files the SUMMARY.md does not list are not imported.
+ * - A page file is YAML frontmatter (page-frontmatter.ts), a `# Title`, the
+ *   body. Relative links between page files become page references; to other
+ *   files, file references (the file becomes a space file).
+ * - Export writes README.md for the first page, `<path>.md` for a page,
+ *   `<path>/README.md` for a page with children, files under
+ *   `.gitbook/assets/`, SUMMARY.md and `.gitbook.yaml`.
+ *
+ * Ids are stable: an imported page takes the id of the previous content's
+ * page at the same path, a file that of the previous file with the same name
+ * and bytes; so importing what was exported gives the same content back.
+ */
+import { stringify } from 'safe-stable-stringify';
+import { newId } from '../ids.ts';
+import { documentToMarkdown, markdownToDocument } from '../content/document/markdown.ts';
+import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
+import { emptySnapshot, putDocument } from '../content/revision-store.ts';
+import type { ContentRef, FileSnapshot, JSONDocument, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import { slugify, uniqueSlug } from '../schema/shared/slug.ts';
+import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig, type ContentConfig } from './content-config.ts';
+import { frontmatterFromMeta, metaFromFrontmatter } from './page-frontmatter.ts';
+import {
+  basename,
+  decodeLinkPath,
+  dirname,
+  encodeLinkPath,
+  isMarkdownPath,
+  isWithin,
+  joinPath,
+  normalizePath,
+  relativeLink,
+  relativeTo,
+  stripMarkdownExtension,
+} from './repo-paths.ts';
+import { parseSummary, printSummary, type SummaryItem } from './summary.ts';
+
+export { readContentConfig, type ContentConfig } from './content-config.ts';
+
+/** What `storeFile` answers for the bytes of a space file. */
+export interface StoredFile {
+  storageKey: string;
+  size: number;
+  contentType: string;
+  width: number | null;
+  height: number | null;
+}
+
+export interface ImportRepositoryOptions {
+  /** The directory of a monorepo section (where `.gitbook.yaml` is looked up); the repository's top when empty. */
+  projectDirectory?: string | null;
+  /** The space's current content: its ids, creation and update dates are kept for what did not change. */
+  previous?: RevisionSnapshot | null;
+  /** Stores the bytes of a file the pages use. */
+  storeFile: (bytes: Uint8Array, name: string) => Promise<StoredFile>;
+  /** createdAt of new pages, updatedAt of changed ones. */
+  now: Date;
+}
+
+export interface ImportRepositoryResult {
+  snapshot: RevisionSnapshot;
+  /** What was skipped or could not be resolved, one sentence each, naming the file. */
+  warnings: string[];
+}
+
+export interface ExportRepositoryOptions {
+  /** The directory of a monorepo section; the repository's top when empty. */
+  projectDirectory?: string | null;
+  /** Where the content goes inside the project directory (`.gitbook.yaml`'s `root`); the project directory itself by default. */
+  root?: string | null;
+  /** The bytes of a stored file. */
+  readFile: (storageKey: string) => Promise<Uint8Array>;
+}
+
+/** The content folder GitBook writes uploaded files to. */
+export const ASSETS_DIRECTORY = '.gitbook/assets';
+
+/** The slugs the API accepts (apply-changes.ts); a file name that is one is kept as the page's slug. */
+const VALID_SLUG = /^[a-z0-9](?:[a-z0-9-_.]*[a-z0-9])?$/i;
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+const ASSET_PLACEHOLDER = '\u0000asset:';
+const MAX_LISTED = 10;
+
+/* -------------------------------------------------------------------------- */
+/* Import                                                                      */
+/* -------------------------------------------------------------------------- */
+
+/** Where a link page points, before ids are known. */
+type LinkSpec =
+  | { type: 'url'; url: string }
+  | { type: 'ref'; ref: ContentRef }
+  | { type: 'page'; file: string; anchor: string | null; href: string }
+  | { type: 'asset'; path: string };
+
+/** A page of the tree being imported. */
+interface Node {
+  kind: PageKind;
+  /** The page's markdown file (repository path): document pages, except a folder without README. */
+  file: string | null;
+  /** The title the table of contents gives ('' or null: the file's heading decides). */
+  tocTitle: string | null;
+  /** The title when neither the table of contents nor the file gives one. */
+  fallbackTitle: string;
+  /** The slug a folder gives (folder pages and groups of a folder tree). */
+  slugHint: string | null;
+  link: LinkSpec | null;
+  /** The structure.readme page. */
+  readme: boolean;
+  children: Node[];
+  id: string;
+  slug: string;
+  previous: PageSnapshot | null;
+}
+
+function node(kind: PageKind, fields: Partial<Node>): Node {
+  return { kind, file: null, tocTitle: null, fallbackTitle: '', slugHint: null, link: null, readme: false, children: [], id: '', slug: '', previous: null, ...fields };
+}
+
+/** `getting-started.md` -> `Getting started`: a title for a page that has none. */
+function titleFromName(name: string): string {
+  const words = stripMarkdownExtension(name).replace(/[-_]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : name;
+}
+
+/** A file or folder name as a slug: kept when the API would accept it, else slugified. */
+function slugFromName(name: string): string {
+  return VALID_SLUG.test(name) && name.length <= 100 ? name : slugify(name, 'page');
+}
+
+function compareNames(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  return la < lb ? -1 : la > lb ? 1 : a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isReadmeName(path: string): boolean {
+  return basename(path).toLowerCase() === 'readme.md';
+}
+
+/** An href split into its decoded path and the fragment after `#` (null when none); a query is dropped. */
+function splitHref(href: string): { path: string; anchor: string | null } {
+  const hash = href.indexOf('#');
+  const beforeHash = hash < 0 ? href : href.slice(0, hash);
+  const query = beforeHash.indexOf('?');
+  const anchor = hash < 0 ? null : decodeLinkPath(href.slice(hash + 1)) || null;
+  return { path: decodeLinkPath(query < 0 ? beforeHash : beforeHash.slice(0, query)), anchor };
+}
+
+/** `/pages/<id>[#a]`, `/files/<id>`: how an export writes references to content it has no file for. */
+function internalRef(href: string): ContentRef | null {
+  const match = /^\/(pages|files)\/([^/?#]+)(?:#(.*))?$/.exec(href);
+  if (!match) return null;
+  const [, kind, id, anchor] = match;
+  if (kind === 'files') return anchor === undefined ? { kind: 'file', file: id } : null;
+  return anchor ? { kind: 'anchor', anchor, page: id } : { kind: 'page', page: id };
+}
+
+/** Imports the content of a repository laid out as GitBook's Git Sync lays it out. */
+export async function importRepository(files: ReadonlyMap<string, Uint8Array>, options: ImportRepositoryOptions): Promise<ImportRepositoryResult> {
+  const { config, warnings } = readContentConfig(files, options.projectDirectory);
+  const previous = options.previous ?? null;
+
+  /* ----------------------------- reading files ----------------------------- */
+
+  const texts = new Map<string, string | null>();
+  /** A markdown file's text; null (with a warning, once) when it is missing, binary or not UTF-8. */
+  const readText = (path: string, missingWarning: string | null): string | null => {
+    if (texts.has(path)) return texts.get(path)!;
+    const bytes = files.get(path);
+    let text: string | null = null;
+    if (!bytes) {
+      if (missingWarning) warnings.push(missingWarning);
+    } else if (bytes.includes(0)) warnings.push(`${path}: binary file, skipped`);
+    else {
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+      } catch {
+        warnings.push(`${path}: not UTF-8 text, skipped`);
+      }
+    }
+    texts.set(path, text);
+    return text;
+  };
+  const headings = new Map<string, string | null>();
+  /** The leading `# heading` of a markdown file (null when none), parsed once without resolving links. */
+  const headingOf = (path: string): string | null => {
+    if (!headings.has(path)) {
+      const text = readText(path, null);
+      headings.set(path, text === null ? null : markdownToDocument(text).title);
+    }
+    return headings.get(path)!;
+  };
+  /** The page file a path stands for: itself (`.md`), its folder's README.md, or `<path>.md`. */
+  const markdownCandidates = (path: string): string[] =>
+    isMarkdownPath(path) ? [path] : [joinPath(path, 'README.md'), `${path}.md`].filter((p) => p !== '.md');
+
+  /** Content-root-relative page path a page file implies: `guide/README.md` -> `guide`, `guide/install.md` -> `guide/install`. */
+  const naturalPath = (file: string): string => {
+    const relative = relativeTo(config.root, file);
+    return isReadmeName(relative) ? dirname(relative) : stripMarkdownExtension(relative);
+  };
+
+  /* ------------------------------- the tree ------------------------------- */
+
+  const summaryText = files.has(config.summary) ? readText(config.summary, null) : null;
+  const roots = summaryText !== null ? treeFromSummary(summaryText) : treeFromFolders();
+
+  /** SUMMARY.md -> nodes; a page file referenced twice is one page, the other entries link to it. */
+  function treeFromSummary(text: string): Node[] {
+    const summaryDir = dirname(config.summary);
+    interface Proto {
+      item: SummaryItem;
+      node: Node;
+      children: Proto[];
+      order: number;
+    }
+    let order = 0;
+    const claims = new Map<string, Proto[]>();
+    const toProto = (item: SummaryItem): Proto => {
+      const children = item.children.map(toProto);
+      const proto: Proto = { item, node: node('link', { tocTitle: item.title, fallbackTitle: item.title }), children, order: order++ };
+      const href = item.href;
+      if (href === null) {
+        proto.node.kind = 'group';
+        return proto;
+      }
+      const ref = internalRef(href);
+      if (ref) proto.node.link = { type: 'ref', ref };
+      else if (SCHEME.test(href) || href.startsWith('//')) proto.node.link = { type: 'url', url: href };
+      else {
+        const { path, anchor } = splitHref(href);
+        const target = path === '' ? null : normalizePath(path.startsWith('/') ? joinPath(config.root, path) : joinPath(summaryDir, path));
+        if (target === null) {
+          warnings.push(`${config.summary}: "${item.title}" links to ${JSON.stringify(href)}, which is not a file of the repository; kept as a link`);
+          proto.node.link = { type: 'url', url: href };
+          return proto;
+        }
+        const markdown = markdownCandidates(target).find((p) => files.has(p)) ?? (isMarkdownPath(target) ? target : null);
+        if (markdown !== null && anchor !== null) proto.node.link = { type: 'page', file: markdown, anchor, href };
+        else if (markdown !== null) {
+          proto.node.kind = 'document';
+          proto.node.file = markdown;
+          proto.node.fallbackTitle = titleFromName(isReadmeName(markdown) ? basename(dirname(markdown)) || 'README' : basename(markdown));
+          claims.set(markdown, [...(claims.get(markdown) ?? []), proto]);
+        } else if (files.has(target) && isWithin(config.projectDirectory, target)) proto.node.link = { type: 'asset', path: target };
+        else {
+          warnings.push(`${config.summary}: "${item.title}" links to ${JSON.stringify(href)}, which is missing; kept as a link`);
+          proto.node.link = { type: 'url', url: href };
+        }
+      }
+      return proto;
+    };
+    const protos = parseSummary(text).map(toProto);
+
+    // Which entry of a file referenced several times is the page: the one with children, then the
+    // one whose place in the tree matches the file's folder (as an export writes it), then the one
+    // whose title is the file's heading, then the first.
+    const tentativeParentPath = new Map<Proto, string>();
+    const walkTentative = (list: Proto[], parentPath: string) => {
+      for (const proto of list) {
+        tentativeParentPath.set(proto, parentPath);
+        const slug = proto.node.file ? slugFromName(basename(naturalPath(proto.node.file)) || 'readme') : slugify(proto.item.title, 'page');
+        walkTentative(proto.children, joinPath(parentPath, slug));
+      }
+    };
+    walkTentative(protos, '');
+    for (const [file, list] of claims) {
+      if (list.length < 2) continue;
+      const score = (p: Proto): number[] => [
+        p.children.length ? 1 : 0,
+        dirname(naturalPath(file)) === tentativeParentPath.get(p) ? 1 : 0,
+        headingOf(file) === p.item.title ? 1 : 0,
+        -p.order,
+      ];
+      const ranked = [...list].sort((a, b) => {
+        const sa = score(a);
+        const sb = score(b);
+        for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sb[i] - sa[i];
+        return 0;
+      });
+      for (const loser of ranked.slice(1)) {
+        loser.node.kind = 'link';
+        loser.node.file = null;
+        loser.node.link = { type: 'page', file, anchor: null, href: loser.item.href! };
+      }
+    }
+
+    // Entries whose page file cannot be read are left out; their children take their place.
+    const build = (list: Proto[]): Node[] =>
+      list.flatMap((proto) => {
+        const children = build(proto.children);
+        const n = proto.node;
+        if (n.kind === 'document' && n.file !== null) {
+          const outside = !isWithin(config.root, n.file);
+          if (outside) warnings.push(`${config.summary}: ${n.file} is outside the content root ${config.root || './'}, skipped`);
+          if (outside || readText(n.file, `${config.summary}: ${n.file} is missing, skipped`) === null) return children;
+          if (n.file === config.readme) n.readme = true;
+        }
+        if (n.kind === 'link' && children.length) {
+          warnings.push(`${config.summary}: "${proto.item.title}" is a link and cannot hold pages; its children follow it`);
+          return [n, ...children];
+        }
+        n.children = children;
+        return [n];
+      });
+    const tree = build(protos);
+
+    const listed = new Set(claims.keys());
+    if (!listed.has(config.readme)) {
+      if (readText(config.readme, `${config.readme}: missing, the space has no first page from it`) !== null) {
+        tree.unshift(node('document', { file: config.readme, readme: true, fallbackTitle: titleFromName(basename(config.readme)) }));
+        listed.add(config.readme);
+      }
+    }
+    const unlisted = [...files.keys()]
+      .filter((p) => isMarkdownPath(p) && isWithin(config.root, p) && p !== config.summary && !listed.has(p) && !hasDotSegment(relativeTo(config.root, p)))
+      .sort(compareNames);
+    if (unlisted.length) {
+      const shown = unlisted.slice(0, MAX_LISTED).join(', ');
+      warnings.push(
+        `${unlisted.length} Markdown file${unlisted.length === 1 ? ' is' : 's are'} not in ${config.summary} and not imported: ${shown}${unlisted.length > MAX_LISTED ? ', …' : ''}`,
+      );
+    }
+    return tree;
+  }
+
+  /** No SUMMARY.md: the readme, then each folder's pages and subfolders by name. */
+  function treeFromFolders(): Node[] {
+    const folders = new Map<string, { files: string[]; folders: Set<string> }>();
+    const folder = (dir: string) => {
+      let entry = folders.get(dir);
+      if (!entry) {
+        entry = { files: [], folders: new Set() };
+        folders.set(dir, entry);
+      }
+      return entry;
+    };
+    for (const path of files.keys()) {
+      if (!isMarkdownPath(path) || !isWithin(config.root, path) || path === config.readme || path === config.summary) continue;
+      if (hasDotSegment(relativeTo(config.root, path))) continue;
+      folder(dirname(path)).files.push(path);
+      for (let dir = dirname(path); dir !== config.root && dir !== ''; dir = dirname(dir)) folder(dirname(dir)).folders.add(dir);
+    }
+    const walk = (dir: string, atRoot: boolean): Node[] => {
+      const entry = folders.get(dir);
+      if (!entry) return [];
+      const items: { name: string; build: () => Node[] }[] = [];
+      for (const file of entry.files) {
+        if (isReadmeName(file) && dir !== config.root) continue;
+        items.push({
+          name: stripMarkdownExtension(basename(file)),
+          build: () => (readText(file, null) === null ? [] : [node('document', { file, fallbackTitle: titleFromName(basename(file)) })]),
+        });
+      }
+      for (const sub of entry.folders) {
+        const name = basename(sub);
+        items.push({
+          name,
+          build: () => {
+            const children = walk(sub, false);
+            const readme = folders.get(sub)?.files.find((f) => isReadmeName(f));
+            const fallbackTitle = titleFromName(name);
+            if (readme && readText(readme, null) !== null) return [node('document', { file: readme, fallbackTitle, children })];
+            // A folder without README: a group at the top (GitBook's groups live there), an empty page below.
+            return [node(atRoot ? 'group' : 'document', { tocTitle: fallbackTitle, fallbackTitle, slugHint: slugFromName(name), children })];
+          },
+        });
+      }
+      items.sort((a, b) => compareNames(a.name, b.name));
+      return items.flatMap((item) => item.build());
+    };
+    const tree = walk(config.root, true);
+    if (readText(config.readme, `${config.readme}: missing, the space has no first page from it`) !== null) {
+      tree.unshift(node('document', { file: config.readme, readme: true, fallbackTitle: titleFromName(basename(config.readme)) }));
+    }
+    return tree;
+  }
+
+  /* ------------------------------ slugs and ids ----------------------------- */
+
+  const previousPaths = new Map<string, PageSnapshot>();
+  const previousChildren = previous ? childrenByParent(previous.pages) : new Map<string | null, PageSnapshot[]>();
+  let previousReadme: PageSnapshot | null = null;
+  if (previous) {
+    for (const [id, path] of pagePaths(previous.pages)) if (!previousPaths.has(path)) previousPaths.set(path, previous.pages.get(id)!);
+    previousReadme = pagesInOrder(previous.pages).find(({ page }) => page.kind === 'document')?.page ?? null;
+  }
+  const usedIds = new Set<string>();
+
+  const titleOf = (n: Node): string => {
+    if (n.tocTitle) return n.tocTitle;
+    if (n.file) {
+      const heading = headingOf(n.file);
+      if (heading !== null) return heading;
+    }
+    return n.fallbackTitle;
+  };
+
+  const slugCandidate = (n: Node, parent: Node | null, parentPath: string): string => {
+    const matchPrevious = (): PageSnapshot | undefined =>
+      previousChildren.get(parent ? (parent.previous?.id ?? '\u0000none') : null)?.find((p) => p.kind === n.kind && p.title === (n.tocTitle ?? ''));
+    if (n.readme) return previousReadme?.slug ?? slugify(titleOf(n), 'readme');
+    if (n.kind === 'document') {
+      if (n.file) {
+        const natural = naturalPath(n.file);
+        return natural === '' ? slugify(titleOf(n), 'page') : slugFromName(basename(natural));
+      }
+      return n.slugHint ?? slugify(titleOf(n), 'page');
+    }
+    if (n.kind === 'group') {
+      if (n.slugHint) return n.slugHint;
+      // An exported group's pages sit in a folder named by its slug.
+      const dirs = new Set(n.children.filter((c) => c.kind === 'document' && c.file && !c.readme).map((c) => dirname(naturalPath(c.file!))));
+      const [dir] = dirs;
+      if (dirs.size === 1 && dir !== '' && dirname(dir) === parentPath && VALID_SLUG.test(basename(dir))) return basename(dir);
+      return matchPrevious()?.slug ?? slugify(n.tocTitle ?? '', 'group');
+    }
+    return matchPrevious()?.slug ?? slugify(n.tocTitle ?? '', 'link');
+  };
+
+  const assign = (list: Node[], parent: Node | null, parentPath: string) => {
+    const taken = new Set<string>();
+    for (const n of list) {
+      n.slug = uniqueSlug(slugCandidate(n, parent, parentPath), taken);
+      taken.add(n.slug);
+      const path = joinPath(parentPath, n.slug);
+      const before = previousPaths.get(path);
+      if (before && !usedIds.has(before.id)) {
+        n.previous = before;
+        n.id = before.id;
+      } else n.id = newId();
+      usedIds.add(n.id);
+      assign(n.children, n, path);
+    }
+  };
+  assign(roots, null, '');
+
+  const pageIdByFile = new Map<string, string>();
+  const all: { node: Node; parent: Node | null; index: number }[] = [];
+  const flatten = (list: Node[], parent: Node | null) =>
+    list.forEach((n, index) => {
+      all.push({ node: n, parent, index });
+      if (n.kind === 'document' && n.file) pageIdByFile.set(n.file, n.id);
+      flatten(n.children, n);
+    });
+  flatten(roots, null);
+
+  /* ------------------------------- documents ------------------------------- */
+
+  const assetPaths = new Set<string>();
+  const pageRef = (path: string): string | null => {
+    for (const candidate of markdownCandidates(path)) {
+      const id = pageIdByFile.get(candidate);
+      if (id) return id;
+    }
+    return null;
+  };
+  const resolveFrom = (file: string) => (href: string): ContentRef | null => {
+    if (SCHEME.test(href) || href.startsWith('//')) return null;
+    const { path, anchor } = splitHref(href);
+    if (path === '') return anchor ? { kind: 'anchor', anchor } : null;
+    const target = normalizePath(path.startsWith('/') ? joinPath(config.root, path) : joinPath(dirname(file), path));
+    if (target === null) {
+      warnings.push(`${file}: link to ${JSON.stringify(href)} leaves the repository; kept as a URL`);
+      return null;
+    }
+    const page = pageRef(target);
+    if (page) return anchor ? { kind: 'anchor', anchor, page } : { kind: 'page', page };
+    if (!isMarkdownPath(target) && files.has(target) && isWithin(config.projectDirectory, target)) {
+      assetPaths.add(target);
+      return { kind: 'file', file: ASSET_PLACEHOLDER + target };
+    }
+    const listedNot = markdownCandidates(target).some((p) => files.has(p));
+    warnings.push(`${file}: link to ${JSON.stringify(href)} ${listedNot ? 'is not a page of the table of contents' : 'points to a missing file'}; kept as a URL`);
+    return null;
+  };
+
+  const parsed = new Map<Node, { document: JSONDocument; frontmatter: Record<string, unknown>; title: string }>();
+  for (const { node: n } of all) {
+    if (n.kind !== 'document') continue;
+    const text = n.file ? readText(n.file, null) : null;
+    if (text === null) {
+      parsed.set(n, { document: markdownToDocument('').document, frontmatter: {}, title: titleOf(n) });
+      continue;
+    }
+    const resolveHref = resolveFrom(n.file!);
+    let result = markdownToDocument(text, { resolveHref });
+    let title = result.title ?? n.fallbackTitle;
+    if (n.tocTitle) {
+      // The table of contents names the page (GitBook's rule); a different heading stays in the text.
+      if (result.title !== null && result.title !== n.tocTitle) result = markdownToDocument(withLeadingPlaceholderTitle(text), { resolveHref });
+      title = n.tocTitle;
+    }
+    parsed.set(n, { document: result.document, frontmatter: result.frontmatter, title });
+  }
+
+  // Referenced files of the content, and every file of the assets folder (a space's files are all exported there).
+  const assetsDir = joinPath(config.root, ASSETS_DIRECTORY);
+  for (const path of files.keys()) {
+    if (isWithin(assetsDir, path) && path !== assetsDir && !isMarkdownPath(path) && !basename(path).startsWith('.')) assetPaths.add(path);
+  }
+
+  /* --------------------------------- files --------------------------------- */
+
+  const snapshot = emptySnapshot();
+  const fileIdByPath = new Map<string, string>();
+  const previousFiles = previous ? [...previous.files.values()] : [];
+  const usedFileIds = new Set<string>();
+  const fileByContent = new Map<string, FileSnapshot>();
+  for (const path of [...assetPaths].sort()) {
+    const name = basename(path);
+    const stored = await options.storeFile(files.get(path)!, name);
+    const contentKey = `${name}\u0000${stored.storageKey}`;
+    let file = fileByContent.get(contentKey);
+    if (!file) {
+      const free = previousFiles.filter((f) => !usedFileIds.has(f.id) && f.storageKey === stored.storageKey);
+      const match = free.find((f) => f.name === name) ?? free.find((f) => isExportedName(name, f.name));
+      file = {
+        id: match?.id ?? newId(),
+        name: match?.name ?? name,
+        contentType: stored.contentType,
+        size: stored.size,
+        storageKey: stored.storageKey,
+        width: stored.width,
+        height: stored.height,
+      };
+      usedFileIds.add(file.id);
+      fileByContent.set(contentKey, file);
+      snapshot.files.set(file.id, file);
+    }
+    fileIdByPath.set(path, file.id);
+  }
+  const patchAssets = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) patchAssets(item);
+    else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      if (record.kind === 'file' && typeof record.file === 'string' && record.file.startsWith(ASSET_PLACEHOLDER)) {
+        record.file = fileIdByPath.get(record.file.slice(ASSET_PLACEHOLDER.length))!;
+      }
+      for (const child of Object.values(record)) patchAssets(child);
+    }
+  };
+
+  /* --------------------------------- pages --------------------------------- */
+
+  const linkTarget = (n: Node): ContentRef => {
+    const link = n.link!;
+    switch (link.type) {
+      case 'url':
+        return { kind: 'url', url: link.url };
+      case 'ref':
+        return link.ref;
+      case 'asset':
+        return { kind: 'file', file: fileIdByPath.get(link.path)! };
+      case 'page': {
+        const page = pageIdByFile.get(link.file);
+        if (page) return link.anchor ? { kind: 'anchor', anchor: link.anchor, page } : { kind: 'page', page };
+        warnings.push(`${config.summary}: "${n.tocTitle}" links to ${JSON.stringify(link.href)}, which is not a page; kept as a link`);
+        return { kind: 'url', url: link.href };
+      }
+    }
+  };
+
+  for (const { node: n, parent, index } of all) {
+    const base = { id: n.id, kind: n.kind, parentId: parent?.id ?? null, index, slug: n.slug };
+    let page: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>;
+    if (n.kind === 'document') {
+      const { document, frontmatter, title } = parsed.get(n)!;
+      patchAssets(document);
+      const meta = metaFromFrontmatter(frontmatter);
+      page = { ...base, title, ...meta, documentHash: putDocument(snapshot, document), linkTarget: null };
+    } else {
+      page = {
+        ...base,
+        title: n.tocTitle ?? '',
+        description: null,
+        emoji: null,
+        icon: null,
+        hidden: false,
+        documentHash: null,
+        linkTarget: n.kind === 'link' ? linkTarget(n) : null,
+        layout: null,
+      };
+    }
+    const before = n.previous;
+    snapshot.pages.set(n.id, {
+      ...page,
+      createdAt: before?.createdAt ?? options.now,
+      updatedAt: before && sameContent(before, page) ? before.updatedAt : options.now,
+    });
+  }
+  // A page parsed twice (its heading kept) would repeat its link warnings.
+  return { snapshot, warnings: [...new Set(warnings)] };
+}
+
+function hasDotSegment(path: string): boolean {
+  return path.split('/').some((segment) => segment.startsWith('.'));
+}
+
+/** A page's own content (not its place in the tree): what decides whether it was updated. */
+function sameContent(a: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>, b: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>): boolean {
+  return (
+    a.kind === b.kind &&
+    a.title === b.title &&
+    a.description === b.description &&
+    a.emoji === b.emoji &&
+    a.icon === b.icon &&
+    a.hidden === b.hidden &&
+    a.documentHash === b.documentHash &&
+    stringify(a.linkTarget) === stringify(b.linkTarget) &&
+    stringify(a.layout) === stringify(b.layout)
+  );
+}
+
+/**
+ * The markdown with a `# _` line before its first heading, so that heading
+ * stays in the document when the table of contents gives another title.
+ */
+function withLeadingPlaceholderTitle(text: string): string {
+  const normalized = text.replaceAll('\r\n', '\n');
+  const frontmatter = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/.exec(normalized);
+  const at = frontmatter ? frontmatter[0].length : 0;
+  return `${normalized.slice(0, at)}# _\n\n${normalized.slice(at)}`;
+}
+
+/* -------------------------------------------------------------------------- */
+/* Export                                                                      */
+/* -------------------------------------------------------------------------- */
+
+/** A space file's name as an assets-folder file name: no folders, no leading dot. */
+function assetFileName(name: string): string {
+  const cleaned = name.replace(/[/\\\u0000-\u001f]/g, '-').replace(/^\.+/, '');
+  return cleaned === '' ? 'file' : cleaned;
+}
+
+function splitExtension(name: string): [string, string] {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+}
+
+/** True when `written` is how an export names a file called `original` (cleaned, maybe `name (2).png`). */
+function isExportedName(written: string, original: string): boolean {
+  const cleaned = assetFileName(original);
+  if (written === cleaned) return true;
+  const [stem, extension] = splitExtension(cleaned);
+  return written.startsWith(`${stem} (`) && written.endsWith(`)${extension}`) && /^\d+$/.test(written.slice(stem.length + 2, written.length - extension.length - 1));
+}
+
+/**
+ * Writes a revision's content as GitBook's Git Sync lays it out. The snapshot
+ * must hold the documents of all its pages. Same content, same bytes.
+ */
+export async function exportRepository(snapshot: RevisionSnapshot, options: ExportRepositoryOptions): Promise<Map<string, Uint8Array>> {
+  const projectDirectory = normalizeProjectDirectory(options.projectDirectory);
+  const root = normalizePath(options.root ?? '') ?? '';
+  const base = joinPath(projectDirectory, root);
+  const encoder = new TextEncoder();
+  const out = new Map<string, Uint8Array>();
+  const write = (contentPath: string, bytes: Uint8Array) => out.set(joinPath(base, contentPath), bytes);
+
+  const order = pagesInOrder(snapshot.pages);
+  const byParent = childrenByParent(snapshot.pages);
+  const paths = pagePaths(snapshot.pages);
+  const readme = order.find(({ page }) => page.kind === 'document')?.page ?? null;
+
+  // Page files, relative to the content root.
+  const fileOf = new Map<string, string>();
+  for (const { page } of order) {
+    if (page.kind !== 'document') continue;
+    if (page === readme) {
+      fileOf.set(page.id, 'README.md');
+      continue;
+    }
+    const path = paths.get(page.id)!;
+    // `<slug>/README.md` for a page with children, and for slugs that would read as the structure files.
+    const folder = (byParent.get(page.id)?.length ?? 0) > 0 || ['readme', 'summary'].includes(page.slug.toLowerCase());
+    fileOf.set(page.id, folder ? `${path}/README.md` : `${path}.md`);
+  }
+
+  // Files, under unique names (GitBook's `image (1).png`), case-insensitively so any checkout can hold them.
+  const assetOf = new Map<string, string>();
+  const takenNames = new Set<string>();
+  const sortedFiles = [...snapshot.files.values()].sort((a, b) => compareNames(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const file of sortedFiles) {
+    const cleaned = assetFileName(file.name);
+    const [stem, extension] = splitExtension(cleaned);
+    let name = cleaned;
+    for (let n = 1; takenNames.has(name.toLowerCase()); n++) name = `${stem} (${n})${extension}`;
+    takenNames.add(name.toLowerCase());
+    assetOf.set(file.id, joinPath(ASSETS_DIRECTORY, name));
+  }
+
+  const hrefFrom = (fromDir: string) => (ref: ContentRef): string | null => {
+    if ('space' in ref && ref.space !== undefined) return null;
+    const link = (to: string) => encodeLinkPath(relativeLink(fromDir, to));
+    if (ref.kind === 'page' && typeof ref.page === 'string') {
+      const file = fileOf.get(ref.page);
+      return file ? link(file) : null;
+    }
+    if (ref.kind === 'anchor' && typeof ref.page === 'string' && typeof ref.anchor === 'string') {
+      const file = fileOf.get(ref.page);
+      return file ? `${link(file)}#${ref.anchor}` : null;
+    }
+    if (ref.kind === 'file' && typeof ref.file === 'string') {
+      const asset = assetOf.get(ref.file);
+      return asset ? link(asset) : null;
+    }
+    return null;
+  };
+
+  for (const { page } of order) {
+    if (page.kind !== 'document') continue;
+    const file = fileOf.get(page.id)!;
+    const document = page.documentHash ? snapshot.documents.get(page.documentHash) : markdownToDocument('').document;
+    if (!document) throw new Error(`exportRepository: the document ${page.documentHash} of page ${page.id} is not in the snapshot`);
+    const markdown = documentToMarkdown(document, {
+      title: page.title,
+      frontmatter: frontmatterFromMeta(page),
+      hrefFor: hrefFrom(dirname(file)),
+    });
+    write(file, encoder.encode(markdown));
+  }
+
+  for (const file of sortedFiles) write(assetOf.get(file.id)!, await options.readFile(file.storageKey));
+
+  // SUMMARY.md: groups at the end of the root are headings; others (which a heading would swallow the following pages into) are plain items.
+  const summaryHref = hrefFrom('');
+  const linkHref = (target: ContentRef | null): string => {
+    if (!target) return '';
+    const href = summaryHref(target);
+    if (href !== null) return href;
+    if (target.kind === 'url' && typeof target.url === 'string') return target.url;
+    if (target.kind === 'page' && typeof target.page === 'string') return `/pages/${target.page}`;
+    if (target.kind === 'file' && typeof target.file === 'string') return `/files/${target.file}`;
+    if (target.kind === 'anchor' && typeof target.anchor === 'string') return `${typeof target.page === 'string' ? `/pages/${target.page}` : ''}#${target.anchor}`;
+    return '';
+  };
+  const item = (page: PageSnapshot, heading = false): SummaryItem => ({
+    title: page.title,
+    href: page.kind === 'document' ? encodeLinkPath(fileOf.get(page.id)!) : page.kind === 'link' ? linkHref(page.linkTarget) : null,
+    heading,
+    children: (byParent.get(page.id) ?? []).map((child) => item(child)),
+  });
+  const rootPages = byParent.get(null) ?? [];
+  let trailingGroups = rootPages.length;
+  while (trailingGroups > 0 && rootPages[trailingGroups - 1].kind === 'group') trailingGroups--;
+  write('SUMMARY.md', encoder.encode(printSummary(rootPages.map((page, i) => item(page, i >= trailingGroups)))));
+
+  out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root)));
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

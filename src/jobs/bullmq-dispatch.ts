@@ -1,0 +1,75 @@
+/**
+ * Dispatch on BullMQ when REDIS_URL is set: creating a job adds its id to a
+ * BullMQ queue, and every server process runs a BullMQ worker that executes
+ * the ids it receives (claiming the job's lease in the database, which stays
+ * the source of truth). A sweep re-adds jobs that are queued in the database
+ * but not in Redis, or whose worker died (lease expired), so nothing waits on
+ * a lost message.
+ */
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { JobStore } from './job-store.ts';
+import type { JobRunner } from './runner.ts';
+
+const QUEUE_NAME = 'docs-api-jobs';
+
+export class BullmqDispatch {
+  private readonly connection: Redis;
+  private readonly queue: Queue;
+  private worker: Worker | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly runner: JobRunner,
+    private readonly store: JobStore,
+    private readonly options: { redisUrl: string; concurrency: number; sweepMs: number; log: Logger },
+  ) {
+    // BullMQ's blocking commands need maxRetriesPerRequest: null.
+    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection });
+  }
+
+  start(): void {
+    this.worker = new Worker(QUEUE_NAME, async (job) => this.runner.execute(String(job.data.jobId)), {
+      connection: this.connection.duplicate(),
+      concurrency: this.options.concurrency,
+    });
+    this.worker.on('error', (error) => this.options.log.error({ err: error }, 'BullMQ worker error'));
+    const sweep = () => void this.sweep();
+    this.sweepTimer = setInterval(sweep, this.options.sweepMs);
+    this.sweepTimer.unref();
+    sweep();
+  }
+
+  /** Hands a job (or, without an id, whatever is claimable) to the workers now. */
+  wake(jobId?: string): void {
+    if (jobId) void this.add(jobId);
+    else void this.sweep();
+  }
+
+  private async add(jobId: string): Promise<void> {
+    try {
+      // The BullMQ job id is ours: adding an id already waiting or active does nothing.
+      await this.queue.add('run', { jobId }, { jobId, removeOnComplete: true, removeOnFail: true });
+    } catch (error) {
+      this.options.log.error({ err: error, jobId }, 'could not queue the job on BullMQ');
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      for (const id of await this.store.claimable(100)) await this.add(id);
+    } catch (error) {
+      this.options.log.error({ err: error }, 'job sweep failed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.runner.abortAll();
+    await this.worker?.close();
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}

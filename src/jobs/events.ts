@@ -1,0 +1,50 @@
+/**
+ * Job events: every transition and progress step of a job, on one pub/sub.
+ * In-process by default; with REDIS_URL, on Redis (graphql-yoga's Redis event
+ * target), so a subscriber on one server process sees a job run by another.
+ */
+import { createPubSub, type PubSub } from 'graphql-yoga';
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Redis } from 'ioredis';
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type JobKind = 'git-import' | 'git-export' | 'translation-run';
+
+export interface JobEvent {
+  id: string;
+  organizationId: string;
+  spaceId: string | null;
+  translationId: string | null;
+  kind: JobKind;
+  state: JobState;
+  step: string | null;
+  percent: number;
+  message: string | null;
+  /** What it made, once succeeded (revision, space, commit, ...). */
+  result: Record<string, unknown> | null;
+  error: string | null;
+  /** When the event happened (ISO); events of one job are published in order. */
+  at: string;
+}
+
+export type JobPubSub = PubSub<{ job: [JobEvent] }>;
+
+export interface JobEvents {
+  pubsub: JobPubSub;
+  close(): Promise<void>;
+}
+
+export function createJobEvents(redisUrl: string | undefined): JobEvents {
+  if (!redisUrl) return { pubsub: createPubSub<{ job: [JobEvent] }>(), close: async () => {} };
+  // A subscribed Redis connection can do nothing else: one to publish, one to listen.
+  const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  const pubsub = createPubSub<{ job: [JobEvent] }>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
+  return {
+    pubsub,
+    async close() {
+      publishClient.disconnect();
+      subscribeClient.disconnect();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/** Every kind of job and the function that runs it. */
+import { exportToGitRepositoryJob, importGitRepositoryJob } from '../git-sync/sync-jobs.ts';
+import type { JobKind } from './events.ts';
+import type { JobHandler } from './runner.ts';
+
+export const jobHandlers: Partial<Record<JobKind, JobHandler>> = {
+  'git-import': importGitRepositoryJob,
+  'git-export': exportToGitRepositoryJob,
+};

@@ -1,0 +1,203 @@
+/**
+ * Runs jobs: claims one, calls its kind's handler with a context for
+ * progress, cancellation and the final transaction, and finishes it.
+ *
+ * Dispatch, which decides when `execute(jobId)` is called:
+ *   - embedded (default): workers inside the server process poll the job table
+ *     (and wake at once for jobs this process creates); any process on the same
+ *     database may claim, leases keep one worker per job;
+ *   - BullMQ (with REDIS_URL): the queue hands job ids to the processes' workers
+ *     (see src/jobs/bullmq-dispatch.ts); the table stays the source of truth.
+ * Either way a job whose worker died is claimed again once its lease expires.
+ */
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config.ts';
+import type { Db, Tx } from '../db/client.ts';
+import type { Provider } from '../db/provider.ts';
+import { newId } from '../ids.ts';
+import type { ObjectStorage } from '../storage/storage.ts';
+import type { JobKind } from './events.ts';
+import { JobStore, LostJobError, type JobRow } from './job-store.ts';
+
+export interface JobContext {
+  job: JobRow;
+  input: Record<string, unknown>;
+  db: Db;
+  provider: Provider;
+  storage: ObjectStorage;
+  config: AppConfig;
+  log: Logger;
+  /** Aborted when the job is cancelled or the worker lost it: stop between steps. */
+  signal: AbortSignal;
+  /** Reports a step; throws when the job was cancelled or taken over. */
+  progress(step: string, percent: number, message?: string | null): Promise<void>;
+  /** Marks the job succeeded inside the handler's final transaction (its effect and success commit together). */
+  complete(tx: Tx, result: Record<string, unknown>): Promise<void>;
+}
+
+export type JobHandler = (ctx: JobContext) => Promise<Record<string, unknown> | void>;
+
+export interface JobRunnerDeps {
+  db: Db;
+  provider: Provider;
+  storage: ObjectStorage;
+  config: AppConfig;
+  log: Logger;
+  store: JobStore;
+  handlers: Partial<Record<JobKind, JobHandler>>;
+}
+
+export class JobCancelledError extends Error {
+  constructor() {
+    super('Cancelled');
+  }
+}
+
+export class JobRunner {
+  readonly workerId = `worker-${newId()}`;
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly deps: JobRunnerDeps) {}
+
+  get activeCount(): number {
+    return this.running.size;
+  }
+
+  /** Claims and runs one job; resolves when it finished (or was not claimable). */
+  async execute(jobId: string): Promise<void> {
+    const { store, log } = this.deps;
+    if (this.running.has(jobId)) return;
+    const job = await store.claim(jobId, this.workerId);
+    if (!job) return;
+    const handler = this.deps.handlers[job.kind as JobKind];
+    if (!handler) {
+      await store.finish(job, 'failed', { error: `No handler for jobs of kind ${job.kind}`, worker: this.workerId });
+      return;
+    }
+    const controller = new AbortController();
+    this.running.set(job.id, controller);
+    let completedInTransaction = false;
+    // Renew the lease while the handler works, and notice cancellation.
+    const heartbeat = setInterval(() => {
+      store
+        .renew(job, this.workerId)
+        .then(({ held, cancelRequested }) => {
+          if (!held || cancelRequested) controller.abort(held ? new JobCancelledError() : new LostJobError(job.id));
+        })
+        .catch((error: unknown) => log.warn({ err: error, jobId: job.id }, 'job lease renewal failed'));
+    }, store.leaseMs / 3);
+    heartbeat.unref();
+    // Once cancelled or lost, stop renewing: the job is no longer this worker's to keep.
+    controller.signal.addEventListener('abort', () => clearInterval(heartbeat), { once: true });
+    const context: JobContext = {
+      job,
+      input: JSON.parse(job.input) as Record<string, unknown>,
+      db: this.deps.db,
+      provider: this.deps.provider,
+      storage: this.deps.storage,
+      config: this.deps.config,
+      log: log.child({ jobId: job.id, kind: job.kind }),
+      signal: controller.signal,
+      progress: async (step, percent, message) => {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        const { held, cancelRequested } = await store.progress(job, this.workerId, { step, percent, message });
+        if (!held) throw new LostJobError(job.id);
+        if (cancelRequested) throw new JobCancelledError();
+      },
+      complete: async (tx, result) => {
+        await store.completeInTransaction(tx, job, this.workerId, result);
+        completedInTransaction = true;
+      },
+    };
+    try {
+      const result = await handler(context);
+      if (completedInTransaction) await store.announceFinished(job.id);
+      else await store.finish(job, 'succeeded', { result: result ?? {}, worker: this.workerId });
+    } catch (error) {
+      if (completedInTransaction) {
+        await store.announceFinished(job.id);
+      } else if (error instanceof LostJobError || (controller.signal.aborted && controller.signal.reason instanceof LostJobError)) {
+        // Taken over, or this process is shutting down: the job stays running until its lease expires and another worker takes it.
+        log.warn({ jobId: job.id }, 'job left to another worker');
+      } else if (error instanceof JobCancelledError || (controller.signal.aborted && controller.signal.reason instanceof JobCancelledError)) {
+        await store.finish(job, 'cancelled', { error: 'Cancelled', worker: this.workerId });
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        log.info({ err: error, jobId: job.id }, 'job failed');
+        await store.finish(job, 'failed', { error: message, worker: this.workerId });
+      }
+    } finally {
+      clearInterval(heartbeat);
+      this.running.delete(job.id);
+    }
+  }
+
+  /** Aborts every job this worker runs (shutdown): their leases expire and another worker takes them over. */
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort(new LostJobError('shutdown'));
+  }
+}
+
+/**
+ * The embedded dispatch: polls for claimable jobs (queued, or with an expired
+ * lease) and runs up to `concurrency` at once; `wake()` polls at once.
+ */
+export class PollingDispatch {
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+  private stopped = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly runner: JobRunner,
+    private readonly store: JobStore,
+    private readonly options: { concurrency: number; pollMs: number; log: Logger },
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** A job was created here: look now rather than at the next poll. */
+  wake(_jobId?: string): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(ms: number) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), ms);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      const free = this.options.concurrency - this.inFlight.size;
+      if (free > 0) {
+        for (const id of await this.store.claimable(free)) {
+          const run = this.runner.execute(id).catch((error: unknown) => this.options.log.error({ err: error, jobId: id }, 'job run failed'));
+          this.inFlight.add(run);
+          void run.finally(() => {
+            this.inFlight.delete(run);
+            this.wake();
+          });
+        }
+      }
+    } catch (error) {
+      this.options.log.error({ err: error }, 'job poll failed');
+    } finally {
+      this.polling = false;
+      if (!this.stopped) this.schedule(this.options.pollMs);
+    }
+  }
+
+  /** Stops polling, aborts running jobs and waits for them to settle. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.runner.abortAll();
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

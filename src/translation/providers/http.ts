@@ -1,0 +1,123 @@
+/**
+ * What the translation providers share: the error they throw, one JSON POST
+ * with a time limit, and batching.
+ */
+import { AppError } from '../../errors/index.ts';
+
+/** Why a provider failed. */
+export type TranslationProviderFailure = 'http' | 'timeout' | 'network' | 'malformed';
+
+/**
+ * A translation provider could not translate: it answered an error status,
+ * did not answer in time, could not be reached, or answered something
+ * unusable. A 502 when it reaches a client.
+ */
+export class TranslationProviderError extends AppError {
+  readonly code = 'TRANSLATION_PROVIDER_ERROR';
+  readonly status = 502;
+  /** The provider's name (`libretranslate`, `openai`). */
+  readonly provider: string;
+  readonly reason: TranslationProviderFailure;
+  /** The provider's HTTP status, for `http` failures. */
+  readonly httpStatus: number | null;
+
+  constructor(provider: string, reason: TranslationProviderFailure, message: string, options: { httpStatus?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TranslationProviderError';
+    this.provider = provider;
+    this.reason = reason;
+    this.httpStatus = options.httpStatus ?? null;
+  }
+}
+
+/** Options of `postJson`. */
+export interface PostJsonOptions {
+  /** Provider name, for errors. */
+  provider: string;
+  /** Its display name, for error messages. */
+  label: string;
+  headers?: Record<string, string>;
+  /** Time allowed for the whole exchange, body included. */
+  timeoutMs: number;
+  /** Aborting it rejects with its reason (not a provider error). */
+  signal?: AbortSignal;
+}
+
+/**
+ * POSTs JSON and returns the parsed JSON answer of a 2xx. Other statuses
+ * throw with the provider's own message when its body has one
+ * (`{"error": "..."}`, `{"error": {"message": "..."}}`, `{"message": "..."}`).
+ */
+export async function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<unknown> {
+  const { provider, label } = options;
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let status: number;
+  let text: string;
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers },
+      body: JSON.stringify(body),
+      signal,
+    });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.aborted) throw new TranslationProviderError(provider, 'timeout', `${label} did not answer within ${options.timeoutMs} ms`, { cause: error });
+    const detail = error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error);
+    throw new TranslationProviderError(provider, 'network', `${label} could not be reached at ${new URL(url).origin}: ${detail}`, { cause: error });
+  }
+  if (status < 200 || status > 299) {
+    throw new TranslationProviderError(provider, 'http', `${label} answered ${status}: ${errorMessage(text)}`, { httpStatus: status });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new TranslationProviderError(provider, 'malformed', `${label} answered ${status} with a body that is not JSON: ${snippet(text)}`, { cause: error });
+  }
+}
+
+function errorMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed && typeof parsed === 'object') {
+      const { error, message } = parsed as { error?: unknown; message?: unknown };
+      if (typeof error === 'string' && error) return error;
+      if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+      if (typeof message === 'string' && message) return message;
+    }
+  } catch {
+    // Not JSON: the body itself says what happened.
+  }
+  return snippet(body) || '(empty body)';
+}
+
+/** The start of a body, on one line, for an error message. */
+export function snippet(text: string, max = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/**
+ * Splits items into batches of at most `maxItems` items and about
+ * `maxChars` characters (a longer item goes alone), in order.
+ */
+export function batches<T>(items: readonly T[], maxItems: number, maxChars: number, size: (item: T) => number = (item) => String(item).length): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let chars = 0;
+  for (const item of items) {
+    const length = size(item);
+    if (current.length && (current.length >= maxItems || chars + length > maxChars)) {
+      out.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(item);
+    chars += length;
+  }
+  if (current.length) out.push(current);
+  return out;
+}

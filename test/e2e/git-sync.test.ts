@@ -1,0 +1,372 @@
+/**
+ * Git Sync end to end, over real HTTP and WebSocket, against real Git
+ * repositories served over HTTP by the test (git http-backend): import a
+ * repository of 50 pages with nested folders and images while following the
+ * job over graphql-ws, read the pages through REST and GraphQL, export to
+ * another repository (followed over SSE) and check its files and commit with
+ * git, import the export again (round trip), a subscriber of another
+ * organization sees nothing, and a job whose server died finishes once after
+ * a restart.
+ */
+import { deflateSync } from 'node:zlib';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startGitServer, type GitServer } from '../helpers/git-server.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let git: GitServer;
+let server: TestServer;
+let ada: { id: string; email: string; token: string };
+let org: string;
+const clients: Client[] = [];
+
+/** A valid 1x1 PNG of one color. */
+function png(seed: number): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, sum]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(1, 0);
+  ihdr.writeUInt32BE(1, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.from([0, seed % 256, 100, 200]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** 50 pages: README, 5 chapters (folders with a README) of 8 pages each, 4 loose pages; images in two folders. */
+function repositoryFiles(): Record<string, string | Uint8Array> {
+  const files: Record<string, string | Uint8Array> = {};
+  const summary = ['# Table of contents', '', '* [Home](README.md)'];
+  files['README.md'] = '# Home\n\nWelcome to the **product** docs. Start with [chapter 1](chapter-1/README.md).\n\n![Logo](.gitbook/assets/logo.png)\n';
+  files['.gitbook/assets/logo.png'] = png(1);
+  for (let c = 1; c <= 5; c++) {
+    summary.push(`* [Chapter ${c}](chapter-${c}/README.md)`);
+    files[`chapter-${c}/README.md`] = `---\ndescription: About chapter ${c}\n---\n\n# Chapter ${c}\n\nThis chapter explains topic${c}.\n`;
+    files[`chapter-${c}/images/diagram.png`] = png(c + 10);
+    for (let p = 1; p <= 8; p++) {
+      summary.push(`  * [Page ${c}.${p}](chapter-${c}/page-${p}.md)`);
+      const image = p === 1 ? `\n![Diagram ${c}](images/diagram.png)\n` : '';
+      const link = p > 1 ? `See [the previous page](page-${p - 1}.md).` : 'First page of the chapter.';
+      files[`chapter-${c}/page-${p}.md`] = `# Page ${c}.${p}\n\nContent of page ${c}.${p} about keyword${c}x${p}. ${link}\n${image}`;
+    }
+  }
+  for (let l = 1; l <= 4; l++) {
+    summary.push(`* [Loose ${l}](loose-${l}.md)`);
+    files[`loose-${l}.md`] = `# Loose ${l}\n\nA page at the top, number ${l}.\n`;
+  }
+  files['SUMMARY.md'] = `${summary.join('\n')}\n`;
+  return files;
+}
+
+function wsClient(token: string, base = server.baseUrl): Client {
+  const client = createClient({
+    url: `${base.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: true,
+  });
+  clients.push(client);
+  return client;
+}
+
+interface JobEventBody {
+  id: string;
+  kind: string;
+  state: string;
+  step: string | null;
+  percent: number;
+  result?: Record<string, unknown> | null;
+  error?: string | null;
+}
+
+/** Subscribes and collects events; `done` resolves at the first final state (or rejects on error). */
+function follow(client: Client, query: string, variables: Record<string, unknown>, field: string) {
+  const events: JobEventBody[] = [];
+  const errors: unknown[] = [];
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const unsubscribe = client.subscribe(
+    { query, variables },
+    {
+      next: (value) => {
+        if (value.errors) errors.push(value.errors);
+        const event = (value.data as Record<string, JobEventBody> | null)?.[field];
+        if (event) events.push(event);
+        if (event && ['succeeded', 'failed', 'cancelled'].includes(event.state)) finish();
+      },
+      error: (error) => {
+        errors.push(error);
+        finish();
+      },
+      complete: () => finish(),
+    },
+  );
+  return { events, errors, done, unsubscribe };
+}
+
+/** Subscribes over GraphQL over SSE (graphql-yoga's distinct-connections mode) until a final state. */
+async function followOverSse(token: string, query: string, variables: Record<string, unknown>, field: string, started: () => Promise<void>) {
+  const controller = new AbortController();
+  const res = await fetch(`${server.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query, variables }),
+    signal: controller.signal,
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  const events: JobEventBody[] = [];
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let startedYet = false;
+  while (true) {
+    if (!startedYet) {
+      startedYet = true;
+      void started();
+    }
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let boundary: number;
+    while ((boundary = buffer.indexOf('\n\n')) >= 0) {
+      const message = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      const data = message
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trim())
+        .join('\n');
+      if (!data) continue;
+      const event = (JSON.parse(data) as { data?: Record<string, JobEventBody> }).data?.[field];
+      if (event) events.push(event);
+      if (event && ['succeeded', 'failed', 'cancelled'].includes(event.state)) {
+        controller.abort();
+        return events;
+      }
+    }
+  }
+  return events;
+}
+
+const GIT_SYNC = `subscription($spaceId: ID!) { gitSync(spaceId: $spaceId) { id kind state step percent result error } }`;
+const JOB_UPDATED = `subscription($id: ID!) { jobUpdated(id: $id) { id kind state step percent result error } }`;
+
+async function api(method: string, path: string, body?: unknown, token = ada.token) {
+  return server.request(method, path, { token, body });
+}
+
+beforeAll(async () => {
+  git = await startGitServer();
+  server = await startTestServer({ FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500' });
+  ada = await server.createUser('Ada');
+  org = await server.createOrg(ada);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await server?.close();
+  await git?.close();
+});
+
+describe('Git Sync', () => {
+  let space: string;
+  let headCommit: string;
+
+  it('imports a repository of 50 pages, nested folders and images; the subscriber sees every step in order', async () => {
+    await git.createBareRepository('docs', repositoryFiles());
+    headCommit = (await git.lastCommit('docs', 'main')).oid;
+    space = (await server.createSpace(ada, org, { title: 'Imported' })).id;
+
+    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+    await new Promise((r) => setTimeout(r, 200)); // the subscription is registered
+    const started = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
+    expect(started.status, JSON.stringify(started.body)).toBe(204);
+    await followed.done;
+    followed.unsubscribe();
+
+    expect(followed.errors).toEqual([]);
+    const states = followed.events.map((e) => e.state);
+    expect(states[0]).toBe('queued');
+    expect(states.at(-1)).toBe('succeeded');
+    expect(states.slice(1, -1).every((s) => s === 'running')).toBe(true);
+    const steps = followed.events.filter((e) => e.state === 'running').map((e) => e.step);
+    expect(steps).toEqual(expect.arrayContaining(['starting', 'cloning', 'reading pages', 'writing the revision']));
+    const percents = followed.events.map((e) => e.percent);
+    expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+    expect(followed.events.at(-1)!.result).toMatchObject({ commit: headCommit, pages: 50, files: 6 });
+  });
+
+  it('serves the imported pages through REST and GraphQL', async () => {
+    const pages = await api('GET', `/v1/spaces/${space}/content/pages`);
+    expect(pages.status).toBe(200);
+    assertMatchesSpec('listPages', 200, pages.body);
+    const flat = (list: any[]): any[] => list.flatMap((p) => [p, ...flat(p.pages ?? [])]);
+    const all = flat(pages.body.pages);
+    expect(all).toHaveLength(50);
+    expect(pages.body.pages.map((p: any) => p.title)).toEqual(['Home', 'Chapter 1', 'Chapter 2', 'Chapter 3', 'Chapter 4', 'Chapter 5', 'Loose 1', 'Loose 2', 'Loose 3', 'Loose 4']);
+    const chapter2 = pages.body.pages[2];
+    expect(chapter2).toMatchObject({ description: 'About chapter 2', path: 'chapter-2' });
+    expect(chapter2.pages.map((p: any) => p.path)).toEqual(Array.from({ length: 8 }, (_, i) => `chapter-2/page-${i + 1}`));
+
+    const page = all.find((p) => p.title === 'Page 3.2');
+    const links = await api('GET', `/v1/spaces/${space}/content/page/${page.id}/links`);
+    expect(links.body.items.map((l: any) => [l.status, l.targetReference.page?.title])).toEqual([['ok', 'Page 3.1']]);
+    const files = await api('GET', `/v1/spaces/${space}/content/files`);
+    expect(files.body.items).toHaveLength(6);
+    expect(files.body.items.every((f: any) => f.contentType === 'image/png' && f.dimensions?.width === 1)).toBe(true);
+
+    const graph = await api('POST', '/graphql', {
+      query: `query($id: ID!) { space(id: $id) { revision { pagesCount pages { title pages { title } } files { name } } } }`,
+      variables: { id: space },
+    });
+    expect(graph.body.errors).toBeUndefined();
+    expect(graph.body.data.space.revision.pagesCount).toBe(50);
+    expect(graph.body.data.space.revision.pages[1].pages).toHaveLength(8);
+
+    const info = await api('GET', `/v1/spaces/${space}/git/info`);
+    expect(info.status).toBe(200);
+    assertMatchesSpec('getSpaceGitInfo', 200, info.body);
+    expect(info.body).toMatchObject({ url: git.url('docs'), branch: 'main', lastCommit: headCommit, lastSync: { kind: 'import', status: 'succeeded' } });
+  });
+
+  it('importing the same commit again changes nothing', async () => {
+    const before = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+    await new Promise((r) => setTimeout(r, 200));
+    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
+    await followed.done;
+    expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true } });
+    expect((await api('GET', `/v1/spaces/${space}`)).body.revision).toBe(before);
+  });
+
+  it('exports to another repository (followed over SSE): files and commit checked with git; importing it back gives the same content', async () => {
+    await git.createBareRepository('export');
+    const graphqlStart = await api('POST', '/graphql', {
+      query: `mutation($id: ID!, $input: ExportToGitRepositoryInput!) { exportToGitRepository(spaceId: $id, input: $input) { id state } }`,
+      variables: { id: space, input: { url: git.url('export'), ref: 'refs/heads/main', commitMessage: 'Export from the docs API' } },
+    });
+    expect(graphqlStart.body.errors).toBeUndefined();
+    const jobId = graphqlStart.body.data.exportToGitRepository.id;
+    const events = await followOverSse(ada.token, JOB_UPDATED, { id: jobId }, 'jobUpdated', async () => {});
+    expect(events.at(-1)).toMatchObject({ state: 'succeeded', result: { changed: true } });
+
+    const files = await git.readBareRepository('export', 'main');
+    expect([...files.keys()]).toEqual(expect.arrayContaining(['.gitbook.yaml', 'README.md', 'SUMMARY.md', 'chapter-1/README.md', 'chapter-1/page-1.md', 'loose-4.md']));
+    expect([...files.keys()].filter((p) => p.startsWith('.gitbook/assets/'))).toHaveLength(6);
+    expect(files.get('chapter-3/page-2.md')!.toString('utf8')).toContain('[the previous page](page-1.md)');
+    const commit = await git.lastCommit('export', 'main');
+    expect(commit).toMatchObject({ message: 'Export from the docs API', authorName: 'Ada', authorEmail: ada.email });
+
+    const copy = (await server.createSpace(ada, org, { title: 'Round trip' })).id;
+    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: copy }, 'gitSync');
+    await new Promise((r) => setTimeout(r, 200));
+    await api('POST', `/v1/spaces/${copy}/git/import`, { url: git.url('export'), ref: 'refs/heads/main' });
+    await followed.done;
+    expect(followed.events.at(-1)!.state).toBe('succeeded');
+    const shape = async (id: string) => {
+      const body = (await api('GET', `/v1/spaces/${id}/content/pages`)).body;
+      const walk = (list: any[]): any[] => list.map((p) => ({ title: p.title, path: p.path, description: p.description, pages: walk(p.pages ?? []) }));
+      return walk(body.pages);
+    };
+    expect(await shape(copy)).toEqual(await shape(space));
+  });
+
+  it('a subscriber of another organization receives nothing, and cannot follow this space', async () => {
+    const mallory = await server.createUser('Mallory');
+    const malloryOrg = await server.createOrg(mallory);
+    const theirs = follow(wsClient(mallory.token), `subscription($id: ID!) { organizationJobs(organizationId: $id) { id state } }`, { id: malloryOrg }, 'organizationJobs');
+    const forbidden = follow(wsClient(mallory.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+    await forbidden.done;
+    expect(JSON.stringify(forbidden.errors)).toMatch(/not found|404/i);
+    await new Promise((r) => setTimeout(r, 200));
+    const ours = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+    await new Promise((r) => setTimeout(r, 200));
+    await git.commit('docs', 'main', { 'loose-1.md': '# Loose 1\n\nChanged.\n' });
+    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
+    await ours.done;
+    expect(ours.events.at(-1)!.state).toBe('succeeded');
+    await new Promise((r) => setTimeout(r, 200));
+    theirs.unsubscribe();
+    expect(theirs.events).toEqual([]);
+  });
+
+  it('bad input is a 400 and starts nothing', async () => {
+    const bad = await api('POST', `/v1/spaces/${space}/git/import`, { url: 'ftp://example.com/x.git', ref: 'refs/heads/main' });
+    expect(bad.status).toBe(400);
+    const badRef = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/tags/v1' });
+    expect(badRef.status).toBe(400);
+    const missing = await api('POST', `/v1/spaces/${space}/git/export`, { url: git.url('docs'), ref: 'refs/heads/main' });
+    expect(missing.status).toBe(400); // commitMessage is required
+  });
+
+  it('a job whose server died mid-import finishes once after a restart', async () => {
+    await git.createBareRepository('slow', repositoryFiles());
+    const target = (await server.createSpace(ada, org, { title: 'Restarted' })).id;
+    // Hold the clone until the first server is gone.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let seen!: () => void;
+    const reached = new Promise<void>((r) => (seen = r));
+    git.beforeRequest = async (request) => {
+      if (request.path.includes('slow.git')) {
+        seen();
+        await held;
+      }
+    };
+    const first = await startTestServer(
+      { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500', JOB_CONCURRENCY: '1' },
+      { database: server.database, storageDir: server.storageDir },
+    );
+    // Only the first server may run it: the main one is busy with nothing but must not take it; stop its workers.
+    await server.app.jobs.close();
+    const started = await first.request('POST', `/v1/spaces/${target}/git/import`, { token: ada.token, body: { url: git.url('slow'), ref: 'refs/heads/main' } });
+    expect(started.status).toBe(204);
+    await reached;
+    await first.close(); // the process dies: its job stays "running" with a lease nobody renews
+    git.beforeRequest = null;
+    release();
+
+    const second = await startTestServer(
+      { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500' },
+      { database: server.database, storageDir: server.storageDir },
+    );
+    try {
+      const jobs = async () => server.app.db.job.findMany({ where: { spaceId: target } });
+      while ((await jobs())[0]?.state !== 'succeeded') {
+        expect((await jobs())[0]?.state, JSON.stringify(await jobs())).not.toBe('failed');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const [job] = await jobs();
+      expect(job!.attempts).toBe(2);
+      const revisions = await server.app.db.revision.count({ where: { spaceId: target } });
+      expect(revisions).toBe(2); // the empty first revision and one import: nothing twice
+      const pages = await second.request('GET', `/v1/spaces/${target}/content/pages`, { token: ada.token });
+      expect(pages.body.pages).toHaveLength(10);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,544 @@
+/**
+ * The Git Sync layout both ways, on in-memory repositories: what an import
+ * reads (SUMMARY.md, folders, frontmatter, relative links, assets), that ids
+ * stay put across imports, and that importing an export gives the content
+ * back unchanged.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { markdownToDocument } from '../../src/content/document/markdown.ts';
+import { extractReferences } from '../../src/content/document/references.ts';
+import { pagePaths, placePage } from '../../src/content/page-tree.ts';
+import { cloneSnapshot, putDocument } from '../../src/content/revision-store.ts';
+import type { ContentRef, FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import { exportRepository, importRepository, type StoredFile } from '../../src/git-sync/layout.ts';
+import { parseSummary } from '../../src/git-sync/summary.ts';
+
+const T1 = new Date('2026-01-01T00:00:00Z');
+const T2 = new Date('2026-02-01T00:00:00Z');
+const T3 = new Date('2026-03-01T00:00:00Z');
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function repository(entries: Record<string, string | Uint8Array>): Map<string, Uint8Array> {
+  return new Map(Object.entries(entries).map(([path, content]) => [path, typeof content === 'string' ? encoder.encode(content) : content]));
+}
+
+/** Object storage in memory, keyed by sha-256 as the real one is. */
+function fakeStorage() {
+  const blobs = new Map<string, Uint8Array>();
+  const types: Record<string, string> = { png: 'image/png', svg: 'image/svg+xml', pdf: 'application/pdf' };
+  const storeFile = async (bytes: Uint8Array, name: string): Promise<StoredFile> => {
+    const storageKey = createHash('sha256').update(bytes).digest('hex');
+    blobs.set(storageKey, bytes);
+    const extension = name.split('.').pop()!.toLowerCase();
+    return { storageKey, size: bytes.byteLength, contentType: types[extension] ?? 'application/octet-stream', width: null, height: null };
+  };
+  const readFile = async (storageKey: string): Promise<Uint8Array> => {
+    const bytes = blobs.get(storageKey);
+    if (!bytes) throw new Error(`no blob ${storageKey}`);
+    return bytes;
+  };
+  return { storeFile, readFile, blobs };
+}
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+
+/** A repository as people write them: content under docs/, assets beside the pages, one page left out of SUMMARY.md. */
+const FIXTURE = {
+  '.gitbook.yaml': 'root: ./docs/\n\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n\nredirects:\n  old/page: guide/install.md\n',
+  'README.md': '# The repository README, outside the content root\n',
+  'docs/SUMMARY.md': [
+    '# Summary',
+    '',
+    '* [Welcome](README.md)',
+    '* [Guide](guide/README.md)',
+    '    * [Install](guide/install.md)',
+    '    * [Configure](guide/configure.md)',
+    '        * [Advanced](guide/advanced/README.md)',
+    '* [Status page](https://status.example.com)',
+    '',
+    '## Reference',
+    '',
+    '* [API](reference/api.md)',
+    '* [CLI](reference/cli.md)',
+    '',
+  ].join('\n'),
+  'docs/README.md': '---\ndescription: Where to start\n---\n\n# Welcome\n\nStart with the [install guide](guide/install.md).\n',
+  'docs/guide/README.md': '# Guide\n\nAn overview.\n',
+  'docs/guide/install.md': [
+    '---',
+    'description: Installing the tool',
+    'icon: download',
+    '---',
+    '',
+    '# Install',
+    '',
+    '![A screenshot](../images/shot.png)',
+    '',
+    'Then read about [authentication](../reference/api.md#authentication).',
+    '',
+  ].join('\n'),
+  'docs/guide/configure.md': '# Configure\n\nSee [the CLI](../reference/cli.md).\n',
+  'docs/guide/advanced/README.md': '# Advanced\n\nBack to [install](../install.md); the same ![shot](../../images/shot.png).\n',
+  'docs/reference/api.md': '# API\n\nUse [the CLI](cli.md), not [the draft](../drafts/unlisted.md) nor [this](nope.md).\n',
+  'docs/reference/cli.md': '# CLI\n\n{% file src="../files/manual.pdf" %}\n',
+  'docs/drafts/unlisted.md': '# Unlisted draft\n',
+  'docs/images/shot.png': PNG,
+  'docs/files/manual.pdf': '%PDF-1.4 manual',
+};
+
+function byPath(snapshot: RevisionSnapshot): Map<string, PageSnapshot> {
+  const paths = pagePaths(snapshot.pages);
+  return new Map([...snapshot.pages.values()].map((p) => [paths.get(p.id)!, p]));
+}
+
+function refsOf(snapshot: RevisionSnapshot, page: PageSnapshot): ContentRef[] {
+  return extractReferences(snapshot.documents.get(page.documentHash!)!).map((r) => r.ref);
+}
+
+function fileNamed(snapshot: RevisionSnapshot, name: string): FileSnapshot {
+  const file = [...snapshot.files.values()].find((f) => f.name === name);
+  if (!file) throw new Error(`no file ${name}`);
+  return file;
+}
+
+/** The tree as `path title kind`, in tree order. */
+function outline(snapshot: RevisionSnapshot): string[] {
+  const paths = pagePaths(snapshot.pages);
+  const out: string[] = [];
+  const walk = (parentId: string | null, depth: number) => {
+    const children = [...snapshot.pages.values()].filter((p) => p.parentId === parentId).sort((a, b) => a.index - b.index);
+    children.forEach((p, i) => {
+      expect(p.index).toBe(i);
+      out.push(`${'  '.repeat(depth)}${paths.get(p.id)} | ${p.title} | ${p.kind}`);
+      walk(p.id, depth + 1);
+    });
+  };
+  walk(null, 0);
+  return out;
+}
+
+/** The fixture's content plus what only the API makes: link pages to pages, nested and non-trailing groups, layout, emoji, files no page uses. */
+async function richContent() {
+  const storage = fakeStorage();
+  const { snapshot: imported } = await importRepository(repository(FIXTURE), { storeFile: storage.storeFile, now: T1 });
+  const x = cloneSnapshot(imported);
+  const pages = byPath(x);
+  const id = (path: string) => pages.get(path)!.id;
+  const addFile = async (id: string, name: string, bytes: Uint8Array) => {
+    const stored = await storage.storeFile(bytes, name);
+    const file: FileSnapshot = { id, name, ...stored };
+    x.files.set(id, file);
+    return file;
+  };
+  await addFile('file-logo', 'logo.svg', encoder.encode('<svg/>'));
+  await addFile('file-shot-2', 'shot.png', new Uint8Array([...PNG, 9]));
+  await addFile('file-odd', 'odd name #1?.png', new Uint8Array([...PNG, 8]));
+
+  const add = (fields: Partial<PageSnapshot> & { id: string; title: string; slug: string }, parentId: string | null, at?: number, markdown?: string) => {
+    const page: PageSnapshot = {
+      kind: 'document',
+      parentId,
+      index: 0,
+      description: null,
+      emoji: null,
+      icon: null,
+      hidden: false,
+      documentHash: null,
+      linkTarget: null,
+      layout: null,
+      createdAt: T1,
+      updatedAt: T1,
+      ...fields,
+    };
+    if (page.kind === 'document') page.documentHash = putDocument(x, markdownToDocument(markdown ?? '').document);
+    placePage(x.pages, page, parentId, at);
+  };
+  // A link page to a page, before the page itself, at the top and beside it.
+  add({ id: 'link-install-top', kind: 'link', title: 'Install shortcut', slug: 'install-shortcut', linkTarget: { kind: 'page', page: id('guide/install') } }, null, 1);
+  add({ id: 'link-install-beside', kind: 'link', title: 'Install again', slug: 'install-again', linkTarget: { kind: 'page', page: id('guide/install') } }, id('guide'), 0);
+  add({ id: 'link-anchor', kind: 'link', title: 'Auth', slug: 'auth', linkTarget: { kind: 'anchor', anchor: 'authentication', page: id('reference/api') } }, null, 2);
+  add({ id: 'link-file', kind: 'link', title: 'Logo', slug: 'logo', linkTarget: { kind: 'file', file: 'file-logo' } }, null, 3);
+  // A group below the root, holding a page that uses the second shot.png and a strangely named file.
+  add({ id: 'group-extras', kind: 'group', title: 'Extras', slug: 'extras' }, id('guide'));
+  add({ id: 'page-extra', title: 'Extra', slug: 'extra', emoji: '1f680' }, 'group-extras', 0, '![other](/files/file-shot-2) ![odd](/files/file-odd)\n\nA [dangling](/pages/no-such-page) link.\n');
+  // Metadata GitBook keeps in frontmatter.
+  x.pages.set(id('guide'), {
+    ...x.pages.get(id('guide'))!,
+    hidden: true,
+    emoji: '1f4d6',
+    layout: { width: 'wide', cover: true, coverSize: 'hero', title: true, outline: false, pagination: true },
+  });
+  // A page whose text starts with a heading other than its title; a page whose slug reads as SUMMARY.md.
+  add({ id: 'page-notes', title: 'Notes', slug: 'notes', description: '' }, null, undefined, '# _\n\n# Real heading\n\nText.\n');
+  add({ id: 'page-summary', title: 'Summary page', slug: 'summary' }, null);
+  // Reference is no longer the last root page: it is written as a plain item, More as a heading.
+  add({ id: 'group-more', kind: 'group', title: 'More', slug: 'more' }, null);
+  add({ id: 'page-faq', title: 'FAQ', slug: 'faq' }, 'group-more', 0, 'See [notes](/pages/page-notes).\n');
+  add({ id: 'group-empty', kind: 'group', title: 'Empty group', slug: 'empty-group' }, null);
+  return { x, storage };
+}
+
+describe('importRepository', () => {
+  it('reads the tree from SUMMARY.md under the configured root', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(repository(FIXTURE), { storeFile, now: T1 });
+    expect(outline(snapshot)).toEqual([
+      'welcome | Welcome | document',
+      'guide | Guide | document',
+      '  guide/install | Install | document',
+      '  guide/configure | Configure | document',
+      '    guide/configure/advanced | Advanced | document',
+      'status-page | Status page | link',
+      'reference | Reference | group',
+      '  reference/api | API | document',
+      '  reference/cli | CLI | document',
+    ]);
+    const pages = byPath(snapshot);
+    expect(pages.get('status-page')!.linkTarget).toEqual({ kind: 'url', url: 'https://status.example.com' });
+    expect(pages.get('welcome')!.description).toBe('Where to start');
+    expect(pages.get('guide/install')).toMatchObject({ description: 'Installing the tool', icon: 'download', hidden: false, createdAt: T1, updatedAt: T1 });
+    // The page file not in SUMMARY.md is not a page (GitBook ignores it), and says so.
+    expect([...snapshot.pages.values()].some((p) => p.title === 'Unlisted draft')).toBe(false);
+    expect(warnings).toContain('1 Markdown file is not in docs/SUMMARY.md and not imported: docs/drafts/unlisted.md');
+    expect(warnings.filter((w) => w.startsWith('docs/reference/api.md:'))).toEqual([
+      'docs/reference/api.md: link to "../drafts/unlisted.md" is not a page of the table of contents; kept as a URL',
+      'docs/reference/api.md: link to "nope.md" points to a missing file; kept as a URL',
+    ]);
+    expect(warnings).toHaveLength(3);
+  });
+
+  it('turns relative links into page and file references', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot } = await importRepository(repository(FIXTURE), { storeFile, now: T1 });
+    const pages = byPath(snapshot);
+    const id = (path: string) => pages.get(path)!.id;
+    const shot = fileNamed(snapshot, 'shot.png');
+    const manual = fileNamed(snapshot, 'manual.pdf');
+    expect(snapshot.files.size).toBe(2);
+    expect(shot).toMatchObject({ contentType: 'image/png', size: PNG.byteLength, storageKey: createHash('sha256').update(PNG).digest('hex') });
+
+    expect(refsOf(snapshot, pages.get('welcome')!)).toEqual([{ kind: 'page', page: id('guide/install') }]);
+    expect(refsOf(snapshot, pages.get('guide/install')!)).toEqual([
+      { kind: 'file', file: shot.id },
+      { kind: 'anchor', anchor: 'authentication', page: id('reference/api') },
+    ]);
+    // Across folders, `../` and the same image from two pages (one file).
+    expect(refsOf(snapshot, pages.get('guide/configure')!)).toEqual([{ kind: 'page', page: id('reference/cli') }]);
+    expect(refsOf(snapshot, pages.get('guide/configure/advanced')!)).toEqual([
+      { kind: 'page', page: id('guide/install') },
+      { kind: 'file', file: shot.id },
+    ]);
+    // Targets that are not pages stay as written, as URLs.
+    expect(refsOf(snapshot, pages.get('reference/api')!)).toEqual([
+      { kind: 'page', page: id('reference/cli') },
+      { kind: 'url', url: '../drafts/unlisted.md' },
+      { kind: 'url', url: 'nope.md' },
+    ]);
+    const cli = snapshot.documents.get(pages.get('reference/cli')!.documentHash!)!;
+    expect(cli.nodes[0]).toMatchObject({ type: 'file', data: { ref: { kind: 'file', file: manual.id } } });
+  });
+
+  it('keeps ids, creation and update dates when the same repository is imported again', async () => {
+    const { storeFile } = fakeStorage();
+    const first = await importRepository(repository(FIXTURE), { storeFile, now: T1 });
+    const again = await importRepository(repository(FIXTURE), { storeFile, now: T2, previous: first.snapshot });
+    expect(again.snapshot).toEqual(first.snapshot);
+
+    // One page edited: its id stays, only its updatedAt moves.
+    const edited = repository({ ...FIXTURE, 'docs/guide/configure.md': '# Configure\n\nEdited.\n' });
+    const third = await importRepository(edited, { storeFile, now: T3, previous: again.snapshot });
+    const before = byPath(again.snapshot);
+    const after = byPath(third.snapshot);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [path, page] of after) {
+      expect(page.id).toBe(before.get(path)!.id);
+      expect(page.createdAt).toEqual(T1);
+      expect(page.updatedAt).toEqual(path === 'guide/configure' ? T3 : T1);
+    }
+    expect([...third.snapshot.files.keys()].sort()).toEqual([...first.snapshot.files.keys()].sort());
+  });
+
+  it('builds the tree from folders when there is no SUMMARY.md', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(
+      repository({
+        'README.md': '# Home\n',
+        'getting-started.md': '# Getting started\n',
+        'guide/README.md': '# The guide\n\nSee [a](a.md).\n',
+        'guide/b.md': '# B page\n',
+        'guide/a.md': 'No heading here.\n',
+        'guide/deep/x.md': '# X\n',
+        'reference/api.md': '# API\n',
+        '.github/ISSUE_TEMPLATE.md': '# Not content\n',
+        'notes.txt': 'not a page',
+      }),
+      { storeFile, now: T1 },
+    );
+    expect(warnings).toEqual([]);
+    expect(outline(snapshot)).toEqual([
+      'home | Home | document',
+      'getting-started | Getting started | document',
+      'guide | The guide | document',
+      '  guide/a | A | document',
+      '  guide/b | B page | document',
+      '  guide/deep | Deep | document',
+      '    guide/deep/x | X | document',
+      'reference | Reference | group',
+      '  reference/api | API | document',
+    ]);
+    const pages = byPath(snapshot);
+    expect(refsOf(snapshot, pages.get('guide')!)).toEqual([{ kind: 'page', page: pages.get('guide/a')!.id }]);
+    expect(snapshot.documents.get(pages.get('guide/deep')!.documentHash!)!.nodes).toEqual([]);
+  });
+
+  it('skips binary and non-UTF-8 page files with a warning', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(
+      repository({
+        'README.md': '# Home\n',
+        'SUMMARY.md': '* [Home](README.md)\n* [Binary](binary.md)\n    * [Child](child.md)\n* [Latin-1](latin.md)\n* [Gone](gone.md)\n',
+        'binary.md': new Uint8Array([0x23, 0x20, 0x00, 0x01]),
+        'child.md': '# Child\n',
+        'latin.md': new Uint8Array([0x23, 0x20, 0xe9, 0x74, 0xe9]),
+      }),
+      { storeFile, now: T1 },
+    );
+    expect(outline(snapshot)).toEqual(['home | Home | document', 'child | Child | document']);
+    expect(warnings).toEqual(['binary.md: binary file, skipped', 'latin.md: not UTF-8 text, skipped', 'SUMMARY.md: gone.md is missing, skipped']);
+  });
+
+  it('takes the title from SUMMARY.md and keeps a different first heading in the text', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot } = await importRepository(
+      repository({
+        'README.md': '# Home\n',
+        'SUMMARY.md': '* [Home](README.md)\n* [Short](page.md)\n',
+        'page.md': '---\nhidden: true\n---\n# A much longer heading\n\nBody.\n',
+      }),
+      { storeFile, now: T1 },
+    );
+    const page = byPath(snapshot).get('page')!;
+    expect(page).toMatchObject({ title: 'Short', hidden: true });
+    const document = snapshot.documents.get(page.documentHash!)!;
+    expect(document.nodes.map((n) => n.type)).toEqual(['heading-1', 'paragraph']);
+  });
+
+  it('reads structure.readme and structure.summary relative to the root, in the project directory', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(
+      repository({
+        '.gitbook.yaml': 'root: ./not-this/\n',
+        'packages/api/.gitbook.yaml': 'root: ./docs\nstructure:\n  readme: intro.md\n  summary: ./toc/SUMMARY.md\n',
+        'packages/api/docs/intro.md': '# Intro\n',
+        'packages/api/docs/toc/SUMMARY.md': '# Summary\n\n* [Usage](../usage.md)\n',
+        'packages/api/docs/usage.md': '# Usage\n\n![logo](../../../shared/logo.png)\n',
+        'shared/logo.png': PNG,
+      }),
+      { projectDirectory: '/packages/api/', storeFile, now: T1 },
+    );
+    expect(outline(snapshot)).toEqual(['intro | Intro | document', 'usage | Usage | document']);
+    // Files outside the project directory are not the section's.
+    expect(snapshot.files.size).toBe(0);
+    expect(warnings).toEqual(['packages/api/docs/usage.md: link to "../../../shared/logo.png" points to a missing file; kept as a URL']);
+  });
+
+  it('falls back to the defaults for an unreadable .gitbook.yaml', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(
+      repository({ '.gitbook.yaml': 'root: [unclosed\n', 'README.md': '# Home\n', 'other.gitbook.yaml': 'root: ../../\n' }),
+      { storeFile, now: T1 },
+    );
+    expect(outline(snapshot)).toEqual(['home | Home | document']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^\.gitbook\.yaml: unreadable \(.*\), defaults used$/);
+    const outside = await importRepository(repository({ '.gitbook.yaml': 'root: ../elsewhere\n', 'README.md': '# Home\n' }), { storeFile, now: T1 });
+    expect(outside.warnings).toEqual(['.gitbook.yaml: root "../elsewhere" is not a path inside the repository, default used']);
+  });
+
+  it('imports a repository of 1,000 pages', async () => {
+    const { storeFile } = fakeStorage();
+    const entries: Record<string, string | Uint8Array> = { 'README.md': '# Home\n', 'assets/logo.png': PNG };
+    const summary = ['# Summary', '', '* [Home](README.md)'];
+    for (let s = 0; s < 20; s++) {
+      summary.push(`* [Section ${s}](section-${s}/README.md)`);
+      entries[`section-${s}/README.md`] = `# Section ${s}\n\n![logo](../assets/logo.png)\n`;
+      for (let p = 0; p < 49; p++) {
+        summary.push(`    * [Page ${s}.${p}](section-${s}/page-${p}.md)`);
+        const next = p < 48 ? `page-${p + 1}.md` : `../section-${(s + 1) % 20}/README.md`;
+        entries[`section-${s}/page-${p}.md`] = `---\ndescription: Page ${p} of section ${s}\n---\n# Page ${s}.${p}\n\nNext: [next](${next}).\n`;
+      }
+    }
+    entries['SUMMARY.md'] = summary.join('\n');
+    const { snapshot, warnings } = await importRepository(repository(entries), { storeFile, now: T1 });
+    expect(warnings).toEqual([]);
+    expect(snapshot.pages.size).toBe(1 + 20 + 20 * 49);
+    expect(snapshot.files.size).toBe(1);
+    const pages = byPath(snapshot);
+    const page = pages.get('section-3/page-48')!;
+    expect(page).toMatchObject({ title: 'Page 3.48', description: 'Page 48 of section 3', parentId: pages.get('section-3')!.id, index: 48 });
+    expect(refsOf(snapshot, page)).toEqual([{ kind: 'page', page: pages.get('section-4')!.id }]);
+    const roots = [...snapshot.pages.values()].filter((p) => p.parentId === null);
+    expect(roots.map((p) => p.index).sort((a, b) => a - b)).toEqual([...Array(21).keys()]);
+  });
+});
+
+describe('exportRepository', () => {
+  it('writes the GitBook layout', async () => {
+    const { x, storage } = await richContent();
+    const out = await exportRepository(x, { readFile: storage.readFile });
+    const text = (path: string) => decoder.decode(out.get(path)!);
+    expect([...out.keys()]).toEqual([
+      '.gitbook.yaml',
+      '.gitbook/assets/logo.svg',
+      '.gitbook/assets/manual.pdf',
+      '.gitbook/assets/odd name #1?.png',
+      '.gitbook/assets/shot (1).png',
+      '.gitbook/assets/shot.png',
+      'README.md',
+      'SUMMARY.md',
+      'guide/README.md',
+      'guide/configure/README.md',
+      'guide/configure/advanced.md',
+      'guide/extras/extra.md',
+      'guide/install.md',
+      'more/faq.md',
+      'notes.md',
+      'reference/api.md',
+      'reference/cli.md',
+      'summary/README.md',
+    ]);
+    expect(text('.gitbook.yaml')).toBe('root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n');
+    expect(text('SUMMARY.md')).toBe(
+      [
+        '# Table of contents',
+        '',
+        '* [Welcome](README.md)',
+        '* [Install shortcut](guide/install.md)',
+        '* [Auth](reference/api.md#authentication)',
+        '* [Logo](.gitbook/assets/logo.svg)',
+        '* [Guide](guide/README.md)',
+        '  * [Install again](guide/install.md)',
+        '  * [Install](guide/install.md)',
+        '  * [Configure](guide/configure/README.md)',
+        '    * [Advanced](guide/configure/advanced.md)',
+        '  * Extras',
+        '    * [Extra](guide/extras/extra.md)',
+        '* [Status page](https://status.example.com)',
+        '* Reference',
+        '  * [API](reference/api.md)',
+        '  * [CLI](reference/cli.md)',
+        '* [Notes](notes.md)',
+        '* [Summary page](summary/README.md)',
+        '',
+        '## More',
+        '',
+        '* [FAQ](more/faq.md)',
+        '',
+        '## Empty group',
+        '',
+      ].join('\n'),
+    );
+    expect(text('README.md')).toBe('---\ndescription: Where to start\n---\n\n# Welcome\n\nStart with the [install guide](guide/install.md).\n');
+    expect(text('guide/README.md')).toBe(
+      [
+        '---',
+        'emoji: 1f4d6',
+        'hidden: true',
+        'layout:',
+        '  width: wide',
+        '  cover:',
+        '    visible: true',
+        '    size: hero',
+        '  title:',
+        '    visible: true',
+        '  outline:',
+        '    visible: false',
+        '  pagination:',
+        '    visible: true',
+        '---',
+        '',
+        '# Guide',
+        '',
+        'An overview.',
+        '',
+      ].join('\n'),
+    );
+    // Links are relative to the page's own file, wherever it moved.
+    expect(text('guide/configure/advanced.md')).toBe('# Advanced\n\nBack to [install](../install.md); the same ![shot](../../.gitbook/assets/shot.png).\n');
+    expect(text('guide/extras/extra.md')).toContain('![other](../../.gitbook/assets/shot%20\\(1\\).png)');
+    expect(text('guide/extras/extra.md')).toContain('odd%20name%20%231%3F.png');
+    expect(text('guide/extras/extra.md')).toContain('[dangling](/pages/no-such-page)');
+    expect(text('reference/cli.md')).toBe('# CLI\n{% file src="../.gitbook/assets/manual.pdf" %}\n');
+    expect(out.get('.gitbook/assets/shot.png')).toEqual(PNG);
+  });
+
+  it('writes the same bytes for the same content', async () => {
+    const { x, storage } = await richContent();
+    const first = await exportRepository(x, { readFile: storage.readFile });
+    const second = await exportRepository(cloneSnapshot(x), { readFile: storage.readFile });
+    expect([...second.keys()]).toEqual([...first.keys()]);
+    for (const [path, bytes] of first) expect(Buffer.from(second.get(path)!).equals(Buffer.from(bytes)), path).toBe(true);
+  });
+
+  it('places the content under the project directory and root', async () => {
+    const { x, storage } = await richContent();
+    const out = await exportRepository(x, { projectDirectory: 'packages/docs', root: 'content', readFile: storage.readFile });
+    expect(decoder.decode(out.get('packages/docs/.gitbook.yaml')!)).toBe('root: ./content/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n');
+    expect(out.has('packages/docs/content/SUMMARY.md')).toBe(true);
+    expect(out.has('packages/docs/content/.gitbook/assets/logo.svg')).toBe(true);
+    expect([...out.keys()].every((p) => p.startsWith('packages/docs/'))).toBe(true);
+    const back = await importRepository(out, { projectDirectory: 'packages/docs', previous: x, storeFile: storage.storeFile, now: T3 });
+    expect(back.snapshot).toEqual(x);
+  });
+});
+
+describe('round trip', () => {
+  it('importing an export gives the same content: ids, tree, titles, slugs, metadata, documents, files', async () => {
+    const storage = fakeStorage();
+    const { snapshot: imported } = await importRepository(repository(FIXTURE), { storeFile: storage.storeFile, now: T1 });
+    const exported = await exportRepository(imported, { readFile: storage.readFile });
+    const back = await importRepository(exported, { previous: imported, storeFile: storage.storeFile, now: T3 });
+    expect(back.snapshot).toEqual(imported);
+  });
+
+  it('holds for content only the API makes', async () => {
+    const { x, storage } = await richContent();
+    const exported = await exportRepository(x, { readFile: storage.readFile });
+    const back = await importRepository(exported, { previous: x, storeFile: storage.storeFile, now: T3 });
+    // The only warnings are those of the links that were already URLs to nowhere.
+    expect(back.warnings).toEqual([
+      'reference/api.md: link to "../drafts/unlisted.md" points to a missing file; kept as a URL',
+      'reference/api.md: link to "nope.md" points to a missing file; kept as a URL',
+    ]);
+    expect(back.snapshot).toEqual(x);
+    // And the export of what came back is the same repository.
+    const again = await exportRepository(back.snapshot, { readFile: storage.readFile });
+    expect([...again].map(([p, b]) => [p, decoder.decode(b)])).toEqual([...exported].map(([p, b]) => [p, decoder.decode(b)]));
+  });
+
+  it('holds without a previous content for the tree, titles, slugs and documents', async () => {
+    const storage = fakeStorage();
+    const { snapshot: imported } = await importRepository(repository(FIXTURE), { storeFile: storage.storeFile, now: T1 });
+    const exported = await exportRepository(imported, { readFile: storage.readFile });
+    const fresh = await importRepository(exported, { storeFile: storage.storeFile, now: T3 });
+    expect(outline(fresh.snapshot)).toEqual(outline(imported));
+    expect(new Set(fresh.snapshot.documents.keys()).size).toBe(imported.documents.size);
+  });
+});
+
+describe('parseSummary', () => {
+  it('reads headings as groups, unlinked items as groups, and ignores the title', () => {
+    expect(parseSummary('# Summary\n\n* [A](a.md)\n  * Loose\n    * [B](b.md "Sidebar label")\n\n## Part\n\n- [C](<c d.md>)\n')).toEqual([
+      {
+        title: 'A',
+        href: 'a.md',
+        heading: false,
+        children: [{ title: 'Loose', href: null, heading: false, children: [{ title: 'B', href: 'b.md', heading: false, children: [] }] }],
+      },
+      { title: 'Part', href: null, heading: true, children: [{ title: 'C', href: 'c d.md', heading: false, children: [] }] },
+    ]);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * The job system on a real database (SQLite, or PostgreSQL with
+ * TEST_DATABASE_URL): events in order, progress, completion inside the
+ * handler's transaction, cancellation, and a job whose worker died taken over
+ * and finished once.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { closeDb, createDb, type Db } from '../../src/db/client.ts';
+import { parseDatabaseUrl } from '../../src/db/provider.ts';
+import { newId } from '../../src/ids.ts';
+import { createJobEvents, type JobEvent } from '../../src/jobs/events.ts';
+import { JobStore } from '../../src/jobs/job-store.ts';
+import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
+import type { ObjectStorage } from '../../src/storage/storage.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+let db: Db;
+let organizationId: string;
+const log = pino({ level: 'silent' });
+const config = loadConfig({ LOG_LEVEL: 'silent' });
+const storage = {} as ObjectStorage;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = createDb(database.config);
+  organizationId = newId();
+  await db.organization.create({ data: { id: organizationId, title: 'Jobs' } });
+});
+afterAll(async () => {
+  await closeDb(db);
+  await database.drop();
+});
+
+function setup(handler: JobHandler, leaseMs = 30_000) {
+  const events = createJobEvents(undefined);
+  const store = new JobStore(db, events.pubsub, leaseMs);
+  const provider = parseDatabaseUrl(database.url).provider;
+  const runner = new JobRunner({ db, provider, storage, config, log, store, handlers: { 'git-import': handler } });
+  const seen: JobEvent[] = [];
+  const iterator = events.pubsub.subscribe('job')[Symbol.asyncIterator]();
+  const collecting = (async () => {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) seen.push(next.value);
+  })();
+  return { store, runner, seen, stop: async () => (await iterator.return?.(), collecting) };
+}
+
+describe('job runner', () => {
+  it('publishes queued, running, every step and succeeded, in order; the result commits with the effect', async () => {
+    const { store, runner, seen, stop } = setup(async (ctx) => {
+      for (const [i, step] of ['cloning', 'reading', 'writing'].entries()) await ctx.progress(step, (i + 1) * 30);
+      await ctx.db.$transaction(async (tx) => {
+        await tx.organization.update({ where: { id: organizationId }, data: { title: 'Jobs (imported)' } });
+        await ctx.complete(tx, { revision: 'r1' });
+      });
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: { url: 'x' } });
+    await runner.execute(job.id);
+    await new Promise((r) => setTimeout(r, 10));
+    await stop();
+    const mine = seen.filter((e) => e.id === job.id);
+    expect(mine.map((e) => [e.state, e.step])).toEqual([
+      ['queued', null],
+      ['running', 'starting'],
+      ['running', 'cloning'],
+      ['running', 'reading'],
+      ['running', 'writing'],
+      ['succeeded', 'done'],
+    ]);
+    expect(mine.at(-1)).toMatchObject({ percent: 100, result: { revision: 'r1' } });
+    expect((await db.organization.findUnique({ where: { id: organizationId } }))!.title).toBe('Jobs (imported)');
+  });
+
+  it('fails with the error of the handler', async () => {
+    const { store, runner, stop } = setup(async () => {
+      throw new Error('repository not found');
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: {} });
+    await runner.execute(job.id);
+    await stop();
+    expect(await store.get(job.id)).toMatchObject({ state: 'failed', error: 'repository not found' });
+  });
+
+  it('cancels a queued job at once and a running one at its next step', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { store, runner, stop } = setup(async (ctx) => {
+      await ctx.progress('waiting', 10);
+      await gate;
+      await ctx.progress('after the gate', 50);
+    });
+    const queued = await store.create({ organizationId, kind: 'git-import', input: {} });
+    expect((await store.cancel(queued.id))!.state).toBe('cancelled');
+    await runner.execute(queued.id); // not claimable any more
+    expect((await store.get(queued.id))!.state).toBe('cancelled');
+
+    const running = await store.create({ organizationId, kind: 'git-import', input: {} });
+    const run = runner.execute(running.id);
+    while ((await store.get(running.id))!.step !== 'waiting') await new Promise((r) => setTimeout(r, 5));
+    await store.cancel(running.id);
+    release();
+    await run;
+    await stop();
+    expect(await store.get(running.id)).toMatchObject({ state: 'cancelled' });
+  });
+
+  it('takes over a job whose worker died once its lease expired, and finishes it once', async () => {
+    const effects: string[] = [];
+    let dieAfterFirstStep = true;
+    const handler: JobHandler = async (ctx) => {
+      await ctx.progress('step 1', 50);
+      if (dieAfterFirstStep) {
+        dieAfterFirstStep = false;
+        await new Promise(() => {}); // the process "dies" here: never finishes, never renews (see below)
+      }
+      await ctx.db.$transaction(async (tx) => {
+        effects.push(ctx.job.id);
+        await ctx.complete(tx, { done: true });
+      });
+    };
+    const first = setup(handler, 300);
+    const job = await first.store.create({ organizationId, kind: 'git-import', input: {} });
+    void first.runner.execute(job.id);
+    while ((await first.store.get(job.id))!.step !== 'step 1') await new Promise((r) => setTimeout(r, 5));
+    // Simulate the death: the first worker stops renewing (its timers are gone with the process).
+    first.runner.abortAll();
+    await new Promise((r) => setTimeout(r, 400));
+
+    const second = setup(handler, 300);
+    const dispatch = new PollingDispatch(second.runner, second.store, { concurrency: 1, pollMs: 50, log });
+    dispatch.start();
+    while (!['succeeded', 'failed'].includes((await second.store.get(job.id))!.state)) await new Promise((r) => setTimeout(r, 20));
+    await dispatch.stop();
+    await first.stop();
+    await second.stop();
+    const final = (await second.store.get(job.id))!;
+    expect(final).toMatchObject({ state: 'succeeded', attempts: 2 });
+    expect(effects).toEqual([job.id]);
+  });
+});
