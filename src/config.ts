@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { translationConfig, type TranslationConfig } from './translation/translator.ts';
 
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
@@ -72,6 +73,8 @@ export interface AppConfig {
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   secretsKey: string | undefined;
+  /** TRANSLATION_* (see src/translation/translator.ts); `provider` null: translations cannot run. */
+  translation: TranslationConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -98,5 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     secretsKey: e.SECRETS_KEY,
+    translation: translationConfig(env),
   };
 }

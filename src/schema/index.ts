@@ -42,6 +42,8 @@ import './job/type.ts';
 import './job/queries.ts';
 import './git-sync/type.ts';
 import './git-sync/mutations.ts';
+import './translation/type.ts';
+import './translation/mutations.ts';
 
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);

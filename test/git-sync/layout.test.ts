@@ -134,7 +134,7 @@ async function richContent() {
     return file;
   };
   await addFile('file-logo', 'logo.svg', encoder.encode('<svg/>'));
-  await addFile('file-shot-2', 'shot.png', new Uint8Array([...PNG, 9]));
+  await addFile('~file-shot-2', 'shot.png', new Uint8Array([...PNG, 9]));
   await addFile('file-odd', 'odd name #1?.png', new Uint8Array([...PNG, 8]));
 
   const add = (fields: Partial<PageSnapshot> & { id: string; title: string; slug: string }, parentId: string | null, at?: number, markdown?: string) => {
@@ -163,7 +163,7 @@ async function richContent() {
   add({ id: 'link-file', kind: 'link', title: 'Logo', slug: 'logo', linkTarget: { kind: 'file', file: 'file-logo' } }, null, 3);
   // A group below the root, holding a page that uses the second shot.png and a strangely named file.
   add({ id: 'group-extras', kind: 'group', title: 'Extras', slug: 'extras' }, id('guide'));
-  add({ id: 'page-extra', title: 'Extra', slug: 'extra', emoji: '1f680' }, 'group-extras', 0, '![other](/files/file-shot-2) ![odd](/files/file-odd)\n\nA [dangling](/pages/no-such-page) link.\n');
+  add({ id: 'page-extra', title: 'Extra', slug: 'extra', emoji: '1f680' }, 'group-extras', 0, '![other](/files/~file-shot-2) ![odd](/files/file-odd)\n\nA [dangling](/pages/no-such-page) link.\n');
   // Metadata GitBook keeps in frontmatter.
   x.pages.set(id('guide'), {
     ...x.pages.get(id('guide'))!,

@@ -1148,6 +1148,136 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/translations",
+    "status": 200,
+    "reply": "translations",
+    "operationName": "ListTranslations",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListTranslations($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/translations\") {\n  translations(organizationId: $organizationId, page: $page, limit: $limit) {\n    items {\n      ...TranslationFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment TranslationFields on Translation {\n  object\n  id\n  status\n  source {\n    space\n    language\n  }\n  language\n  instructions\n  result {\n    space\n    revision\n  }\n  createdAt\n  updatedAt\n  stats {\n    runs\n    totalWords\n    totalPages\n    totalDuration\n    latestRunDuration\n    latestPages\n    latestWords\n  }\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/translations",
+    "status": 201,
+    "reply": "createTranslation",
+    "operationName": "CreateTranslation",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateTranslationInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateTranslation($organizationId: ID!, $input: CreateTranslationInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/translations\", status: 201) {\n  createTranslation(organizationId: $organizationId, input: $input) {\n    ...TranslationFields\n  }\n}\n\nfragment TranslationFields on Translation {\n  object\n  id\n  status\n  source {\n    space\n    language\n  }\n  language\n  instructions\n  result {\n    space\n    revision\n  }\n  createdAt\n  updatedAt\n  stats {\n    runs\n    totalWords\n    totalPages\n    totalDuration\n    latestRunDuration\n    latestPages\n    latestWords\n  }\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/translations/{translationId}",
+    "status": 205,
+    "reply": "deleteTranslation",
+    "operationName": "DeleteTranslation",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "translationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteTranslation($organizationId: ID!, $translationId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/translations/{translationId}\", status: 205) {\n  deleteTranslation(\n    organizationId: $organizationId\n    translationId: $translationId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/translations/{translationId}",
+    "status": 200,
+    "reply": "translation",
+    "operationName": "GetTranslation",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "translationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetTranslation($organizationId: ID!, $translationId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/translations/{translationId}\") {\n  translation(organizationId: $organizationId, translationId: $translationId) {\n    ...TranslationFields\n  }\n}\n\nfragment TranslationFields on Translation {\n  object\n  id\n  status\n  source {\n    space\n    language\n  }\n  language\n  instructions\n  result {\n    space\n    revision\n  }\n  createdAt\n  updatedAt\n  stats {\n    runs\n    totalWords\n    totalPages\n    totalDuration\n    latestRunDuration\n    latestPages\n    latestWords\n  }\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/translations/{translationId}",
+    "status": 200,
+    "reply": "updateTranslation",
+    "operationName": "UpdateTranslation",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "translationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateTranslationInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateTranslation($organizationId: ID!, $translationId: ID!, $input: UpdateTranslationInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/translations/{translationId}\") {\n  updateTranslation(\n    organizationId: $organizationId\n    translationId: $translationId\n    input: $input\n  ) {\n    ...TranslationFields\n  }\n}\n\nfragment TranslationFields on Translation {\n  object\n  id\n  status\n  source {\n    space\n    language\n  }\n  language\n  instructions\n  result {\n    space\n    revision\n  }\n  createdAt\n  updatedAt\n  stats {\n    runs\n    totalWords\n    totalPages\n    totalDuration\n    latestRunDuration\n    latestPages\n    latestWords\n  }\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/translations/{translationId}/run",
+    "status": 204,
+    "reply": "runTranslation",
+    "operationName": "RunTranslation",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "translationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RunTranslation($organizationId: ID!, $translationId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/translations/{translationId}/run\", status: 204) {\n  runTranslation(organizationId: $organizationId, translationId: $translationId) {\n    id\n  }\n}"
+  },
+  {
     "method": "DELETE",
     "path": "/v1/spaces/{spaceId}",
     "status": 205,

@@ -1,0 +1,152 @@
+/**
+ * Translations end to end over real HTTP and WebSocket, with a local
+ * LibreTranslate-compatible server: create, list, read, update, run (followed
+ * over graphql-ws), read the translated pages, run again (only what changed is
+ * sent), delete; without a provider `run` is a clear 412; another
+ * organization sees nothing.
+ */
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startLocalServer, type LocalServer } from '../translation/local-server.ts';
+
+let provider: LocalServer;
+let server: TestServer;
+let ada: { id: string; token: string };
+let org: string;
+let source: string;
+const clients: Client[] = [];
+
+/** A LibreTranslate stand-in: "translates" by prefixing every text with the target language, tags kept. */
+function libreTranslate(body: any) {
+  const q = Array.isArray(body.q) ? body.q : [body.q];
+  return { json: { translatedText: q.map((text: string) => `[${body.target}] ${text}`) } };
+}
+
+function wsClient(token: string): Client {
+  const client = createClient({ url: `${server.baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: true });
+  clients.push(client);
+  return client;
+}
+
+function follow(client: Client, query: string, variables: Record<string, unknown>, field: string) {
+  const events: any[] = [];
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  client.subscribe(
+    { query, variables },
+    {
+      next: (value) => {
+        const event = (value.data as any)?.[field];
+        if (event) events.push(event);
+        if (event && ['succeeded', 'failed', 'cancelled'].includes(event.state)) finish();
+      },
+      error: () => finish(),
+      complete: () => finish(),
+    },
+  );
+  return { events, done };
+}
+
+const RUNS = `subscription($org: ID!, $id: ID!) { translationRuns(organizationId: $org, translationId: $id) { id state step percent result error } }`;
+
+beforeAll(async () => {
+  provider = await startLocalServer((request) => libreTranslate(request.body));
+  server = await startTestServer({ TRANSLATION_PROVIDER: 'libretranslate', TRANSLATION_URL: provider.url, JOB_POLL_MS: '100' });
+  ada = await server.createUser('Ada');
+  org = await server.createOrg(ada);
+  source = (await server.createSpace(ada, org, { title: 'Guide' })).id;
+  expect((await server.request('POST', `/v1/spaces/${source}/content/template`, { token: ada.token, body: { id: 'getting-started' } })).status).toBe(201);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await server?.close();
+  await provider?.close();
+});
+
+describe('translations', () => {
+  let translation: any;
+
+  it('creates a translation with its target space, lists, reads and updates it', async () => {
+    const created = await server.request('POST', `/v1/orgs/${org}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'fr' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    assertMatchesSpec('createTranslation', 201, created.body);
+    translation = created.body;
+    expect(translation).toMatchObject({ object: 'translation', status: 'pending', source: { space: source, language: 'en' }, language: 'fr', stats: { runs: 0 } });
+    expect(translation.result).toBeUndefined();
+
+    const duplicate = await server.request('POST', `/v1/orgs/${org}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'fr' } });
+    expect(duplicate.status).toBe(409);
+    const sameLanguage = await server.request('POST', `/v1/orgs/${org}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'en' } });
+    expect(sameLanguage.status).toBe(400);
+
+    const list = await server.request('GET', `/v1/orgs/${org}/translations`, { token: ada.token });
+    assertMatchesSpec('listTranslations', 200, list.body);
+    expect(list.body.items.map((t: any) => t.id)).toEqual([translation.id]);
+
+    const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Use a formal tone.', marks: [] }] }] }] };
+    const updated = await server.request('PUT', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token, body: { instructions } });
+    expect(updated.status).toBe(200);
+    assertMatchesSpec('updateTranslation', 200, updated.body);
+    expect(updated.body.instructions).toEqual(instructions);
+  });
+
+  it('runs: the subscriber sees the job through to success; the target space holds the translated pages', async () => {
+    const followed = follow(wsClient(ada.token), RUNS, { org, id: translation.id }, 'translationRuns');
+    await new Promise((r) => setTimeout(r, 200));
+    const run = await server.request('POST', `/v1/orgs/${org}/translations/${translation.id}/run`, { token: ada.token });
+    expect(run.status, JSON.stringify(run.body)).toBe(204);
+    await followed.done;
+    expect(followed.events.map((e) => e.state)[0]).toBe('queued');
+    expect(followed.events.at(-1)).toMatchObject({ state: 'succeeded' });
+    expect(followed.events.some((e) => e.step === 'translating')).toBe(true);
+
+    const read = await server.request('GET', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token });
+    assertMatchesSpec('getTranslation', 200, read.body);
+    expect(read.body).toMatchObject({ status: 'completed', stats: { runs: 1, latestPages: 5 }, result: { space: expect.any(String) } });
+    const target = read.body.result.space;
+    const pages = await server.request('GET', `/v1/spaces/${target}/content/pages`, { token: ada.token });
+    expect(pages.body.pages.map((p: any) => p.title)).toEqual(['[fr] Welcome', '[fr] Quick start', '[fr] Guides']);
+    const sourcePages = await server.request('GET', `/v1/spaces/${source}/content/pages`, { token: ada.token });
+    expect(pages.body.pages.map((p: any) => p.id)).toEqual(sourcePages.body.pages.map((p: any) => p.id));
+    const quickStart = pages.body.pages[1];
+    const markdown = await server.request('GET', `/v1/spaces/${target}/content/page/${quickStart.id}?format=markdown`, { token: ada.token });
+    expect(markdown.body.markdown).toContain('[fr] Get from nothing to a working setup');
+    expect(markdown.body.markdown).toContain('npm install @gitbook/api'); // code is not translated
+    const space = await server.request('GET', `/v1/spaces/${target}`, { token: ada.token });
+    expect(space.body.language).toBe('fr');
+  });
+
+  it('a second run sends nothing already translated', async () => {
+    const before = provider.requests.length;
+    const followed = follow(wsClient(ada.token), RUNS, { org, id: translation.id }, 'translationRuns');
+    await new Promise((r) => setTimeout(r, 200));
+    await server.request('POST', `/v1/orgs/${org}/translations/${translation.id}/run`, { token: ada.token });
+    await followed.done;
+    expect(followed.events.at(-1)).toMatchObject({ state: 'succeeded', result: { translatedSegments: 0 } });
+    expect(provider.requests.length).toBe(before);
+  });
+
+  it('another organization sees nothing; without a provider a run is a clear 412', async () => {
+    const mallory = await server.createUser('Mallory');
+    await server.createOrg(mallory);
+    expect((await server.request('GET', `/v1/orgs/${org}/translations/${translation.id}`, { token: mallory.token })).status).toBe(404);
+    expect((await server.request('POST', `/v1/orgs/${org}/translations/${translation.id}/run`, { token: mallory.token })).status).toBe(404);
+
+    const bare = await startTestServer({}, { database: server.database, storageDir: server.storageDir });
+    try {
+      const res = await bare.request('POST', `/v1/orgs/${org}/translations/${translation.id}/run`, { token: ada.token });
+      expect(res.status).toBe(412);
+      expect(res.body.error.message).toMatch(/TRANSLATION_PROVIDER/);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('deletes (205), then there is nothing to delete (204)', async () => {
+    expect((await server.request('DELETE', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token })).status).toBe(205);
+    expect((await server.request('DELETE', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token })).status).toBe(204);
+  });
+});
