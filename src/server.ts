@@ -206,7 +206,6 @@ export function createApp(options: AppOptions): App {
       }),
     close: async () => {
       stopPurge();
-      await jobs.close();
       await wsCleanup.dispose();
       wsServer.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -215,6 +214,8 @@ export function createApp(options: AppOptions): App {
       await Promise.race([closed, timeout]);
       server.closeAllConnections();
       await yoga.dispose();
+      // After the subscriptions ended (they unsubscribe from the event bus as they close).
+      await jobs.close();
       if (ownsDb) await db.$disconnect();
     },
   };

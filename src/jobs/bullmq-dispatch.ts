@@ -18,21 +18,24 @@ export class BullmqDispatch {
   private readonly connection: Redis;
   private readonly queue: Queue;
   private worker: Worker | null = null;
+  private workerConnection: Redis | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly runner: JobRunner,
     private readonly store: JobStore,
-    private readonly options: { redisUrl: string; concurrency: number; sweepMs: number; log: Logger },
+    private readonly options: { redisUrl: string; prefix: string; concurrency: number; sweepMs: number; log: Logger },
   ) {
     // BullMQ's blocking commands need maxRetriesPerRequest: null.
     this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-    this.queue = new Queue(QUEUE_NAME, { connection: this.connection });
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix: options.prefix });
   }
 
   start(): void {
+    this.workerConnection = this.connection.duplicate();
     this.worker = new Worker(QUEUE_NAME, async (job) => this.runner.execute(String(job.data.jobId)), {
-      connection: this.connection.duplicate(),
+      connection: this.workerConnection,
+      prefix: this.options.prefix,
       concurrency: this.options.concurrency,
     });
     this.worker.on('error', (error) => this.options.log.error({ err: error }, 'BullMQ worker error'));
@@ -70,6 +73,7 @@ export class BullmqDispatch {
     this.runner.abortAll();
     await this.worker?.close();
     await this.queue.close();
+    this.workerConnection?.disconnect();
     this.connection.disconnect();
   }
 }

@@ -34,12 +34,22 @@ export interface JobEvents {
   close(): Promise<void>;
 }
 
-export function createJobEvents(redisUrl: string | undefined): JobEvents {
+/**
+ * `namespace` keeps deployments (databases) that share one Redis apart: their
+ * events travel on different channels.
+ */
+export function createJobEvents(redisUrl: string | undefined, namespace = 'default'): JobEvents {
   if (!redisUrl) return { pubsub: createPubSub<{ job: [JobEvent] }>(), close: async () => {} };
   // A subscribed Redis connection can do nothing else: one to publish, one to listen.
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const pubsub = createPubSub<{ job: [JobEvent] }>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
+  const redisPubsub = createPubSub<Record<string, [JobEvent]>>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
+  const channel = `docs-api:${namespace}:job`;
+  // The rest of the code sees one topic, `job`.
+  const pubsub: JobPubSub = {
+    publish: (_topic: 'job', event: JobEvent) => redisPubsub.publish(channel, event),
+    subscribe: (_topic: 'job') => redisPubsub.subscribe(channel),
+  } as JobPubSub;
   return {
     pubsub,
     async close() {

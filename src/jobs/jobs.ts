@@ -3,6 +3,7 @@
  * store, the runner with every kind's handler, and the dispatch (embedded
  * polling, or BullMQ with REDIS_URL). Resolvers start jobs with `start`.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -33,11 +34,13 @@ export function createJobs(deps: {
   handlers: Partial<Record<JobKind, JobHandler>>;
 }): Jobs {
   const { config, log } = deps;
-  const events: JobEvents = createJobEvents(config.redisUrl);
+  // Deployments sharing one Redis (one per database) keep their queues and events apart.
+  const namespace = createHash('sha256').update(config.databaseUrl ?? 'default').digest('hex').slice(0, 12);
+  const events: JobEvents = createJobEvents(config.redisUrl, namespace);
   const store = new JobStore(deps.db, events.pubsub, config.jobs.leaseMs);
   const runner = new JobRunner({ ...deps, store });
   const dispatch = config.redisUrl
-    ? new BullmqDispatch(runner, store, { redisUrl: config.redisUrl, concurrency: config.jobs.concurrency, sweepMs: config.jobs.pollMs, log })
+    ? new BullmqDispatch(runner, store, { redisUrl: config.redisUrl, prefix: `docs-api:${namespace}`, concurrency: config.jobs.concurrency, sweepMs: config.jobs.pollMs, log })
     : new PollingDispatch(runner, store, { concurrency: config.jobs.concurrency, pollMs: config.jobs.pollMs, log });
   let started = false;
   return {
