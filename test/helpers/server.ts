@@ -62,6 +62,9 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     LOG_LEVEL: 'silent',
     RATE_LIMIT_POINTS: '1000000',
     STORAGE_DIR: storageDir,
+    // Workers look for jobs rarely (a job created here starts at once anyway), so the
+    // statement-count tests do not see a poll land in the middle of their request.
+    JOB_POLL_MS: '60000',
     ...env,
   });
   const app = createApp({ config });
