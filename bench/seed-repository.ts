@@ -1,0 +1,333 @@
+/**
+ * The Git repository of the jobs benchmark (bench/jobs.ts, issue 7): a
+ * GitBook Git Sync layout generated from a seeded PRNG (mulberry32), so every
+ * run commits the same files.
+ *
+ * Default shape (1,000 pages): README.md (the home page) and SUMMARY.md with a
+ * 3-level tree of 9 sections (a folder with a README.md each), 10 chapters per
+ * section (a sub-folder with a README.md) and 10 pages per chapter:
+ * 1 + 9 + 90 + 900 = 1,000 Markdown pages. Every page: YAML frontmatter with a
+ * description on about a third of them, a `# Title` (the same as in
+ * SUMMARY.md), a few paragraphs of prose with `**bold**` and `inline code`,
+ * `##` headings, a bulleted list (sometimes nested) or a numbered one, a
+ * fenced code block, a GFM table on some, relative links to 1-3 other pages
+ * (a sibling, a page of another chapter or section, sometimes with an
+ * anchor-free `../` path), a link to a URL, and an image on some.
+ *
+ * Images: 50 PNGs (valid, of 96-480 x 64-320 pixels, noisy so that they do
+ * not compress to nothing: 5-150 KB), 5 per section in `<section>/images/`
+ * and 5 in `.gitbook/assets/`, each used by at least one page (files no page
+ * uses are not imported as space files).
+ *
+ * `changedPages` gives the edit of the incremental import: `count` pages
+ * (chosen by the PRNG) with their second paragraph rewritten and a
+ * "Changes" section holding a marker word.
+ */
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+
+export type Rng = () => number;
+
+/** mulberry32: a small seeded PRNG, floats in [0, 1). */
+export function mulberry32(seed: number): Rng {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A 32-bit seed from any parts (FNV-1a). */
+export function seedOf(...parts: Array<string | number>): number {
+  let h = 0x811c9dc5;
+  for (const ch of parts.join('\u0000')) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
+const between = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
+
+function sample<T>(rng: Rng, list: readonly T[], count: number): T[] {
+  const copy = [...list];
+  for (let i = 0; i < count && i < copy.length; i++) {
+    const j = i + Math.floor(rng() * (copy.length - i));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, count);
+}
+
+// ---------------------------------------------------------------------------
+// Words
+
+const WORDS = [
+  'the', 'a', 'to', 'and', 'of', 'is', 'in', 'for', 'with', 'when', 'your', 'each', 'this', 'that', 'it', 'on', 'by', 'can', 'be', 'as',
+  'request', 'server', 'client', 'token', 'space', 'page', 'user', 'value', 'setting', 'field', 'option', 'default', 'error', 'response',
+  'file', 'path', 'key', 'account', 'team', 'project', 'service', 'event', 'message', 'record', 'version', 'release', 'change', 'update',
+  'cluster', 'node', 'region', 'replica', 'shard', 'index', 'cache', 'queue', 'worker', 'job', 'schedule', 'retry', 'limit', 'quota',
+  'payload', 'endpoint', 'route', 'handler', 'plugin', 'module', 'package', 'library', 'script', 'command', 'argument', 'flag', 'variable',
+  'secret', 'certificate', 'domain', 'proxy', 'gateway', 'network', 'storage', 'bucket', 'volume', 'snapshot', 'backup', 'restore',
+  'migration', 'schema', 'table', 'column', 'row', 'transaction', 'lock', 'connection', 'pool', 'timeout', 'interval', 'threshold', 'metric',
+  'dashboard', 'alert', 'log', 'trace', 'span', 'report', 'audit', 'policy', 'role', 'permission', 'member', 'owner', 'invite',
+  'usually', 'always', 'never', 'quickly', 'safely', 'automatically', 'manually', 'first', 'then', 'later', 'only', 'also', 'instead',
+  'configure', 'enable', 'disable', 'create', 'delete', 'rename', 'move', 'copy', 'share', 'open', 'close', 'send', 'receive', 'store',
+  'small', 'large', 'new', 'old', 'current', 'previous', 'next', 'optional', 'required', 'public', 'private', 'internal', 'external',
+] as const;
+
+const SECTIONS = ['Getting started', 'Installation', 'Configuration', 'Authentication', 'Data model', 'Integrations', 'Operations', 'Observability', 'Reference'];
+const TOPICS = ['Connectors', 'Pipelines', 'Storage', 'Access control', 'Scheduling', 'Notifications', 'Exports', 'Billing', 'Clients', 'Gateways', 'Webhooks', 'Caching'];
+const VERBS = ['Configuring', 'Scaling', 'Debugging', 'Securing', 'Migrating', 'Testing', 'Monitoring', 'Tuning', 'Deploying', 'Extending', 'Backing up', 'Rotating', 'Auditing', 'Indexing'];
+const NOUNS = ['webhooks', 'access tokens', 'replicas', 'caches', 'queues', 'schemas', 'exports', 'retries', 'sessions', 'alerts', 'rate limits', 'snapshots', 'audit logs', 'feature flags', 'search indexes'];
+const HEADINGS = ['Overview', 'Before you begin', 'Prerequisites', 'How it works', 'Options', 'Examples', 'Limits', 'Known issues', 'Best practices', 'Security considerations', 'Performance', 'Next steps'];
+const LANGUAGES = ['yaml', 'bash', 'json', 'js'];
+
+function sentence(rng: Rng, extra: string[] = []): string {
+  const words: string[] = Array.from({ length: between(rng, 8, 16) }, () => WORDS[Math.floor(rng() * rng() * WORDS.length)]!);
+  for (const w of extra) words.splice(between(rng, 1, words.length), 0, w);
+  if (words.length > 10 && rng() < 0.4) words[between(rng, 3, words.length - 3)] += ',';
+  const text = words.join(' ');
+  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+}
+
+const paragraph = (rng: Rng, sentences: number) => Array.from({ length: sentences }, () => sentence(rng)).join(' ');
+
+const slug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+
+// ---------------------------------------------------------------------------
+// PNG
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buf: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const sum = Buffer.alloc(4);
+  sum.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, sum]);
+}
+
+/** A valid RGB PNG of `width` x `height`: bands of color with noise (`noise` 0..1 of the pixels), so the size varies. */
+export function png(rng: Rng, width: number, height: number, noise: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const raw = Buffer.alloc(height * (1 + width * 3));
+  const base = [between(rng, 0, 255), between(rng, 0, 255), between(rng, 0, 255)];
+  for (let y = 0; y < height; y++) {
+    const row = y * (1 + width * 3);
+    raw[row] = 0;
+    const band = Math.floor((8 * y) / height);
+    for (let x = 0; x < width; x++) {
+      const o = row + 1 + x * 3;
+      const noisy = rng() < noise;
+      for (let c = 0; c < 3; c++) raw[o + c] = noisy ? Math.floor(rng() * 256) : (base[c]! + band * 29 + (x >> 4) * 7) & 0xff;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+// ---------------------------------------------------------------------------
+// The repository
+
+export interface RepositoryShape {
+  sections: number;
+  chaptersPerSection: number;
+  pagesPerChapter: number;
+  /** Images per section folder, plus this many in .gitbook/assets. */
+  imagesPerSection: number;
+  sharedImages: number;
+}
+
+/** 1 + 9 + 90 + 900 = 1,000 pages, 9 x 5 + 5 = 50 images. */
+export const DEFAULT_REPOSITORY_SHAPE: RepositoryShape = { sections: 9, chaptersPerSection: 10, pagesPerChapter: 10, imagesPerSection: 5, sharedImages: 5 };
+
+export interface RepoPage {
+  index: number;
+  level: 'home' | 'section' | 'chapter' | 'page';
+  title: string;
+  /** The Markdown file. */
+  file: string;
+  /** The page path the import gives it (the file's path without `.md`; a README is its folder). */
+  path: string;
+  parent: number | null;
+  /** Pages it links to (relative links). */
+  links: number[];
+  /** Images it shows (repository paths). */
+  images: string[];
+  /** Has a frontmatter description. */
+  description: string | null;
+  /** A sentence of its first paragraph (plain words), to find in the imported Markdown. */
+  probe: string;
+}
+
+export interface Repository {
+  shape: RepositoryShape;
+  files: Record<string, string | Uint8Array>;
+  pages: RepoPage[];
+  images: string[];
+  markdownBytes: number;
+  imageBytes: number;
+}
+
+function pageText(rng: Rng, page: RepoPage, pages: RepoPage[], edit: string | null): { text: string; probe: string } {
+  const [h1, h2, h3] = sample(rng, HEADINGS, 3) as [string, string, string];
+  const probe = sentence(rng);
+  const intro = `${probe} ${sentence(rng, ['**important**'])} ${sentence(rng, ['`config.yaml`'])}`;
+  const parts: string[] = [];
+  if (page.description) parts.push(`---\ndescription: ${page.description}\n---`);
+  parts.push(`# ${page.title}`, intro, `## ${h1}`, paragraph(rng, 2));
+  if (rng() < 0.7) {
+    const items = Array.from({ length: between(rng, 3, 5) }, () => `- ${sentence(rng)}`);
+    if (rng() < 0.3) items.splice(1, 0, `  - ${sentence(rng)}`, `  - ${sentence(rng)}`);
+    parts.push(items.join('\n'));
+  } else {
+    parts.push(Array.from({ length: between(rng, 3, 5) }, (_, i) => `${i + 1}. ${sentence(rng)}`).join('\n'));
+  }
+  parts.push(`## ${h2}`, edit === null ? paragraph(rng, 3) : `${paragraph(rng, 2)} This paragraph was rewritten (${edit}).`);
+  const lang = pick(rng, LANGUAGES);
+  const code = Array.from({ length: between(rng, 3, 8) }, () => `${pick(rng, WORDS)}_${pick(rng, WORDS)}: ${pick(rng, WORDS)}`).join('\n');
+  parts.push(`\`\`\`${lang}\n${code}\n\`\`\``);
+  const from = path.posix.dirname(page.file);
+  const links = page.links.map((i) => `[${pages[i]!.title}](${path.posix.relative(from, pages[i]!.file)})`);
+  parts.push(`See ${links.join(', ')} and [the API reference](https://example.com/docs/${slug(page.title)}).`);
+  for (const image of page.images) parts.push(`![${pick(rng, NOUNS)} diagram](${path.posix.relative(from, image)})`);
+  if (rng() < 0.2) {
+    const rows = Array.from({ length: between(rng, 2, 4) }, () => `| \`${pick(rng, WORDS)}\` | ${pick(rng, ['string', 'number', 'boolean'])} | ${sentence(rng)} |`);
+    parts.push(['| Name | Type | Description |', '| --- | --- | --- |', ...rows].join('\n'));
+  }
+  parts.push(`## ${h3}`, paragraph(rng, 2));
+  if (edit !== null) parts.push('## Changes', `Updated in ${edit}: ${sentence(rng)}`);
+  return { text: `${parts.join('\n\n')}\n`, probe };
+}
+
+export function buildRepository(shape: RepositoryShape = DEFAULT_REPOSITORY_SHAPE): Repository {
+  const pages: RepoPage[] = [];
+  const add = (level: RepoPage['level'], title: string, file: string, parent: number | null) => {
+    const index = pages.length;
+    const dir = path.posix.dirname(file);
+    const p: RepoPage = {
+      index,
+      level,
+      title,
+      file,
+      path: file === 'README.md' ? '' : file.endsWith('/README.md') ? dir : file.replace(/\.md$/, ''),
+      parent,
+      links: [],
+      images: [],
+      description: null,
+      probe: '',
+    };
+    pages.push(p);
+    return p;
+  };
+  add('home', 'Welcome', 'README.md', null);
+  for (let s = 0; s < shape.sections; s++) {
+    const sTitle = SECTIONS[s % SECTIONS.length]! + (s >= SECTIONS.length ? ` ${Math.floor(s / SECTIONS.length) + 1}` : '');
+    const sDir = slug(sTitle);
+    const section = add('section', sTitle, `${sDir}/README.md`, null);
+    const topics = sample(mulberry32(seedOf('topics', s)), TOPICS, shape.chaptersPerSection);
+    for (let c = 0; c < shape.chaptersPerSection; c++) {
+      const cTitle = topics[c] ?? `Topic ${c + 1}`;
+      const cDir = `${sDir}/${slug(cTitle)}`;
+      const chapter = add('chapter', cTitle, `${cDir}/README.md`, section.index);
+      const titles = sample(mulberry32(seedOf('titles', s, c)), VERBS.flatMap((v) => NOUNS.map((n) => `${v} ${n}`)), shape.pagesPerChapter);
+      for (const title of titles) add('page', title, `${cDir}/${slug(title)}.md`, chapter.index);
+    }
+  }
+
+  // Links and descriptions.
+  const rng = mulberry32(seedOf('links'));
+  for (const page of pages) {
+    if (rng() < 0.33) page.description = sentence(rng).replace(/[,.]/g, '');
+    const siblings = pages.filter((p) => p.parent === page.parent && p.index !== page.index && page.parent !== null);
+    const targets = new Set<number>();
+    if (siblings.length) targets.add(pick(rng, siblings).index);
+    if (rng() < 0.7) targets.add(between(rng, 0, pages.length - 1));
+    if (rng() < 0.3) targets.add(between(rng, 0, pages.length - 1));
+    targets.delete(page.index);
+    page.links = [...targets];
+  }
+
+  // Images: used by a page of their section (or, for the shared ones, by the home and section pages).
+  const files: Record<string, string | Uint8Array> = {};
+  const images: string[] = [];
+  let imageBytes = 0;
+  const imageRng = mulberry32(seedOf('images'));
+  const addImage = (file: string) => {
+    const bytes = png(imageRng, between(imageRng, 96, 480), between(imageRng, 64, 320), 0.05 + 0.6 * imageRng());
+    files[file] = bytes;
+    images.push(file);
+    imageBytes += bytes.length;
+  };
+  const sections = pages.filter((p) => p.level === 'section');
+  for (const section of sections) {
+    const dir = path.posix.dirname(section.file);
+    const inSection = pages.filter((p) => p.level === 'page' && p.file.startsWith(`${dir}/`));
+    for (let k = 1; k <= shape.imagesPerSection; k++) {
+      const file = `${dir}/images/figure-${k}.png`;
+      addImage(file);
+      for (const user of sample(imageRng, inSection, between(imageRng, 1, 3))) user.images.push(file);
+    }
+  }
+  for (let k = 1; k <= shape.sharedImages; k++) {
+    const file = `.gitbook/assets/shared-${k}.png`;
+    addImage(file);
+    const users = [pages[0]!, ...sample(imageRng, sections, 1)];
+    for (const user of users) if (!user.images.includes(file)) user.images.push(file);
+  }
+
+  let markdownBytes = 0;
+  for (const page of pages) {
+    const { text, probe } = pageText(mulberry32(seedOf('page', page.index)), page, pages, null);
+    page.probe = probe;
+    files[page.file] = text;
+    markdownBytes += Buffer.byteLength(text);
+  }
+
+  const summary = ['# Table of contents', ''];
+  const depth = (p: RepoPage): number => (p.parent === null ? 0 : depth(pages[p.parent]!) + 1);
+  for (const page of pages) summary.push(`${'  '.repeat(depth(page))}* [${page.title}](${page.file})`);
+  files['SUMMARY.md'] = `${summary.join('\n')}\n`;
+  markdownBytes += Buffer.byteLength(files['SUMMARY.md'] as string);
+
+  return { shape, files, pages, images, markdownBytes, imageBytes };
+}
+
+/** The marker word an edit `label` leaves in page `index`. */
+export const editMarker = (label: string, index: number) => `edit${label}p${index}`;
+
+/** The files of `count` changed pages (the same pages for the same `label`); pages chosen among the leaf pages. */
+export function changedPages(repo: Repository, count: number, label: string): { files: Record<string, string>; pages: RepoPage[] } {
+  const rng = mulberry32(seedOf('changed', count));
+  const chosen = sample(rng, repo.pages.filter((p) => p.level === 'page'), count).sort((a, b) => a.index - b.index);
+  const files: Record<string, string> = {};
+  for (const page of chosen) files[page.file] = pageText(mulberry32(seedOf('page', page.index)), page, repo.pages, editMarker(label, page.index)).text;
+  return { files, pages: chosen };
+}
