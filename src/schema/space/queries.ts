@@ -10,6 +10,10 @@ import { Space } from './type.ts';
 
 export const SpaceList = listType('Space', Space);
 
+/** List orders (paginate's sort keys). */
+const CREATION_ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;
+const POSITION_ORDER = [['position', 'asc'], ['id', 'asc']] as const;
+
 /** Deleted spaces stay in the bin this long, restorable, before the sweep removes them. */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -61,10 +65,10 @@ builder.prismaObjectFields(Organization, (t) => ({
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
       const where = can(subject, 'space:read') ? { organizationId: org.id, deletedAt: null } : { id: { in: [] as string[] } };
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, CREATION_ORDER);
       return paginate({
         ...args,
-        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+        orderBy: CREATION_ORDER,
         where,
         findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
         count: (a) => ctx.db.space.count(a),
@@ -79,10 +83,10 @@ builder.prismaObjectFields(Collection, (t) => ({
     description: 'Spaces directly in the collection, in their order',
     args: pageArgs,
     resolve: (collection, args, ctx, info) => {
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, POSITION_ORDER);
       return paginate({
         ...args,
-        orderBy: [['position', 'asc'], ['id', 'asc']],
+        orderBy: POSITION_ORDER,
         where: { parentId: collection.id, deletedAt: null },
         findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
         count: (a) => ctx.db.space.count(a),
