@@ -1,9 +1,14 @@
 /**
- * Types in plugin-prisma's select mode load only the columns a document asks
- * for, besides those of their type-level `select`. Code that loads such rows
- * with a planned query and reads more columns off them itself (an access check,
- * a cursor, a tree built in memory) adds them with `withColumns`.
+ * Types in plugin-prisma's select mode (Space) load only the columns a
+ * document asks for, besides those of their type-level `select`. Code that
+ * loads such rows with a planned query and reads more columns off them itself
+ * (an access check, a cursor, a tree built in memory) adds them with
+ * `withColumns`; a field that returns such rows loaded elsewhere with every
+ * column answers with `rowForSelection`.
  */
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { Context } from '../../context.ts';
 
 /**
  * `query` with `columns` added to its `select`. A query without a `select`
@@ -14,4 +19,27 @@ export function withColumns<Q extends object | undefined>(query: Q, columns: Rea
   const select = (query as { select?: Record<string, unknown> } | undefined)?.select;
   if (!select) return query;
   return { ...query, select: { ...select, ...columns } };
+}
+
+/** Whether `row` holds everything `query` selects: only columns, all of them on the row. */
+function rowAnswers(query: { select?: Record<string, unknown> }, row: object): boolean {
+  return !query.select || Object.entries(query.select).every(([column, value]) => value === true && column in row);
+}
+
+/**
+ * For a field that returns a row of a type in select mode which was loaded elsewhere with every
+ * column (not with a query planned for the field): plans the document's selection beneath the
+ * field, so the fields beneath read the row instead of each reloading its columns, and answers
+ * with the row itself when that selection is only columns; a selection with relations or counts
+ * reloads the row with it (`reload`; findUnique calls of a tick are one statement).
+ */
+export function rowForSelection<Row extends object>(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  typeName: string,
+  row: Row,
+  reload: (query: Record<string, unknown>) => Promise<Row>,
+): Row | Promise<Row> {
+  const query = queryFromInfo({ context: ctx, info, typeName }) as Record<string, unknown>;
+  return rowAnswers(query, row) ? row : reload(query);
 }

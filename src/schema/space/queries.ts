@@ -6,7 +6,8 @@ import { Collection } from '../collection/type.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
 import { openSpaceWithShareKey } from '../site-structure/access.ts';
-import { Space } from './type.ts';
+import { withColumns } from '../shared/select.ts';
+import { Space, SPACE_ACCESS_SELECT } from './type.ts';
 
 export const SpaceList = listType('Space', Space);
 
@@ -32,7 +33,8 @@ export async function loadSpace<Q extends object>(
   options: { inBin?: boolean; shareKey?: string | null } = {},
 ) {
   ctx.access.requireViewer();
-  const space = await ctx.db.space.findUnique({ ...(query ?? {}), where: { id } });
+  // What the checks below read, besides what the document selects (Space is in select mode).
+  const space = await ctx.db.space.findUnique({ ...withColumns(query ?? {}, { deletedAt: true, ...SPACE_ACCESS_SELECT }), where: { id } });
   if (!space || Boolean(space.deletedAt) !== Boolean(options.inBin)) throw new NotFoundError('Space', id);
   const subject = await ctx.access.content(space);
   // A key opening a site that publishes the space also puts the key into its published URL (members included).

@@ -43,19 +43,32 @@ const SpacePermissions = builder.objectRef<Record<SpacePermissionName, boolean>>
   fields: (t) => Object.fromEntries(Object.keys(SPACE_PERMISSIONS).map((k) => [k, t.exposeBoolean(k as SpacePermissionName)])) as never,
 });
 
+/**
+ * The columns of a space that who may do what with it depends on (ctx.access.content); loadSpace
+ * selects them whatever the document asks for.
+ */
+export const SPACE_ACCESS_SELECT = { organizationId: true, parentId: true, defaultLevel: true, editMode: true } as const;
+
+// Select mode: a space row carries only the columns the document asks for, besides its id, title
+// and the access columns, which every row carries: they are small, most documents ask for them
+// (lists show titles; urls and permissions are made of the others), and the fields reading them
+// resolve straight off the row. (A t.expose* field of a type in select mode looks up its selection
+// for every row it resolves, which costs more than reading a small column in a list of a thousand
+// spaces.) Dates, JSON and the other columns are read only by the fields that ask for them.
 export const Space = builder.prismaObject('Space', {
   description: 'A space: pages, files and their revisions',
+  select: { id: true, title: true, ...SPACE_ACCESS_SELECT },
   fields: (t) => ({
     object: t.string({ resolve: () => 'space' }),
-    id: t.exposeID('id'),
-    title: t.exposeString('title'),
+    id: t.id({ resolve: (s) => s.id }),
+    title: t.string({ resolve: (s) => s.title }),
     emoji: t.exposeString('emoji'),
     visibility: t.expose('visibility', { type: ContentVisibility }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
     editMode: t.field({ type: SpaceEditMode, resolve: (s) => s.editMode as 'live' | 'locked' }),
-    mergeRules: t.field({ type: 'JSON', resolve: (s) => parseStoredJson(s.mergeRules, { type: 'inherit' }) }),
+    mergeRules: t.field({ type: 'JSON', select: { mergeRules: true }, resolve: (s) => parseStoredJson(s.mergeRules, { type: 'inherit' }) }),
     urls: t.field({
       type: SpaceUrls,
       resolve: (s, _args, ctx) => ({
@@ -64,9 +77,9 @@ export const Space = builder.prismaObject('Space', {
         space: { id: s.id, organizationId: s.organizationId },
       }),
     }),
-    organizationId: t.exposeID('organizationId'),
+    organizationId: t.id({ resolve: (s) => s.organizationId }),
     organization: t.relation('organization'),
-    parentId: t.exposeID('parentId', { nullable: true, description: 'Id of the parent collection' }),
+    parentId: t.id({ nullable: true, description: 'Id of the parent collection', resolve: (s) => s.parentId }),
     parent: t.relation('parent', { nullable: true, description: 'The parent collection' }),
     language: t.expose('language', { type: TranslationLanguage, nullable: true }),
     revisionId: t.exposeID('revisionId', { description: 'The active revision' }),
