@@ -1,6 +1,6 @@
 /**
- * Types in plugin-prisma's select mode (SiteSection, SiteSpace, Space) load
- * only the columns a document asks for, besides those of their type-level
+ * Types in plugin-prisma's select mode (Site, SiteSection, SiteSpace, Space)
+ * load only the columns a document asks for, besides those of their type-level
  * `select`. Code that loads such rows with a planned query and reads more
  * columns off them itself (an access check, a cursor, a tree built in memory)
  * adds them with `withColumns`; a field that returns such rows loaded elsewhere
