@@ -10,12 +10,12 @@ const SiteSpaceUrls = builder.objectRef<{ published: string | null }>('SiteSpace
   }),
 });
 
-// Select mode (see Space): a site space row always carries its keys and path, read straight off
-// the row (spaceId also tells SiteStructureItem a site space from the other items of a structure);
-// other fields select their columns.
+// Select mode (see Space): a site space row always carries its keys, path and flags, read straight
+// off the row (spaceId also tells SiteStructureItem a site space from the other items of a
+// structure); other fields select their columns.
 export const SiteSpace = builder.prismaObject('SiteSpace', {
   description: 'A space published on a site: at the root of a site without sections, or as a variant in a section',
-  select: { id: true, path: true, siteId: true, sectionId: true, spaceId: true },
+  select: { id: true, path: true, siteId: true, sectionId: true, spaceId: true, isDefault: true, hidden: true },
   fields: (t) => ({
     object: t.string({ resolve: () => 'site-space' }),
     id: t.id({ resolve: (siteSpace) => siteSpace.id }),
@@ -31,9 +31,9 @@ export const SiteSpace = builder.prismaObject('SiteSpace', {
       select: { space: { select: { title: true } } },
       resolve: (siteSpace) => siteSpace.space.title,
     }),
-    default: t.exposeBoolean('isDefault', { description: 'Whether this is the default site space of its section (or of the root of the site)' }),
+    default: t.boolean({ resolve: (siteSpace) => siteSpace.isDefault, description: 'Whether this is the default site space of its section (or of the root of the site)' }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the site space' }),
-    hidden: t.exposeBoolean('hidden', { description: 'Left out of the navigation (still published)' }),
+    hidden: t.boolean({ resolve: (siteSpace) => siteSpace.hidden, description: 'Left out of the navigation (still published)' }),
     hasAdvancedCustomizationFeature: t.boolean({ description: 'No plan gates features here: always false', resolve: () => false }),
     urls: t.field({
       type: SiteSpaceUrls,
