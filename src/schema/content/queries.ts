@@ -13,6 +13,7 @@ import type { ContentRef } from '../../content/snapshot.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs, DEFAULT_PAGE_SIZE, type ListResult } from '../shared/pagination.ts';
+import { rowForSelection } from '../shared/select.ts';
 import { loadSpace } from '../space/queries.ts';
 import { Space } from '../space/type.ts';
 import { RevisionFile, RevisionPage, Revision, revisionTree, type FileView, type PageView, type RevisionView } from './type.ts';
@@ -140,7 +141,15 @@ const ContentLocation = builder.objectRef<LocationView>('ContentLocation').imple
       nullable: true,
       resolve: (l, _a, ctx) => (l.kind === 'url' ? null : ctx.db.organization.findUnique({ where: { id: l.source.space.organizationId } })),
     }),
-    space: t.field({ type: Space, nullable: true, resolve: (l) => (l.kind === 'url' ? null : l.source.space) }),
+    space: t.field({
+      type: Space,
+      nullable: true,
+      // The source's space has every column (loadSpace).
+      resolve: (l, _a, ctx, info) =>
+        l.kind === 'url'
+          ? null
+          : rowForSelection(ctx, info, 'Space', l.source.space, (query) => ctx.db.space.findUniqueOrThrow({ ...query, where: { id: l.source.space.id } })),
+    }),
     page: t.field({ type: RevisionPage, nullable: true, resolve: (l) => l.page ?? null }),
     file: t.field({ type: RevisionFile, nullable: true, resolve: (l) => l.file ?? null }),
     url: t.string({ nullable: true, resolve: (l) => l.url ?? null }),

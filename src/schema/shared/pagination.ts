@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { InvalidInputError } from '../../errors/index.ts';
+import { withColumns } from './select.ts';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -100,11 +101,18 @@ export async function paginate<Row extends Record<string, unknown>>(options: Pag
   const rows = await options.findMany({ where, orderBy: options.orderBy.map(([f, d]) => ({ [f]: d })), take: limit + 1 });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
+  const missing = last && options.orderBy.find(([f]) => !(f in last));
+  if (missing) throw new Error(`paginate: the rows lack the sort column ${missing[0]} (select it: itemsQuery(ctx, info, orderBy))`);
   const next = rows.length > limit && last ? { page: encodeCursor(options.orderBy.map(([f]) => last[f] as SortValue)) } : null;
   return { items, next, count: () => options.count({ where: options.where }) };
 }
 
-/** The plugin-prisma query (select/include) for the `items` of a list field, so relations load in the same round trip. */
-export function itemsQuery(ctx: Context, info: GraphQLResolveInfo): Record<string, unknown> {
-  return queryFromInfo({ context: ctx, info, path: ['items'] }) as Record<string, unknown>;
+/**
+ * The plugin-prisma query (select/include) for the `items` of a list field, so relations load in
+ * the same round trip. Give the list's sort keys (`orderBy` of paginate) when its type is in
+ * select mode: the cursor of the next page is made of them, whether or not the document asks for them.
+ */
+export function itemsQuery(ctx: Context, info: GraphQLResolveInfo, orderBy: readonly SortKey[] = []): Record<string, unknown> {
+  const query = queryFromInfo({ context: ctx, info, path: ['items'] }) as Record<string, unknown>;
+  return withColumns(query, Object.fromEntries(orderBy.map(([field]) => [field, true as const])));
 }

@@ -6,6 +6,9 @@ import { STRUCTURE_ORDER } from '../site-structure/position.ts';
 import { readableSiteArgs } from '../site-structure/queries.ts';
 import { SiteSection } from './type.ts';
 
+/** List order (paginate's sort keys). */
+const LIST_ORDER = [['position', 'asc'], ['id', 'asc']] as const;
+
 export const SiteSectionList = listType('SiteSection', SiteSection);
 
 builder.queryField('siteSections', (t) =>
@@ -16,11 +19,11 @@ builder.queryField('siteSections', (t) =>
     args: { ...readableSiteArgs, ...pageArgs },
     resolve: async (_root, args, ctx, info) => {
       const site = await loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey);
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, LIST_ORDER);
       return paginate({
         page: args.page,
         limit: args.limit,
-        orderBy: [['position', 'asc'], ['id', 'asc']],
+        orderBy: LIST_ORDER,
         where: { siteId: site.id },
         findMany: (a) => ctx.db.siteSection.findMany({ ...query, ...a }),
         count: (a) => ctx.db.siteSection.count(a),

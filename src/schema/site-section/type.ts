@@ -11,24 +11,28 @@ const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSec
   }),
 });
 
+// Select mode (see Space): a section row always carries its keys, title and path, read straight off
+// the row (defaultSiteSpaceId also tells SiteStructureItem a section from the other items of a
+// structure); other fields select their columns.
 export const SiteSection = builder.prismaObject('SiteSection', {
   description: 'A section of a site: a set of site spaces (variants), one of them the default',
+  select: { id: true, title: true, path: true, siteId: true, sectionGroupId: true, defaultSiteSpaceId: true },
   fields: (t) => ({
     object: t.string({ resolve: () => 'site-section' }),
-    id: t.exposeID('id'),
-    title: t.exposeString('title'),
+    id: t.id({ resolve: (section) => section.id }),
+    title: t.string({ resolve: (section) => section.title }),
     description: t.exposeString('description', { nullable: true }),
     default: t.boolean({
       description: 'Whether this is the default section of the site',
       resolve: async (section, _args, ctx) => (await siteFacts(ctx, section.siteId)).defaultSectionId === section.id,
     }),
-    path: t.exposeString('path', { description: 'Path of the section on the site, unique in the site' }),
+    path: t.string({ description: 'Path of the section on the site, unique in the site', resolve: (section) => section.path }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the section' }),
     icon: t.exposeString('icon', { nullable: true }),
     // Named as on the wire, so REST documents need no alias; the edge is `group`.
-    sectionGroup: t.exposeID('sectionGroupId', { nullable: true, description: 'Id of the section group the section is in' }),
+    sectionGroup: t.id({ nullable: true, description: 'Id of the section group the section is in', resolve: (section) => section.sectionGroupId }),
     group: t.relation('sectionGroup', { nullable: true, description: 'The section group the section is in' }),
-    defaultSiteSpaceId: t.exposeID('defaultSiteSpaceId', { nullable: true }),
+    defaultSiteSpaceId: t.id({ nullable: true, resolve: (section) => section.defaultSiteSpaceId }),
     siteSpaces: t.relation('siteSpaces', {
       description: 'The site spaces (variants) of the section, in their order',
       args: {
@@ -40,7 +44,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
       query: (args) => ({ where: args.onlyVisible ? VISIBLE_SITE_SPACE : {}, orderBy: STRUCTURE_ORDER }),
     }),
     siteSpacesCount: t.relationCount('siteSpaces', { description: 'How many site spaces the section has' }),
-    siteId: t.exposeID('siteId'),
+    siteId: t.id({ resolve: (section) => section.siteId }),
     site: t.relation('site'),
     urls: t.field({
       type: SiteSectionUrls,

@@ -6,6 +6,9 @@ import { STRUCTURE_ORDER } from '../site-structure/position.ts';
 import { readableSiteArgs } from '../site-structure/queries.ts';
 import { SiteSpace } from './type.ts';
 
+/** List order (paginate's sort keys). */
+const LIST_ORDER = [['position', 'asc'], ['id', 'asc']] as const;
+
 export const SiteSpaceList = listType('SiteSpace', SiteSpace);
 
 /**
@@ -35,11 +38,11 @@ builder.queryField('siteSpaces', (t) =>
       const site = await loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey);
       const where: Record<string, unknown> = { siteId: site.id };
       if (args.default !== null && args.default !== undefined) Object.assign(where, defaultFilter(site, args.default));
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, LIST_ORDER);
       return paginate({
         page: args.page,
         limit: args.limit,
-        orderBy: [['position', 'asc'], ['id', 'asc']],
+        orderBy: LIST_ORDER,
         where,
         findMany: (a) => ctx.db.siteSpace.findMany({ ...query, ...a }),
         count: (a) => ctx.db.siteSpace.count(a),

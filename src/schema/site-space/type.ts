@@ -10,26 +10,30 @@ const SiteSpaceUrls = builder.objectRef<{ published: string | null }>('SiteSpace
   }),
 });
 
+// Select mode (see Space): a site space row always carries its keys, path and flags, read straight
+// off the row (spaceId also tells SiteStructureItem a site space from the other items of a
+// structure); other fields select their columns.
 export const SiteSpace = builder.prismaObject('SiteSpace', {
   description: 'A space published on a site: at the root of a site without sections, or as a variant in a section',
+  select: { id: true, path: true, siteId: true, sectionId: true, spaceId: true, isDefault: true, hidden: true },
   fields: (t) => ({
     object: t.string({ resolve: () => 'site-space' }),
-    id: t.exposeID('id'),
-    path: t.exposeString('path', { description: 'Path of the site space on the site, unique within its section (or the root)' }),
-    siteId: t.exposeID('siteId'),
+    id: t.id({ resolve: (siteSpace) => siteSpace.id }),
+    path: t.string({ description: 'Path of the site space on the site, unique within its section (or the root)', resolve: (siteSpace) => siteSpace.path }),
+    siteId: t.id({ resolve: (siteSpace) => siteSpace.siteId }),
     site: t.relation('site'),
-    sectionId: t.exposeID('sectionId', { nullable: true, description: 'Id of its section; null at the root of a site without sections' }),
+    sectionId: t.id({ nullable: true, description: 'Id of its section; null at the root of a site without sections', resolve: (siteSpace) => siteSpace.sectionId }),
     section: t.relation('section', { nullable: true }),
-    spaceId: t.exposeID('spaceId'),
+    spaceId: t.id({ resolve: (siteSpace) => siteSpace.spaceId }),
     space: t.relation('space', { description: 'The space the site space publishes' }),
     title: t.string({
       description: "The space's title",
       select: { space: { select: { title: true } } },
       resolve: (siteSpace) => siteSpace.space.title,
     }),
-    default: t.exposeBoolean('isDefault', { description: 'Whether this is the default site space of its section (or of the root of the site)' }),
+    default: t.boolean({ resolve: (siteSpace) => siteSpace.isDefault, description: 'Whether this is the default site space of its section (or of the root of the site)' }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the site space' }),
-    hidden: t.exposeBoolean('hidden', { description: 'Left out of the navigation (still published)' }),
+    hidden: t.boolean({ resolve: (siteSpace) => siteSpace.hidden, description: 'Left out of the navigation (still published)' }),
     hasAdvancedCustomizationFeature: t.boolean({ description: 'No plan gates features here: always false', resolve: () => false }),
     urls: t.field({
       type: SiteSpaceUrls,

@@ -28,10 +28,14 @@ import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.ts';
 import type PrismaTypes from '../../db/generated/pothos-types.ts';
+import { rowsForSelection, withColumns } from '../shared/select.ts';
 import { VISIBLE_SECTION, VISIBLE_SECTION_GROUP, VISIBLE_SITE_SPACE } from './access.ts';
 import { byOrder, STRUCTURE_ORDER } from './position.ts';
 
-/** Rows as Prisma returns them: every column (and, from `loadStructure`, what the document selected beneath). */
+/**
+ * Rows as Prisma returns them: every column, or (from `loadStructure`: SiteSection and SiteSpace
+ * are in select mode) what the document selects and the columns the tree is built from (TREE_COLUMNS).
+ */
 type SectionRow = PrismaTypes['SiteSection']['Shape'];
 type GroupRow = PrismaTypes['SiteSectionGroup']['Shape'];
 type SiteSpaceRow = PrismaTypes['SiteSpace']['Shape'];
@@ -52,6 +56,12 @@ interface GroupItems {
 
 /** Group row -> its items, for the rows of a tree that was read (weak: the rows go with the request). */
 const itemsOfGroup = new WeakMap<object, GroupItems>();
+
+/** What building the tree reads off the rows of each level, whatever the document selects. */
+const TREE_COLUMNS = {
+  section: { id: true, siteId: true, sectionGroupId: true, position: true, path: true },
+  siteSpace: { id: true, siteId: true },
+} as const;
 
 /** The select of the `structure` field: the counts deciding which levels to read. */
 export const STRUCTURE_COUNTS = { _count: { select: { sections: true, sectionGroups: true } } } as const;
@@ -192,9 +202,9 @@ export async function loadStructure(ctx: Context, info: GraphQLResolveInfo, site
   // Planned for every load (not once per batch): planning records, under this field's own path,
   // what the rows carry, which is how the resolvers beneath find it.
   const queries: Queries = {
-    section: queryFromInfo({ context: ctx, info, typeName: 'SiteSection', paths: SECTION_PLACES }) as Record<string, unknown>,
+    section: withColumns(queryFromInfo({ context: ctx, info, typeName: 'SiteSection', paths: SECTION_PLACES }) as Record<string, unknown>, TREE_COLUMNS.section),
     group: queryFromInfo({ context: ctx, info, typeName: 'SiteSectionGroup', paths: GROUP_PLACES }) as Record<string, unknown>,
-    siteSpace: queryFromInfo({ context: ctx, info, typeName: 'SiteSpace', paths: [[]] }) as Record<string, unknown>,
+    siteSpace: withColumns(queryFromInfo({ context: ctx, info, typeName: 'SiteSpace', paths: [[]] }) as Record<string, unknown>, TREE_COLUMNS.siteSpace),
   };
   const loaded = await structureBatch(ctx, `${placeKey(info.path)}|${onlyVisible}`, onlyVisible).load({ site, queries });
   if (site._count.sections === 0) return loaded.siteSpaces;
@@ -233,19 +243,35 @@ const siteGroupItems = createContextCache(
     ),
 );
 
-async function itemsOf(ctx: Context, group: GroupRow, onlyVisible: boolean): Promise<GroupItems | undefined> {
+/** A group's items, and whether they were read with the structure it came in (with the document's selection). */
+async function itemsOf(ctx: Context, group: GroupRow, onlyVisible: boolean): Promise<{ items: GroupItems | undefined; planned: boolean }> {
   const known = itemsOfGroup.get(group);
-  if (known?.onlyVisible === onlyVisible) return known;
+  if (known?.onlyVisible === onlyVisible) return { items: known, planned: true };
   // A group the read leaves out (none of its sections visible) has no items.
-  return (await siteGroupItems(ctx).load(`${onlyVisible}:${group.siteId}`)).get(group.id);
+  return { items: (await siteGroupItems(ctx).load(`${onlyVisible}:${group.siteId}`)).get(group.id), planned: false };
+}
+
+const isSection = (item: SectionRow | GroupRow): item is SectionRow => 'defaultSiteSpaceId' in item;
+
+/**
+ * Items read outside a structure are plain rows (every column): the sections among them answer
+ * the document's selection as rowsForSelection says (SiteSection is in select mode).
+ */
+function answerItems<T extends SectionRow | GroupRow>(ctx: Context, info: GraphQLResolveInfo, items: T[], planned: boolean): Promise<T[]> | T[] {
+  if (planned) return items;
+  return rowsForSelection(ctx, info, 'SiteSection', items, isSection, (query, ids) =>
+    ctx.db.siteSection.findMany({ ...query, where: { id: { in: ids } } }) as Promise<T[]>,
+  );
 }
 
 /** The sections and nested groups of a group, in their order. */
-export async function groupChildren(ctx: Context, group: GroupRow, onlyVisible: boolean): Promise<Array<SectionRow | GroupRow>> {
-  return (await itemsOf(ctx, group, onlyVisible))?.children ?? [];
+export async function groupChildren(ctx: Context, info: GraphQLResolveInfo, group: GroupRow, onlyVisible: boolean): Promise<Array<SectionRow | GroupRow>> {
+  const { items, planned } = await itemsOf(ctx, group, onlyVisible);
+  return answerItems(ctx, info, items?.children ?? [], planned);
 }
 
 /** The sections directly in a group, in their order. */
-export async function groupSections(ctx: Context, group: GroupRow, onlyVisible: boolean): Promise<SectionRow[]> {
-  return (await itemsOf(ctx, group, onlyVisible))?.sections ?? [];
+export async function groupSections(ctx: Context, info: GraphQLResolveInfo, group: GroupRow, onlyVisible: boolean): Promise<SectionRow[]> {
+  const { items, planned } = await itemsOf(ctx, group, onlyVisible);
+  return answerItems(ctx, info, items?.sections ?? [], planned);
 }

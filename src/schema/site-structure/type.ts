@@ -38,7 +38,7 @@ export const SiteSectionGroup = builder.prismaObject('SiteSectionGroup', {
       description: 'The sections directly in the group, in their order',
       deprecationReason: 'Use `children`, which also holds the nested groups',
       args: { onlyVisible: t.arg.boolean(ONLY_VISIBLE) },
-      resolve: (group, args, ctx) => groupSections(ctx, group, args.onlyVisible ?? false),
+      resolve: (group, args, ctx, info) => groupSections(ctx, info, group, args.onlyVisible ?? false),
     }),
     position: t.exposeFloat('position', { description: 'Order among the sections and groups of the same parent' }),
   }),
@@ -63,7 +63,7 @@ builder.prismaObjectFields(SiteSectionGroup, (t) => ({
     description: 'The sections and nested groups of the group, in their order',
     args: { onlyVisible: t.arg.boolean(ONLY_VISIBLE) },
     // Read with the structure the group came in (tree.ts), not as relations of its own.
-    resolve: (group, args, ctx) => groupChildren(ctx, group, args.onlyVisible ?? false),
+    resolve: (group, args, ctx, info) => groupChildren(ctx, info, group, args.onlyVisible ?? false),
   }),
 }));
 

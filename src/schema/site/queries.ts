@@ -8,6 +8,9 @@ import { SiteType } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
 import { Site } from './type.ts';
 
+/** List order (paginate's sort keys). */
+const SITE_LIST_ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;
+
 /**
  * Loads a site of an organization that the caller may act on, or answers
  * 404 (no such site in that organization, or not visible) / 403.
@@ -64,11 +67,11 @@ builder.prismaObjectFields(Organization, (t) => ({
       if (args.published !== null && args.published !== undefined) where.published = args.published;
       if (args.type?.length) where.type = { in: args.type };
       if (args.title) Object.assign(where, await titleFilter(ctx, org.id, args.title));
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, SITE_LIST_ORDER);
       return paginate({
         page: args.page,
         limit: args.limit,
-        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+        orderBy: SITE_LIST_ORDER,
         where,
         findMany: (a) => ctx.db.site.findMany({ ...query, ...a }),
         count: (a) => ctx.db.site.count(a),

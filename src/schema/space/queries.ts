@@ -6,9 +6,14 @@ import { Collection } from '../collection/type.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
 import { openSpaceWithShareKey } from '../site-structure/access.ts';
-import { Space } from './type.ts';
+import { withColumns } from '../shared/select.ts';
+import { Space, SPACE_ACCESS_SELECT } from './type.ts';
 
 export const SpaceList = listType('Space', Space);
+
+/** List orders (paginate's sort keys). */
+const CREATION_ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;
+const POSITION_ORDER = [['position', 'asc'], ['id', 'asc']] as const;
 
 /** Deleted spaces stay in the bin this long, restorable, before the sweep removes them. */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -28,7 +33,8 @@ export async function loadSpace<Q extends object>(
   options: { inBin?: boolean; shareKey?: string | null } = {},
 ) {
   ctx.access.requireViewer();
-  const space = await ctx.db.space.findUnique({ ...(query ?? {}), where: { id } });
+  // What the checks below read, besides what the document selects (Space is in select mode).
+  const space = await ctx.db.space.findUnique({ ...withColumns(query ?? {}, { deletedAt: true, ...SPACE_ACCESS_SELECT }), where: { id } });
   if (!space || Boolean(space.deletedAt) !== Boolean(options.inBin)) throw new NotFoundError('Space', id);
   const subject = await ctx.access.content(space);
   // A key opening a site that publishes the space also puts the key into its published URL (members included).
@@ -61,10 +67,10 @@ builder.prismaObjectFields(Organization, (t) => ({
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
       const where = can(subject, 'space:read') ? { organizationId: org.id, deletedAt: null } : { id: { in: [] as string[] } };
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, CREATION_ORDER);
       return paginate({
         ...args,
-        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+        orderBy: CREATION_ORDER,
         where,
         findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
         count: (a) => ctx.db.space.count(a),
@@ -79,10 +85,10 @@ builder.prismaObjectFields(Collection, (t) => ({
     description: 'Spaces directly in the collection, in their order',
     args: pageArgs,
     resolve: (collection, args, ctx, info) => {
-      const query = itemsQuery(ctx, info);
+      const query = itemsQuery(ctx, info, POSITION_ORDER);
       return paginate({
         ...args,
-        orderBy: [['position', 'asc'], ['id', 'asc']],
+        orderBy: POSITION_ORDER,
         where: { parentId: collection.id, deletedAt: null },
         findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
         count: (a) => ctx.db.space.count(a),
