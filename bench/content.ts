@@ -1058,7 +1058,7 @@ async function main() {
   md.push(`# Content benchmark (issue 6), ${dbName} — ${date}`, '');
   md.push(
     ...machineLines(machine),
-    `Run at ${json.generatedAt} (UTC). Pinning: ${machine.pinning}${provider === 'postgresql' ? ' (the PostgreSQL server is not pinned: it shares the two cores)' : ''}. Server NODE_ENV=${SERVER_NODE_ENV}, LOG_LEVEL=silent, rate limit effectively off, job polling once an hour (JOB_POLL_MS) so that background polls do not count as statements of the requests.`,
+    `Finished at ${json.generatedAt} (UTC). Pinning: ${machine.pinning}${provider === 'postgresql' ? ' (the PostgreSQL server is not pinned: it shares the two cores)' : ''}. Server NODE_ENV=${SERVER_NODE_ENV}, LOG_LEVEL=silent, rate limit effectively off, job polling once an hour (JOB_POLL_MS) so that background polls do not count as statements of the requests.`,
     `Database: ${version}; ${database.description}.`,
     `Code measured: HEAD ${code.head} with ${code.changedFiles} files of the working tree changed or new (other engineers work in the same checkout)` +
       `${code.measuredFilesChanged.length ? `, among them ${code.measuredFilesChanged.join(', ')}` : ''}; sha256 of the files on the measured paths in the JSON (\`code\`).` +
