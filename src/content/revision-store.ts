@@ -155,16 +155,28 @@ export function referenceTarget(ref: ContentRef): { kind: string; target: string
  * Stores documents that are not stored yet, with their references. Idempotent
  * and safe under concurrency: `ON CONFLICT DO NOTHING` on both databases.
  */
+/**
+ * Rows per multi-row INSERT of documents and references: few statements for a revision of
+ * thousands of pages (an import of 1,000 pages sent 4,000 single-row INSERTs), well under both
+ * databases' limits on bound values (SQLite 32,766, PostgreSQL 65,535), and a document batch also
+ * stops at DOCUMENT_BATCH_BYTES of JSON so a batch of large documents stays a reasonable statement.
+ */
+const DOCUMENT_BATCH = 500;
+const DOCUMENT_BATCH_BYTES = 4 * 1024 * 1024;
+const REFERENCE_BATCH = 1000;
+
 async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, needed: Set<string>): Promise<void> {
   const hashes = [...needed].filter((h) => documents.has(h));
   if (hashes.length === 0) return;
   const existing = new Set(
     (await tx.contentDocument.findMany({ where: { hash: { in: hashes } }, select: { hash: true } })).map((r) => r.hash),
   );
+  const documentRows: Prisma.Sql[] = [];
+  const referenceRows: Prisma.Sql[] = [];
   for (const hash of hashes) {
     if (existing.has(hash)) continue;
     const document = documents.get(hash)!;
-    await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES (${hash}, ${canonicalDocumentJson(document)}) ON CONFLICT ("hash") DO NOTHING`;
+    documentRows.push(Prisma.sql`(${hash}, ${canonicalDocumentJson(document)})`);
     const seen = new Set<string>();
     for (const { ref, nodeKey } of extractReferences(document)) {
       const target = referenceTarget(ref);
@@ -172,9 +184,33 @@ async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, need
       const key = `${target.kind}\u0000${target.target}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      await tx.$executeRaw`INSERT INTO "DocumentReference" ("documentHash", "targetKind", "target", "nodeKey") VALUES (${hash}, ${target.kind}, ${target.target}, ${nodeKey ?? null}) ON CONFLICT DO NOTHING`;
+      referenceRows.push(Prisma.sql`(${hash}, ${target.kind}, ${target.target}, ${nodeKey ?? null})`);
     }
   }
+  // Documents first: a reference row needs its document (foreign key).
+  for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES)) {
+    await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES ${Prisma.join(batch)} ON CONFLICT ("hash") DO NOTHING`;
+  }
+  for (const batch of batches(referenceRows, REFERENCE_BATCH, Infinity)) {
+    await tx.$executeRaw`INSERT INTO "DocumentReference" ("documentHash", "targetKind", "target", "nodeKey") VALUES ${Prisma.join(batch)} ON CONFLICT DO NOTHING`;
+  }
+}
+
+/** Consecutive slices of `rows` of at most `maxRows` rows and (past the first row) `maxBytes` of bound string values. */
+function* batches(rows: Prisma.Sql[], maxRows: number, maxBytes: number): Generator<Prisma.Sql[]> {
+  let batch: Prisma.Sql[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = row.values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
+    if (batch.length > 0 && (batch.length >= maxRows || bytes + size > maxBytes)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(row);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 export interface WriteRevisionInput {

@@ -101,4 +101,51 @@ describe('writeRevision', () => {
       await closeDb(counting);
     }
   });
+
+  it('stores the documents and references of a large revision in a few multi-row statements', async () => {
+    const snapshot = emptySnapshot();
+    const pages = 1200;
+    for (let i = 0; i < pages; i++) {
+      const id = `big-${i}`;
+      const document: JSONDocument = {
+        object: 'document',
+        data: {},
+        nodes: [
+          {
+            object: 'block',
+            type: 'paragraph',
+            nodes: [
+              { object: 'text', leaves: [{ object: 'leaf', text: `page ${i} links to `, marks: [] }] },
+              { object: 'inline', type: 'link', data: { ref: { kind: 'url', url: `https://example.com/${i}` } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'a site', marks: [] }] }] },
+              { object: 'inline', type: 'link', data: { ref: { kind: 'page', page: `big-${(i + 1) % pages}` } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'the next page', marks: [] }] }] },
+            ],
+          },
+        ],
+      };
+      const p = page(snapshot, id, null, i, '');
+      snapshot.pages.set(id, { ...p, documentHash: putDocument(snapshot, document) });
+    }
+    for (const hash of [...snapshot.documents.keys()]) if (![...snapshot.pages.values()].some((p) => p.documentHash === hash)) snapshot.documents.delete(hash);
+
+    const statements: string[] = [];
+    const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
+    try {
+      const id = await counting.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot }));
+      // 1,200 documents in batches of 500, 2,400 references in batches of 1,000.
+      expect(statements.filter((sql) => /INSERT INTO "?ContentDocument"?/i.test(sql))).toHaveLength(3);
+      expect(statements.filter((sql) => /INSERT INTO "?DocumentReference"?/i.test(sql))).toHaveLength(3);
+      const read = await loadSnapshot(db, id, { documents: true });
+      expect(read.documents).toEqual(snapshot.documents);
+      const hashes = [...snapshot.documents.keys()];
+      expect(await db.documentReference.count({ where: { documentHash: { in: hashes } } })).toBe(2 * pages);
+      expect(await db.documentReference.count({ where: { documentHash: { in: hashes }, targetKind: 'page', target: 'big-0' } })).toBe(1);
+
+      // Written again (another revision of the same documents): nothing new to store.
+      statements.length = 0;
+      await counting.$transaction((tx) => writeRevision(tx, { spaceId, parentId: id, type: 'edits', snapshot }));
+      expect(statements.filter((sql) => /INSERT INTO "?(ContentDocument|DocumentReference)"?/i.test(sql))).toHaveLength(0);
+    } finally {
+      await closeDb(counting);
+    }
+  });
 });
