@@ -559,6 +559,18 @@ async function rootTree(op: Operation, commit: string): Promise<string> {
 const isRegularFile = (entry: TreeEntry) => entry.type === 'blob' && (entry.mode === '100644' || entry.mode === '100755');
 
 /**
+ * The commit at the tip of `ref` on the remote, asked of the server without fetching anything
+ * (one ls-refs exchange); null when the branch does not exist or the repository is empty.
+ */
+export async function remoteBranchTip(input: ReadRepositoryInput): Promise<string | null> {
+  const fullRef = branchRef(input.ref);
+  return runOperation(input, fullRef, async (op) => {
+    const refs = await git.listServerRefs({ http: op.http, url: op.url, prefix: fullRef, onAuth: op.onAuth });
+    return refs.find((r) => r.ref === fullRef)?.oid ?? null;
+  });
+}
+
+/**
  * Reads every regular file of `ref` under `projectDirectory` (paths relative
  * to it). Symbolic links, submodules and `.git` entries are skipped. Throws
  * `GitSyncError`: 'branch-not-found', 'directory-not-found', 'too-large'

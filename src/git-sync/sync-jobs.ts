@@ -6,6 +6,7 @@
  * success commit in one transaction, and an export of content already on the
  * branch makes no commit.
  */
+import { createHash } from 'node:crypto';
 import mime from 'mime-types';
 import { stringify } from 'safe-stable-stringify';
 import type { Tx } from '../db/client.ts';
@@ -15,7 +16,7 @@ import type { RevisionSnapshot } from '../content/snapshot.ts';
 import { imageDimensions } from '../storage/image-dimensions.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
 import { decryptCredentials } from './credentials.ts';
-import { readRepository, writeRepository, type GitProgress, type RemotePolicy } from './git-client.ts';
+import { readRepository, remoteBranchTip, splitCredentials, writeRepository, type GitProgress, type RemotePolicy } from './git-client.ts';
 import { exportRepository, importRepository } from './layout.ts';
 
 interface SyncInput {
@@ -48,7 +49,28 @@ function transferProgress(ctx: JobContext, step: string, from: number, to: numbe
   };
 }
 
-async function recordSync(db: JobContext['db'] | Tx, spaceId: string, jobId: string, data: { lastSyncStatus: string; lastSyncError?: string | null; lastCommit?: string }) {
+/**
+ * The version of what an import makes of a commit (src/git-sync/layout.ts): raise it when the same
+ * files would now import differently, so that fingerprints recorded before no longer match.
+ */
+const IMPORT_LAYOUT_VERSION = 1;
+
+/**
+ * What a successful sync leaves in agreement: this branch of this repository (directory included)
+ * at `commit` holds the space's content at `revisionId`. An import that finds the same fingerprint
+ * (the branch still at that commit, the space still at that revision) has nothing to do.
+ */
+function syncFingerprint(input: SyncInput, commit: string, revisionId: string): string {
+  const key = [IMPORT_LAYOUT_VERSION, splitCredentials(input.url).url, input.ref, input.projectDirectory ?? '', commit, revisionId];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}
+
+async function recordSync(
+  db: JobContext['db'] | Tx,
+  spaceId: string,
+  jobId: string,
+  data: { lastSyncStatus: string; lastSyncError?: string | null; lastCommit?: string; lastSyncFingerprint?: string | null },
+) {
   await db.gitSync.updateMany({
     where: { spaceId, lastJobId: jobId },
     data: { ...data, lastSyncAt: new Date(), lastSyncError: data.lastSyncError ?? null },
@@ -75,10 +97,35 @@ function sameContent(a: RevisionSnapshot, b: RevisionSnapshot): boolean {
   return true;
 }
 
+/**
+ * Completes the import job at once, as unchanged, when the branch is still at the commit the last
+ * successful sync of this space left and the space still at the revision it left: the import would
+ * clone and read every page to find nothing to change. One ls-refs exchange with the server.
+ */
+async function alreadyImported(ctx: JobContext, input: SyncInput, spaceId: string, revisionId: string): Promise<boolean> {
+  const sync = await ctx.db.gitSync.findUnique({ where: { spaceId }, select: { lastSyncFingerprint: true } });
+  if (!sync?.lastSyncFingerprint) return false;
+  await ctx.progress('checking the branch', 5, input.url);
+  const tip = await remoteBranchTip({ url: input.url, ref: input.ref, credentials: await credentialsOf(ctx, spaceId), policy: policy(ctx), signal: ctx.signal });
+  if (!tip || syncFingerprint(input, tip, revisionId) !== sync.lastSyncFingerprint) return false;
+  const [pages, files] = await Promise.all([
+    ctx.db.revisionPage.count({ where: { revisionId } }),
+    ctx.db.revisionFile.count({ where: { revisionId } }),
+  ]);
+  await ctx.db.$transaction(async (tx) => {
+    await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: tip });
+    // Warnings are those of a full import; here nothing was read, so there are none to repeat.
+    await ctx.complete(tx, { revision: revisionId, commit: tip, pages, files, unchanged: true, warnings: [] });
+  });
+  return true;
+}
+
 export const importGitRepositoryJob: JobHandler = async (ctx) => {
   const input = ctx.input as unknown as SyncInput;
   const spaceId = ctx.job.spaceId!;
   return recorded(ctx, spaceId, async () => {
+    const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
+    if (!input.standalone && (await alreadyImported(ctx, input, spaceId, space.revisionId))) return {};
     await ctx.progress('cloning', 5, input.url);
     const repository = await readRepository({
       url: input.url,
@@ -89,7 +136,6 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
       onProgress: transferProgress(ctx, 'cloning', 5, 45),
     });
     await ctx.progress('reading pages', 50, `commit ${repository.commit.slice(0, 7)}, ${repository.files.size} files`);
-    const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true, deletedAt: true } });
     const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
     const { snapshot, warnings } = await importRepository(repository.files, {
       projectDirectory: input.projectDirectory,
@@ -119,7 +165,12 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
               createdById: ctx.job.createdById,
             });
       }
-      await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: repository.commit });
+      await recordSync(tx, spaceId, ctx.job.id, {
+        lastSyncStatus: 'succeeded',
+        lastCommit: repository.commit,
+        // A standalone import (a new space's first content) is not the space's sync state.
+        lastSyncFingerprint: input.standalone ? null : syncFingerprint(input, repository.commit, revision),
+      });
       await ctx.complete(tx, { revision, commit: repository.commit, pages: snapshot.pages.size, files: snapshot.files.size, unchanged, warnings });
     });
     return {};
@@ -155,7 +206,8 @@ export const exportToGitRepositoryJob: JobHandler = async (ctx) => {
       onProgress: transferProgress(ctx, 'pushing', 30, 95),
     });
     await ctx.db.$transaction(async (tx) => {
-      await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: pushed.commit });
+      // The branch now holds the export of this revision, which imports back to the same content (layout.ts round trip).
+      await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: pushed.commit, lastSyncFingerprint: syncFingerprint(input, pushed.commit, space.revisionId) });
       await ctx.complete(tx, { revision: space.revisionId, commit: pushed.commit, changed: pushed.changed, files: files.size });
     });
     return {};

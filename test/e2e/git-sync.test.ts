@@ -252,14 +252,51 @@ describe('Git Sync', () => {
     expect(info.body).toMatchObject({ url: git.url('docs'), branch: 'main', lastCommit: headCommit, lastSync: { kind: 'import', status: 'succeeded' } });
   });
 
-  it('importing the same commit again changes nothing', async () => {
+  it('importing the same commit again changes nothing, and asks the server for the branch tip only', async () => {
     const before = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+    await new Promise((r) => setTimeout(r, 200));
+    const requestsBefore = git.requests.length;
+    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
+    await followed.done;
+    expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({
+      state: 'succeeded',
+      result: { unchanged: true, commit: headCommit, revision: before, pages: 50, files: 6 },
+    });
+    expect((await api('GET', `/v1/spaces/${space}`)).body.revision).toBe(before);
+    // The branch is where the last import left it: no clone, no pages read.
+    const steps = followed.events.map((e: any) => e.step).filter(Boolean);
+    expect(steps).toContain('checking the branch');
+    expect(steps).not.toContain('cloning');
+    expect(steps).not.toContain('reading pages');
+    // ls-refs: the ref advertisement and one upload-pack exchange, no pack fetched.
+    expect(git.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /docs.git/info/refs', 'POST /docs.git/git-upload-pack']);
+  });
+
+  it('the same commit is imported again once the space has changed since', async () => {
+    const imported = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    const changeRequest = await api('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Local edit' });
+    expect(changeRequest.status, JSON.stringify(changeRequest.body)).toBe(201);
+    const edited = await api('POST', `/v1/spaces/${space}/change-requests/${changeRequest.body.id}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Local page\n\nWritten in the app.' } }],
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const merged = await api('POST', `/v1/spaces/${space}/change-requests/${changeRequest.body.id}/merge`);
+    expect(merged.status, JSON.stringify(merged.body)).toBe(200);
+    const local = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    expect(local).not.toBe(imported);
+
     const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
     await new Promise((r) => setTimeout(r, 200));
     await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
     await followed.done;
-    expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true } });
-    expect((await api('GET', `/v1/spaces/${space}`)).body.revision).toBe(before);
+    // The repository wins: the local page is gone, in a new revision.
+    expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: false, commit: headCommit, pages: 50 } });
+    expect(followed.events.map((e: any) => e.step)).toContain('reading pages');
+    const after = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    expect(after).not.toBe(local);
+    const titles = JSON.stringify((await api('GET', `/v1/spaces/${space}/content/pages`)).body);
+    expect(titles).not.toContain('Local page');
   });
 
   it('exports to another repository (followed over SSE): files and commit checked with git; importing it back gives the same content', async () => {
@@ -292,6 +329,14 @@ describe('Git Sync', () => {
       return walk(body.pages);
     };
     expect(await shape(copy)).toEqual(await shape(space));
+
+    // The exported branch holds this space's content: importing it into the space finds nothing to do.
+    const back = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+    await new Promise((r) => setTimeout(r, 200));
+    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('export'), ref: 'refs/heads/main' });
+    await back.done;
+    expect(back.events.at(-1), JSON.stringify(back.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true, commit: commit.oid } });
+    expect(back.events.map((e: any) => e.step)).not.toContain('cloning');
   });
 
   it('a subscriber of another organization receives nothing, and cannot follow this space', async () => {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "GitSync" ADD COLUMN "lastSyncFingerprint" TEXT;
