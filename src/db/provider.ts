@@ -248,6 +248,20 @@ function fixSqliteAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
 }
 
 /**
+ * Every SQLite connection writes ahead (WAL) with synchronous=NORMAL, as Rails 8 and most embedded
+ * deployments do. In the default rollback-journal mode each write transaction writes, syncs and
+ * deletes a journal beside the database: 1.17 ms per small transaction on the project machine,
+ * against 0.04 ms in WAL (2026-11-24). WAL also lets readers in other processes (a second server,
+ * the CLI) read while one writes. NORMAL keeps the database consistent after a crash of the
+ * process or the machine; a power cut may lose the last transactions. WAL needs the database on a
+ * local file system (not a network share), which an embedded database is anyway.
+ */
+async function configureSqliteConnection(adapter: SqlDriverAdapter): Promise<SqlDriverAdapter> {
+  await adapter.executeScript('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+  return adapter;
+}
+
+/**
  * A driver adapter factory for the runtime client and the migration engine
  * (PG built from discrete fields, with the "char" OID 18 -> text fix where
  * introspection needs it, and the SQLite multi-statement executeRaw ->
@@ -264,7 +278,7 @@ export function createAdapterFactory(
     return {
       provider: inner.provider,
       adapterName: inner.adapterName,
-      connect: async () => connected(fixSqliteAdapter(await inner.connect())),
+      connect: async () => connected(fixSqliteAdapter(await configureSqliteConnection(await inner.connect()))),
       // An in-memory database: harmless, and only used if someone diffs from a migrations folder.
       connectToShadowDb: async () => fixSqliteAdapter(await inner.connectToShadowDb()),
     };

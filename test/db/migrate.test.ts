@@ -157,6 +157,15 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
     const noop = `UPDATE "User" SET "displayName" = "displayName" WHERE 1 = 0`;
     expect(await count(() => client.$executeRawUnsafe(`${noop}; ${noop}`))).toEqual([noop, noop]);
   });
+
+  it.runIf(provider === 'sqlite')('opens SQLite in WAL mode with synchronous=NORMAL, without counting the setup as statements', async () => {
+    statements = [];
+    const [{ journal_mode }] = await db!.$queryRawUnsafe<{ journal_mode: string }[]>('PRAGMA journal_mode');
+    const [{ synchronous }] = await db!.$queryRawUnsafe<{ synchronous: number | bigint }[]>('PRAGMA synchronous');
+    expect(journal_mode).toBe('wal');
+    expect(Number(synchronous)).toBe(1); // NORMAL
+    expect(statements).toEqual(['PRAGMA journal_mode', 'PRAGMA synchronous']);
+  });
 }
 
 describe('SQLite', () => {
