@@ -271,7 +271,11 @@ export async function metricValue(baseUrl: string, name: string): Promise<number
  * sent. Throws on any non-2xx, error or timeout.
  */
 export async function measure(baseUrl: string, endpoint: Endpoint, token: string): Promise<Measurement> {
-  if (WARMUP > 0) await load(baseUrl, endpoint, token, WARMUP, false);
+  if (WARMUP > 0) {
+    await load(baseUrl, endpoint, token, WARMUP, false);
+    // Warm-up requests still in flight when it stopped finish before the count starts.
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const before = await metricValue(baseUrl, 'db_queries_total');
   const { result, sorted, minBytes, maxBytes } = await load(baseUrl, endpoint, token, DURATION, true);
   // Let requests still in flight when autocannon stopped finish on the server.
