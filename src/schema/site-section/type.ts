@@ -1,6 +1,6 @@
 import { builder } from '../../builder.ts';
 import { publishedUrl, siteFacts, VISIBLE_SITE_SPACE } from '../site-structure/access.ts';
-import { STRUCTURE_ORDER } from '../site-structure/position.ts';
+import { SECTION_SITE_SPACES_ORDER } from '../site-structure/position.ts';
 
 const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({
   fields: (t) => ({
@@ -41,7 +41,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
           description: 'Only what visitors see: no hidden site spaces, none whose space is in the bin',
         }),
       },
-      query: (args) => ({ where: args.onlyVisible ? VISIBLE_SITE_SPACE : {}, orderBy: STRUCTURE_ORDER }),
+      query: (args) => ({ where: args.onlyVisible ? VISIBLE_SITE_SPACE : {}, orderBy: SECTION_SITE_SPACES_ORDER }),
     }),
     siteSpacesCount: t.relationCount('siteSpaces', { description: 'How many site spaces the section has' }),
     siteId: t.id({ resolve: (section) => section.siteId }),
