@@ -32,6 +32,14 @@ const db = createDb(parseDatabaseUrl(config.databaseUrl), {
 });
 const app = createApp({ config, db, metrics });
 const baseUrl = await app.listen();
+// The job dispatcher polls its table once as the server starts: let that pass before reporting
+// ready, so that the statements captured for the first measured request are the request's own.
+for (let last = -1; ; ) {
+  const count = (await metrics.dbQueries.get()).values[0]?.value ?? 0;
+  if (count === last) break;
+  last = count;
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
 
 let closing = false;
 async function shutdown() {

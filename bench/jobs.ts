@@ -1701,17 +1701,18 @@ function readingParagraph(
     ['writing the revision', step(4)],
   ] as const;
   const biggest = [...parts].sort((a, b) => b[1] - a[1])[0]!;
+  const unchangedClones = imports.some((r) => r.phases.some((p) => p.phase === 'unchanged' && p.events.some((e) => e.step === 'cloning')));
   out.push(
     `Import of 1,000 pages: ${fmt(full.ms.p50)} ms from the POST to \`succeeded\` (median), ${fmt(full.statements.p50)} statements, ${fmt(full.serverCpuMs.p50)} ms of server CPU; ` +
       `cloning ${fmt(step(2))} ms, reading pages ${fmt(step(3))} ms, writing the revision ${fmt(step(4))} ms: "${biggest[0]}" is the largest step. ` +
-      `The same commit again takes ${fmt(imp.unchanged.ms.p50)} ms (${fmt(imp.unchanged.statements.p50)} statements): it still clones and parses every page before it finds nothing changed. ` +
+      `The same commit again takes ${fmt(imp.unchanged.ms.p50)} ms (${fmt(imp.unchanged.statements.p50)} statements): ${unchangedClones ? 'it still clones and parses every page before it finds nothing changed' : 'it asks the server for the branch tip, finds the commit and the revision the last sync left, and stops: no clone, no page read'}. ` +
       `After a commit changing ${CHANGED_PAGES} pages: ${fmt(imp.incremental.ms.p50)} ms, ${fmt(imp.incremental.statements.p50)} statements.`,
   );
   const fullSql = profiled?.sql?.full;
   if (fullSql) {
     const rows = fullSql.filter((k) => /^INSERT (DocumentReference|ContentDocument|RevisionPage|RevisionFile)$/.test(k.kind));
     out.push(
-      `Its ${profiled!.sqlTotal?.full ?? '?'} statements are mostly single-row inserts sent one after the other inside the revision's transaction: ${rows.map((k) => `${k.count} × \`${k.kind}\`${k.maxParameters > 20 ? ` (up to ${k.maxParameters} parameters)` : ''}`).join(', ')}.`,
+      `Its ${profiled!.sqlTotal?.full ?? '?'} statements include, inside the revision's transaction: ${rows.map((k) => `${k.count} × \`${k.kind}\`${k.maxParameters > 20 ? ` (up to ${k.maxParameters} parameters)` : ''}`).join(', ')}.`,
     );
   }
   const fulls = imports.map((r) => r.phases.find((p) => p.phase === 'full')).filter((p): p is ImportPhase => Boolean(p));

@@ -165,7 +165,7 @@ async function main() {
     ...machineLines(machine),
     `Pinning: ${machine.pinning}. Server NODE_ENV=${SERVER_NODE_ENV}, LOG_LEVEL=silent, rate limit effectively off, job polling once an hour (JOB_POLL_MS) so that background polls do not count as statements of the requests.`,
     `Load: autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s measured per endpoint; one bearer token.`,
-    `Data: fresh SQLite database (journal mode delete), 1 user, 1 organization (user is admin), 1 collection, 1,000 spaces (5 in the collection).`,
+    `Data: fresh SQLite database (WAL mode, as the app opens it), 1 user, 1 organization (user is admin), 1 collection, 1,000 spaces (5 in the collection).`,
     `GET by id cycles through all 1,000 space ids; the list asks for the first page of 100 (\`count\` 1,000, \`next.page\` set).`,
     `Latencies are computed from every measured response (sub-millisecond precision).`,
     `Statements/request: delta of \`db_queries_total\` (GET /metrics) over the measured run ÷ requests sent.`,
