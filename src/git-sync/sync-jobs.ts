@@ -106,7 +106,15 @@ async function alreadyImported(ctx: JobContext, input: SyncInput, spaceId: strin
   const sync = await ctx.db.gitSync.findUnique({ where: { spaceId }, select: { lastSyncFingerprint: true } });
   if (!sync?.lastSyncFingerprint) return false;
   await ctx.progress('checking the branch', 5, input.url);
-  const tip = await remoteBranchTip({ url: input.url, ref: input.ref, credentials: await credentialsOf(ctx, spaceId), policy: policy(ctx), signal: ctx.signal });
+  let tip: string | null;
+  try {
+    tip = await remoteBranchTip({ url: input.url, ref: input.ref, credentials: await credentialsOf(ctx, spaceId), policy: policy(ctx), signal: ctx.signal });
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    // Only a shortcut: a server that cannot list its refs alone (say, no ls-refs) still gets the full import, which reports its own failures.
+    ctx.log.warn({ err: error, spaceId }, 'git import: could not read the branch tip, importing in full');
+    return false;
+  }
   if (!tip || syncFingerprint(input, tip, revisionId) !== sync.lastSyncFingerprint) return false;
   const [pages, files] = await Promise.all([
     ctx.db.revisionPage.count({ where: { revisionId } }),

@@ -273,6 +273,28 @@ describe('Git Sync', () => {
     expect(git.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /docs.git/info/refs', 'POST /docs.git/git-upload-pack']);
   });
 
+  it('imports in full when the server cannot tell the branch tip on its own', async () => {
+    const before = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    let failed = 0;
+    git.beforeRequest = async () => {
+      if (failed++ === 0) throw new Error('ref listing unavailable');
+    };
+    try {
+      const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+      await new Promise((r) => setTimeout(r, 200));
+      await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
+      await followed.done;
+      // The shortcut failed (a 500 from the server), the import did not: it cloned, read and found nothing to change.
+      expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true, commit: headCommit } });
+      const steps = followed.events.map((e: any) => e.step);
+      expect(steps).toContain('checking the branch');
+      expect(steps).toContain('cloning');
+      expect((await api('GET', `/v1/spaces/${space}`)).body.revision).toBe(before);
+    } finally {
+      git.beforeRequest = null;
+    }
+  });
+
   it('the same commit is imported again once the space has changed since', async () => {
     const imported = (await api('GET', `/v1/spaces/${space}`)).body.revision;
     const changeRequest = await api('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Local edit' });
