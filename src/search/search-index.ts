@@ -334,6 +334,89 @@ export async function searchSpace(db: Db | Tx, provider: Provider, input: Search
   return { items: more ? items.slice(0, limit) : items, next: more ? encodeSearchCursor(offset + limit) : null };
 }
 
+export interface SearchOrganizationInput {
+  organizationId: string;
+  /** Free text, as the user typed it (never query syntax). */
+  query: string;
+  /** Spaces per result page, 1 to MAX_SEARCH_LIMIT. */
+  limit: number;
+  /** `next` of the previous result page. */
+  after?: string | null;
+  /** The best pages returned for each space. */
+  pagesPerSpace: number;
+}
+
+export interface SearchOrganizationResult {
+  /** Spaces with matching pages, most relevant first (a space ranks by its best section). */
+  items: Array<{ spaceId: string; pages: SearchPageHit[] }>;
+  next: string | null;
+}
+
+/**
+ * The spaces of an organization (not in the bin) whose current content matches `query`, best
+ * first, each with its best `pagesPerSpace` pages as `searchSpace` finds them: one statement ranks
+ * the spaces, then each space of the result page is searched.
+ */
+export async function searchOrganization(db: Db | Tx, provider: Provider, input: SearchOrganizationInput): Promise<SearchOrganizationResult> {
+  const { organizationId, query, limit, pagesPerSpace } = input;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    throw new InvalidInputError(`limit: must be between 1 and ${MAX_SEARCH_LIMIT}`);
+  }
+  const offset = input.after ? decodeSearchCursor(input.after) : 0;
+  const ranked =
+    provider === 'sqlite'
+      ? await rankSpacesSqlite(db, organizationId, query, limit + 1, offset)
+      : await rankSpacesPostgres(db, organizationId, query, limit + 1, offset);
+  const more = ranked.length > limit;
+  const items: SearchOrganizationResult['items'] = [];
+  for (const spaceId of more ? ranked.slice(0, limit) : ranked) {
+    items.push({ spaceId, pages: (await searchSpace(db, provider, { spaceId, query, limit: pagesPerSpace })).items });
+  }
+  return { items, next: more ? encodeSearchCursor(offset + limit) : null };
+}
+
+/** The organization's spaces by their best matching section (the scores of searchSqlite), ties by id. */
+async function rankSpacesSqlite(db: Db | Tx, organizationId: string, query: string, count: number, offset: number): Promise<string[]> {
+  const match = ftsMatchExpression(query);
+  if (match === null) return [];
+  const { pageTitle, sectionTitle, body } = FTS_WEIGHTS;
+  const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
+    `WITH hits AS MATERIALIZED (
+       SELECT s.space_id, -bm25(search_section_fts, 0, 0, 0, ${pageTitle}, ${sectionTitle}, ${body}) AS score
+       FROM search_section_fts CROSS JOIN search_section s ON s.id = search_section_fts.rowid
+       WHERE search_section_fts MATCH ? AND s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = ? AND "deletedAt" IS NULL)
+     )
+     SELECT space_id FROM hits GROUP BY space_id ORDER BY max(score) DESC, space_id LIMIT ? OFFSET ?`,
+    match,
+    organizationId,
+    count,
+    offset,
+  );
+  return rows.map((r) => r.space_id);
+}
+
+/** The organization's spaces by their best matching section (the scores of searchPostgres), ties by id. */
+async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: string, count: number, offset: number): Promise<string[]> {
+  const text = tsqueryText(query);
+  if (text === null) return [];
+  const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
+    `WITH q AS (
+       SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query
+     ),
+     hits AS MATERIALIZED (
+       SELECT s.space_id, ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score
+       FROM search_section s, q
+       WHERE s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = $2 AND "deletedAt" IS NULL) AND s.search_vector @@ q.query
+     )
+     SELECT space_id FROM hits GROUP BY space_id ORDER BY max(score) DESC, space_id LIMIT $3 OFFSET $4`,
+    text,
+    organizationId,
+    count,
+    offset,
+  );
+  return rows.map((r) => r.space_id);
+}
+
 const unmark = (text: string) => text.replaceAll(MARK_START, '').replaceAll(MARK_END, '');
 
 /** The cursor is the offset in the ranked pages: results shift as content changes, as any ranking does. */

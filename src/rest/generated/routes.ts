@@ -389,6 +389,36 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/orgs/{organizationId}/search",
+    "status": 200,
+    "reply": "searchOrganizationContent",
+    "operationName": "SearchOrganizationContent",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "query",
+        "type": "String!",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query SearchOrganizationContent($organizationId: ID!, $query: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/search\") {\n  searchOrganizationContent(\n    organizationId: $organizationId\n    query: $query\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      id\n      title\n      pages {\n        id\n        title\n        path\n        sections {\n          id\n          title\n          path\n          body\n          urls\n        }\n        urls\n      }\n    }\n    next {\n      page\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/orgs/{organizationId}/sites",
     "status": 200,
     "reply": "organization.sites",

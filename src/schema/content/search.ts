@@ -1,8 +1,9 @@
-/** Full-text search of a space's current content (the index of src/search/). */
+/** Full-text search of a space's current content, and of an organization's spaces (the index of src/search/). */
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
+import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
 import { ListNext, pageArgs, DEFAULT_PAGE_SIZE } from '../shared/pagination.ts';
+import { loadOrganization } from '../organization/queries.ts';
 import { loadSpace } from '../space/queries.ts';
 
 interface HitView {
@@ -39,6 +40,70 @@ const SearchPageList = builder.objectRef<{ items: HitView[]; next: { page: strin
   }),
 });
 
+interface SpaceHitView {
+  id: string;
+  title: string;
+  pages: HitView[];
+}
+
+const SearchSpace = builder.objectRef<SpaceHitView>('SearchSpaceResult').implement({
+  description: 'A space with pages that match',
+  fields: (t) => ({
+    id: t.string({ resolve: (v) => v.id }),
+    title: t.string({ resolve: (v) => v.title }),
+    pages: t.field({ type: [SearchPage], description: 'Its best matching pages, most relevant first', resolve: (v) => v.pages }),
+  }),
+});
+
+const SearchSpaceList = builder.objectRef<{ items: SpaceHitView[]; next: { page: string } | null }>('SearchSpaceResultList').implement({
+  fields: (t) => ({
+    items: t.field({ type: [SearchSpace], resolve: (l) => l.items }),
+    next: t.field({ type: ListNext, nullable: true, resolve: (l) => l.next }),
+  }),
+});
+
+/** Spaces per result page of an organization search when the caller gives no `limit`: each is one more search. */
+const ORGANIZATION_SEARCH_PAGE_SIZE = 20;
+/** Pages returned for each space of an organization search. */
+const PAGES_PER_SPACE = 5;
+
+const searchQuery = () =>
+  z.string().trim().min(1, 'must not be empty').max(512, 'must be at most 512 characters');
+
+builder.queryField('searchOrganizationContent', (t) =>
+  t.field({
+    type: SearchSpaceList,
+    description: `Spaces of the organization whose content matches the words of \`query\`, most relevant first, each with its ${PAGES_PER_SPACE} best pages`,
+    authScopes: { authenticated: true },
+    args: {
+      organizationId: t.arg.id({ required: true }),
+      query: t.arg.string({ required: true, validate: searchQuery() }),
+      ...pageArgs,
+    },
+    resolve: async (_root, args, ctx) => {
+      // Every member reads every space of the organization (roles only rise from there): no space is filtered out.
+      const organization = await loadOrganization(ctx, String(args.organizationId), 'space:read', { select: { id: true } });
+      const result = await searchOrganization(ctx.db, ctx.provider, {
+        organizationId: organization.id,
+        query: args.query,
+        limit: args.limit ?? ORGANIZATION_SEARCH_PAGE_SIZE,
+        after: args.page,
+        pagesPerSpace: PAGES_PER_SPACE,
+      });
+      const titles = new Map(
+        (await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true } })).map((s) => [s.id, s.title]),
+      );
+      return {
+        items: result.items.map(({ spaceId, pages }) => {
+          const app = (path: string) => ctx.urls.app(`/o/${organization.id}/s/${spaceId}/${path}`);
+          return { id: spaceId, title: titles.get(spaceId) ?? '', pages: pages.map((hit) => ({ hit, app })) };
+        }),
+        next: result.next ? { page: result.next } : null,
+      };
+    },
+  }),
+);
+
 builder.queryField('searchSpaceContent', (t) =>
   t.field({
     type: SearchPageList,
@@ -46,7 +111,7 @@ builder.queryField('searchSpaceContent', (t) =>
     authScopes: { authenticated: true },
     args: {
       spaceId: t.arg.id({ required: true }),
-      query: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(512, 'must be at most 512 characters') }),
+      query: t.arg.string({ required: true, validate: searchQuery() }),
       ...pageArgs,
     },
     resolve: async (_root, args, ctx) => {

@@ -1,0 +1,125 @@
+/**
+ * GET /v1/orgs/{organizationId}/search over real HTTP, validated against the OpenAPI document:
+ * the organization's spaces whose content matches, best first, each with its best pages; spaces
+ * in the bin and other organizations' spaces are never results; paging, limits and access.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+type User = Awaited<ReturnType<TestServer['createUser']>>;
+
+let server: TestServer;
+let ada: User; // admin of the organization
+let rita: User; // reader of the organization
+let mallory: User; // admin of another organization
+let org: string;
+let otherOrg: string;
+const spaces: Record<string, string> = {};
+
+async function ok(method: string, path: string, operationId: string, options: { token?: string; body?: unknown; status?: number } = {}) {
+  const res = await server.request(method, path, { token: options.token ?? ada.token, body: options.body });
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(options.status ?? 200);
+  if (res.status !== 204) assertMatchesSpec(operationId, res.status, res.body);
+  return res.body;
+}
+
+/** A space of `organization` holding `pages` (markdown), merged through a change request. */
+async function spaceWith(user: User, organization: string, title: string, pages: string[]): Promise<string> {
+  const space = (await server.createSpace(user, organization, { title })).id as string;
+  const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { token: user.token, body: { subject: 'Pages' }, status: 201 });
+  const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content`, {
+    token: user.token,
+    body: { changes: pages.map((markdown) => ({ operation: 'insert_page', document: { markdown } })) },
+  });
+  expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+  await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest', { token: user.token });
+  return space;
+}
+
+const search = (query: string, options: { token?: string; extra?: string; organization?: string } = {}) =>
+  server.request('GET', `/v1/orgs/${options.organization ?? org}/search?query=${encodeURIComponent(query)}${options.extra ?? ''}`, { token: options.token ?? ada.token });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  rita = await server.createUser('Rita');
+  mallory = await server.createUser('Mallory');
+  org = await server.createOrg(ada);
+  await server.addMember(org, rita, 'read');
+  otherOrg = await server.createOrg(mallory);
+
+  spaces.manual = await spaceWith(ada, org, 'Installer manual', [
+    '# Installer\n\nThe installer installs the installer service.\n\n## Running the installer\n\nStart the installer from a terminal.',
+    '# Upgrades\n\nRun the installer again to upgrade.',
+    '# Glossary\n\nWords used in this manual.',
+  ]);
+  spaces.faq = await spaceWith(ada, org, 'FAQ', ['# Questions\n\nWhere is the installer? In the downloads.', '# Billing\n\nInvoices are monthly.']);
+  spaces.unrelated = await spaceWith(ada, org, 'Cooking', ['# Bread\n\nFlour, water, salt.']);
+  spaces.binned = await spaceWith(ada, org, 'Old installer notes', ['# Installer notes\n\nThe old installer.']);
+  expect((await server.request('DELETE', `/v1/spaces/${spaces.binned}`, { token: ada.token })).status).toBe(205);
+  spaces.theirs = await spaceWith(mallory, otherOrg, 'Their installer', ['# Installer\n\nAnother organization’s installer.']);
+});
+afterAll(() => server.close());
+
+describe('GET /v1/orgs/{organizationId}/search', () => {
+  it('answers the spaces with matching pages, the best first, each with its pages and their sections', async () => {
+    const res = await search('installer');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    assertMatchesSpec('searchOrganizationContent', 200, res.body);
+    // Not the binned space, not the other organization's, not the space without the word.
+    expect(res.body.items.map((i: any) => [i.id, i.title])).toEqual([
+      [spaces.manual, 'Installer manual'],
+      [spaces.faq, 'FAQ'],
+    ]);
+    expect(res.body.next).toBeUndefined();
+    const manual = res.body.items[0];
+    expect(manual.pages.map((p: any) => p.title)).toEqual(['Installer', 'Upgrades']);
+    expect(manual.pages[0]).toMatchObject({ path: 'installer', urls: { app: expect.stringContaining(`/s/${spaces.manual}/installer`) } });
+    expect(manual.pages[0].sections.map((s: any) => s.title)).toContain('Running the installer');
+    expect(res.body.items[1].pages.map((p: any) => p.title)).toEqual(['Questions']);
+  });
+
+  it('pages through the spaces with limit and next.page', async () => {
+    const first = await search('installer', { extra: '&limit=1' });
+    expect(first.status).toBe(200);
+    assertMatchesSpec('searchOrganizationContent', 200, first.body);
+    expect(first.body.items.map((i: any) => i.id)).toEqual([spaces.manual]);
+    expect(first.body.next?.page).toEqual(expect.any(String));
+    const second = await search('installer', { extra: `&limit=1&page=${encodeURIComponent(first.body.next.page)}` });
+    expect(second.status).toBe(200);
+    expect(second.body.items.map((i: any) => i.id)).toEqual([spaces.faq]);
+    expect(second.body.next).toBeUndefined();
+  });
+
+  it('finds nothing for words no space holds', async () => {
+    const none = await search('zeppelin');
+    expect(none.status).toBe(200);
+    expect(none.body.items).toEqual([]);
+  });
+
+  it('is open to every member, whatever their role, and to nobody else', async () => {
+    const asReader = await search('installer', { token: rita.token });
+    expect(asReader.status).toBe(200);
+    expect(asReader.body.items).toHaveLength(2);
+    const asStranger = await search('installer', { token: mallory.token });
+    expect(asStranger.status).toBe(404);
+    expect(asStranger.body).toEqual({ error: { code: 404, message: expect.any(String) } });
+    // Mallory's own organization: only its own space.
+    const own = await search('installer', { token: mallory.token, organization: otherOrg });
+    expect(own.body.items.map((i: any) => i.id)).toEqual([spaces.theirs]);
+  });
+
+  it('refuses a missing, empty or too long query, and a bad page cursor, with 400', async () => {
+    const missing = await server.request('GET', `/v1/orgs/${org}/search`, { token: ada.token });
+    expect(missing.status, JSON.stringify(missing.body)).toBe(400);
+    for (const query of ['   ', 'x'.repeat(513)]) {
+      const res = await search(query);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.message).toMatch(/query/);
+    }
+    const cursor = await search('installer', { extra: '&page=nonsense' });
+    expect(cursor.status).toBe(400);
+    expect(cursor.body.error.message).toMatch(/page/);
+  });
+});
