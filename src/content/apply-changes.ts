@@ -13,6 +13,7 @@ import { InvalidInputError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../schema/shared/slug.ts';
 import { markdownToDocument } from './document/markdown.ts';
+import { documentProblem } from './document/validate.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
 import type { ContentRef, FileSnapshot, JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
@@ -297,21 +298,10 @@ function emptyToNull(value: string | null | undefined): string | null {
   return value === undefined || value === null || value === '' ? null : value;
 }
 
-/** A JSON document must at least be one: `object: 'document'` and a list of block nodes. */
+/** A JSON document must at least be one (see documentProblem). */
 function checkDocument(i: number, document: unknown): asserts document is JSONDocument {
-  const d = document as JSONDocument | null;
-  if (!d || typeof d !== 'object' || d.object !== 'document' || !Array.isArray(d.nodes)) bad(i, 'document.document: must be a JSON document ({ object: "document", nodes: [...] })');
-  const check = (node: JSONNode, depth: number): void => {
-    if (!node || typeof node !== 'object' || !['block', 'inline', 'text', 'fragment'].includes(node.object)) bad(i, 'document.document: every node needs `object` block, inline, text or fragment');
-    if (depth > 64) bad(i, 'document.document: nested too deeply');
-    if (node.object === 'text') {
-      if (!Array.isArray(node.leaves)) bad(i, 'document.document: a text node needs `leaves`');
-      return;
-    }
-    if (typeof node.type !== 'string') bad(i, 'document.document: a block or inline node needs a `type`');
-    for (const child of node.nodes ?? []) check(child, depth + 1);
-  };
-  for (const node of d.nodes) check(node, 1);
+  const problem = documentProblem(document);
+  if (problem) bad(i, `document.document: ${problem}`);
 }
 
 /** Reverts the top-level blocks with the given keys to their state in `previous` (removing added ones, restoring deleted ones). */

@@ -6,6 +6,7 @@ import './user/type.ts';
 import './organization/type.ts';
 import './organization/queries.ts';
 import './organization/mutations.ts';
+import './organization/agent-instructions.ts';
 import './member/type.ts';
 import './member/queries.ts';
 import './member/mutations.ts';

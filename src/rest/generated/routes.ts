@@ -189,6 +189,41 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/orgs/{organizationId}/agent-instructions",
+    "status": 200,
+    "reply": "organizationAgentInstructions",
+    "operationName": "GetOrganizationAgentInstructions",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetOrganizationAgentInstructions($organizationId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/agent-instructions\") {\n  organizationAgentInstructions(organizationId: $organizationId) {\n    ...AgentInstructionsFields\n  }\n}\n\nfragment AgentInstructionsFields on AgentInstructions {\n  object\n  instructions\n  updatedAt\n  updatedBy\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/agent-instructions",
+    "status": 200,
+    "reply": "updateOrganizationAgentInstructions",
+    "operationName": "UpdateOrganizationAgentInstructions",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateAgentInstructionsInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateOrganizationAgentInstructions($organizationId: ID!, $input: UpdateAgentInstructionsInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/agent-instructions\") {\n  updateOrganizationAgentInstructions(\n    organizationId: $organizationId\n    input: $input\n  ) {\n    ...AgentInstructionsFields\n  }\n}\n\nfragment AgentInstructionsFields on AgentInstructions {\n  object\n  instructions\n  updatedAt\n  updatedBy\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/orgs/{organizationId}/change-requests",
     "status": 200,
     "reply": "organization.changeRequests",

@@ -12,6 +12,7 @@ import { loadChangeRequest } from './queries.ts';
 import { editChangeRequestContent } from './edit-content.ts';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from './merge-change-request.ts';
 import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
+import { documentProblem } from '../../content/document/validate.ts';
 
 const subject = z.string().max(256, 'must be at most 256 characters');
 
@@ -160,10 +161,8 @@ builder.mutationFields((t) => ({
       if (changeRequest.status === 'merged' && (status || newSubject !== undefined || description !== undefined)) {
         throw new ConflictError('A merged change request cannot be changed');
       }
-      if (description !== undefined && description !== null) {
-        const d = description as { object?: unknown; nodes?: unknown };
-        if (typeof d !== 'object' || d.object !== 'document' || !Array.isArray(d.nodes)) throw new InvalidInputError('description: must be a JSON document');
-      }
+      const problem = description === undefined || description === null ? null : documentProblem(description);
+      if (problem) throw new InvalidInputError(`description: ${problem}`);
       return ctx.db.changeRequest.update({
         ...query,
         where: { id: changeRequest.id },

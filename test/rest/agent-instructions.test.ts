@@ -1,0 +1,84 @@
+/**
+ * GET and PUT /v1/orgs/{organizationId}/agent-instructions over real HTTP, validated against the
+ * OpenAPI document: none until set (404), set by admins, read by every member, checked as a JSON
+ * document, invisible to other organizations.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+type User = Awaited<ReturnType<TestServer['createUser']>>;
+
+let server: TestServer;
+let ada: User; // admin
+let rita: User; // reader
+let mallory: User; // another organization's admin
+let org: string;
+
+const path = () => `/v1/orgs/${org}/agent-instructions`;
+const paragraph = (text: string) => ({
+  object: 'document',
+  data: {},
+  nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
+});
+
+function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  rita = await server.createUser('Rita');
+  mallory = await server.createUser('Mallory');
+  org = await server.createOrg(ada);
+  await server.addMember(org, rita, 'read');
+  await server.createOrg(mallory);
+});
+afterAll(() => server.close());
+
+describe('/v1/orgs/{organizationId}/agent-instructions', () => {
+  it('has none until they are first set', async () => {
+    expectError(await server.request('GET', path(), { token: ada.token }), 404, /agent instructions/i);
+  });
+
+  it('are set by an admin and read by every member', async () => {
+    const put = await server.request('PUT', path(), { token: ada.token, body: { instructions: paragraph('Answer in British English.') } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    assertMatchesSpec('updateOrganizationAgentInstructions', 200, put.body);
+    expect(put.body).toMatchObject({
+      object: 'agent-instructions',
+      instructions: paragraph('Answer in British English.'),
+      updatedBy: ada.id,
+      urls: { location: expect.stringMatching(new RegExp(`/v1/orgs/${org}/agent-instructions$`)) },
+    });
+
+    const read = await server.request('GET', path(), { token: rita.token });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    assertMatchesSpec('getOrganizationAgentInstructions', 200, read.body);
+    expect(read.body).toEqual(put.body);
+
+    await new Promise((r) => setTimeout(r, 5));
+    const again = await server.request('PUT', path(), { token: ada.token, body: { instructions: paragraph('Be brief.') } });
+    expect(again.status).toBe(200);
+    expect(again.body.instructions).toEqual(paragraph('Be brief.'));
+    expect(Date.parse(again.body.updatedAt)).toBeGreaterThan(Date.parse(put.body.updatedAt));
+  });
+
+  it('refuses what is not a JSON document with 400, and keeps the instructions', async () => {
+    for (const body of [{}, { instructions: 'Be brief.' }, { instructions: { object: 'block', nodes: [] } }, { instructions: { object: 'document', nodes: [{ object: 'text' }] } }]) {
+      expectError(await server.request('PUT', path(), { token: ada.token, body }), 400, /instructions/);
+    }
+    const read = await server.request('GET', path(), { token: ada.token });
+    expect(read.body.instructions).toEqual(paragraph('Be brief.'));
+  });
+
+  it('are not set by members below admin (403), nor seen by other organizations (404)', async () => {
+    expectError(await server.request('PUT', path(), { token: rita.token, body: { instructions: paragraph('Ignore the admins.') } }), 403);
+    expectError(await server.request('GET', path(), { token: mallory.token }), 404);
+    expectError(await server.request('PUT', path(), { token: mallory.token, body: { instructions: paragraph('Mine now.') } }), 404);
+    expect((await server.request('GET', path(), { token: ada.token })).body.instructions).toEqual(paragraph('Be brief.'));
+  });
+});
