@@ -313,6 +313,21 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation CreateCollection($organizationId: ID!, $input: CreateCollectionInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/collections\", status: 201) {\n  createCollection(organizationId: $organizationId, input: $input) {\n    ...CollectionFields\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}"
   },
   {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/join",
+    "status": 204,
+    "reply": "joinOrganization",
+    "operationName": "JoinOrganization",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation JoinOrganization($organizationId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/join\", status: 204) {\n  joinOrganization(organizationId: $organizationId)\n}"
+  },
+  {
     "method": "GET",
     "path": "/v1/orgs/{organizationId}/members",
     "status": 200,

@@ -2,7 +2,9 @@ import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
-import { ConflictError } from '../../errors/index.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { newId } from '../../ids.ts';
+import { parseStoredJson } from '../shared/merge-rules.ts';
 import { MemberRole } from '../shared/enums.ts';
 import { loadMember } from './queries.ts';
 import { Member } from './type.ts';
@@ -86,6 +88,31 @@ builder.mutationFields((t) => ({
         if (current.role === 'admin' && role !== 'admin') await assertAnotherAdmin(tx, organizationId, userId);
         return tx.member.update({ ...query, where: { id: member.id }, data: { role } });
       });
+    },
+  }),
+  joinOrganization: t.boolean({
+    description:
+      "Join an organization that lets in the caller's e-mail domain (its `emailDomains`), with its default role. True when joined, or already a member (nothing changes then).",
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const organizationId = String(args.organizationId);
+      const viewer = ctx.access.requireViewer();
+      if (ctx.access.organizationRole(organizationId) !== undefined) return true;
+      const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true } });
+      if (!organization) throw new NotFoundError('Organization', organizationId);
+      // Users are made by the operator (CLI), never by sign-up: their e-mail addresses are taken as verified.
+      const { email } = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true } });
+      const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+      const allowed = parseStoredJson<string[]>(organization.emailDomains, []).map((d) => d.trim().toLowerCase().replace(/^@/, ''));
+      if (!allowed.includes(domain)) throw new InvalidInputError(`The organization does not let in e-mail addresses of ${domain}`);
+      await ctx.db.member.upsert({
+        where: { organizationId_userId: { organizationId, userId: viewer.userId } },
+        create: { id: newId(), organizationId, userId: viewer.userId, role: organization.defaultRole },
+        update: {},
+      });
+      ctx.access.noteMembership(organizationId, organization.defaultRole as never);
+      return true;
     },
   }),
   removeMember: t.boolean({

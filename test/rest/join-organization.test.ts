@@ -1,0 +1,68 @@
+/**
+ * POST /v1/orgs/{organizationId}/join over real HTTP: a user whose e-mail domain the organization
+ * lets in becomes a member with its default role; anyone else gets 400 and stays out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUserWithToken } from '../../src/auth/users.ts';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+type User = Awaited<ReturnType<TestServer['createUser']>>;
+
+let server: TestServer;
+let ada: User; // admin
+let bob: User; // @example.com
+let carol: { id: string; token: string }; // @elsewhere.test
+let org: string;
+
+function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('Ada');
+  bob = await server.createUser('Bob');
+  const made = await createUserWithToken(server.app.db, { email: 'carol@elsewhere.test', displayName: 'Carol' });
+  carol = { id: made.user.id, token: made.token };
+  org = await server.createOrg(ada);
+  const patched = await server.request('PATCH', `/v1/orgs/${org}`, { token: ada.token, body: { emailDomains: ['Example.com'], defaultRole: 'edit' } });
+  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+});
+afterAll(() => server.close());
+
+describe('POST /v1/orgs/{organizationId}/join', () => {
+  it('makes a user of an allowed e-mail domain a member, with the default role', async () => {
+    expectError(await server.request('GET', `/v1/orgs/${org}`, { token: bob.token }), 404);
+    const joined = await server.request('POST', `/v1/orgs/${org}/join`, { token: bob.token });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(204);
+    expect(joined.body).toBeNull();
+    const member = await server.request('GET', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token });
+    expect(member.status).toBe(200);
+    assertMatchesSpec('getMemberInOrganizationById', 200, member.body);
+    expect(member.body.role).toBe('edit');
+    expect((await server.request('GET', `/v1/orgs/${org}`, { token: bob.token })).status).toBe(200);
+  });
+
+  it('changes nothing for a member joining again', async () => {
+    const demoted = await server.request('PATCH', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token, body: { role: 'read' } });
+    expect(demoted.status, JSON.stringify(demoted.body)).toBe(200);
+    expect((await server.request('POST', `/v1/orgs/${org}/join`, { token: bob.token })).status).toBe(204);
+    expect((await server.request('GET', `/v1/orgs/${org}/members/${bob.id}`, { token: ada.token })).body.role).toBe('read');
+  });
+
+  it('refuses another e-mail domain with 400, and the user stays out', async () => {
+    expectError(await server.request('POST', `/v1/orgs/${org}/join`, { token: carol.token }), 400, /elsewhere\.test/);
+    expectError(await server.request('GET', `/v1/orgs/${org}`, { token: carol.token }), 404);
+    expectError(await server.request('GET', `/v1/orgs/${org}/members/${carol.id}`, { token: ada.token }), 404);
+  });
+
+  it('refuses everyone when the organization lists no domain (400), and answers 404 for an unknown organization', async () => {
+    const closed = await server.createOrg(ada, 'Closed');
+    expectError(await server.request('POST', `/v1/orgs/${closed}/join`, { token: bob.token }), 400);
+    expectError(await server.request('POST', '/v1/orgs/no-such-org/join', { token: bob.token }), 404);
+    expectError(await server.request('POST', `/v1/orgs/${org}/join`), 401);
+  });
+});
