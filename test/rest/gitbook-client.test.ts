@@ -229,5 +229,24 @@ describe('GitBook API client', () => {
     const carol = await server.createUser('Carol');
     const carolApi = new GitBookAPI({ authToken: carol.token, endpoint: server.baseUrl });
     expect((await apiError(carolApi.spaces.listPages(space.id))).code).toBe(404);
+
+    const inOrganization = await adaApi.orgs.searchOrganizationContent(orgId, { query: 'client' });
+    assertMatchesSpec('searchOrganizationContent', 200, inOrganization.data);
+    expect(inOrganization.data.items.map((s) => [s.id, s.pages.map((p) => p.id)])).toEqual([[space.id, [intro!.id]]]);
+  });
+
+  it('sets and reads the agent instructions, and joins an organization by e-mail domain', async () => {
+    expect((await apiError(adaApi.orgs.getOrganizationAgentInstructions(orgId))).code).toBe(404);
+    const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Be brief.', marks: [] }] }] }] };
+    const set = await adaApi.orgs.updateOrganizationAgentInstructions(orgId, { instructions: instructions as never });
+    assertMatchesSpec('updateOrganizationAgentInstructions', 200, set.data);
+    const read = await adaApi.orgs.getOrganizationAgentInstructions(orgId);
+    expect(read.data).toMatchObject({ object: 'agent-instructions', instructions, updatedBy: ada.id });
+
+    await adaApi.orgs.updateOrganizationById(orgId, { emailDomains: ['example.com'] });
+    const dave = await server.createUser('Dave');
+    const daveApi = new GitBookAPI({ authToken: dave.token, endpoint: server.baseUrl });
+    expect((await daveApi.orgs.joinOrganization(orgId)).status).toBe(204);
+    expect((await daveApi.orgs.getOrganizationById(orgId)).status).toBe(200);
   });
 });
