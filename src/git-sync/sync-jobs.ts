@@ -132,8 +132,8 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
   const input = ctx.input as unknown as SyncInput;
   const spaceId = ctx.job.spaceId!;
   return recorded(ctx, spaceId, async () => {
-    const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
-    if (!input.standalone && (await alreadyImported(ctx, input, spaceId, space.revisionId))) return {};
+    const before = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
+    if (!input.standalone && (await alreadyImported(ctx, input, spaceId, before.revisionId))) return {};
     await ctx.progress('cloning', 5, input.url);
     const repository = await readRepository({
       url: input.url,
@@ -144,6 +144,8 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
       onProgress: transferProgress(ctx, 'cloning', 5, 45),
     });
     await ctx.progress('reading pages', 50, `commit ${repository.commit.slice(0, 7)}, ${repository.files.size} files`);
+    // Read again after the clone: the space may have moved on while it ran, and the import builds on its latest revision.
+    const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
     const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
     const { snapshot, warnings } = await importRepository(repository.files, {
       projectDirectory: input.projectDirectory,
