@@ -5,12 +5,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { createUserWithToken } from '../../src/auth/users.ts';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from './openapi.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+
+/** Asserts a REST error answer: `status`, the API's error shape (`{ error: { code, message } }`), and a message matching `message`. */
+export function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
 
 export interface ApiResponse<T = any> {
   status: number;

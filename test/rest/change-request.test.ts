@@ -9,7 +9,7 @@ import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../src/content/document/markdown.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 type User = { id: string; token: string };
 
@@ -29,12 +29,6 @@ beforeAll(async () => {
   await server.addMember(org, rita, 'read');
 });
 afterAll(() => server.close());
-
-function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 async function ok(method: string, path: string, operationId: string, options: { token?: string; body?: unknown; status?: number; version?: 'current' | 'next' } = {}) {
   const res = await server.request(method, path, { token: options.token ?? ada.token, body: options.body });

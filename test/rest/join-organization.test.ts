@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserWithToken } from '../../src/auth/users.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 type User = Awaited<ReturnType<TestServer['createUser']>>;
 
@@ -14,12 +14,6 @@ let ada: User; // admin
 let bob: User; // @example.com
 let carol: { id: string; token: string }; // @elsewhere.test
 let org: string;
-
-function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashShareKey, SHARE_KEY_PARAM } from '../../src/schema/site/share-key.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 type User = { id: string; token: string };
 
@@ -19,12 +19,6 @@ beforeAll(async () => {
   bob = await server.createUser('Bob');
 });
 afterAll(() => server?.close());
-
-function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 const linksPath = (org: string, site: string, link = '') => `/v1/orgs/${org}/sites/${site}/share-links${link ? `/${link}` : ''}`;
 

@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 type User = { id: string; token: string };
 
@@ -25,12 +25,6 @@ beforeAll(async () => {
   bob = await server.createUser('Bob');
 });
 afterAll(() => server?.close());
-
-function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 const sitePath = (org: string, site: string, rest = '') => `/v1/orgs/${org}/sites/${site}${rest}`;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeDeletedSpaces } from '../../src/jobs/purge-deleted-spaces.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 type User = { id: string; token: string };
 
@@ -31,12 +31,6 @@ async function childrenInOrder(organizationId: string, parentId: string | null):
     server.app.db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
   ]);
   return [...collections, ...spaces].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id)).map((x) => x.id);
-}
-
-function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
-  if (message) expect(res.body.error.message).toMatch(message);
 }
 
 describe('creating and listing spaces', () => {
