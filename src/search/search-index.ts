@@ -60,6 +60,24 @@ const SNIPPET_WORDS = 24;
 const MARK_START = '\u0002';
 const MARK_END = '\u0003';
 const ELLIPSIS = '…';
+
+/**
+ * SQLite: every matching section with its score (bm25, negated so that higher is better). FTS5
+ * must stay the outer loop (CROSS JOIN): otherwise SQLite may walk the rows and run the full-text
+ * query once for each. Bound: the MATCH expression, then what the caller's WHERE adds.
+ */
+const SQLITE_SCORED_SECTIONS = `-bm25(search_section_fts, 0, 0, 0, ${FTS_WEIGHTS.pageTitle}, ${FTS_WEIGHTS.sectionTitle}, ${FTS_WEIGHTS.body}) AS score
+       FROM search_section_fts CROSS JOIN search_section s ON s.id = search_section_fts.rowid
+       WHERE search_section_fts MATCH ?`;
+
+/**
+ * PostgreSQL: the tsquery of $1 (plainto_tsquery, no operators), its last lexeme made a prefix by
+ * editing the printed tsquery (`'a' & 'b'` -> `'a' & 'b':*`) and reading it back, which does not
+ * normalize again; a query of stop words only is an empty tsquery, made NULL so that it matches nothing.
+ */
+const PG_QUERY = `SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query`;
+/** PostgreSQL: a section's score for the query `q.query` (ts_rank_cd). */
+const PG_SCORE = `ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score`;
 /** Rows per INSERT, ids per IN list: far below both databases' bind-variable limits (SQLite 32,766, PostgreSQL 65,535). */
 const ROWS_PER_INSERT = 500;
 const IDS_PER_STATEMENT = 500;
@@ -302,10 +320,7 @@ interface SectionMatch {
  */
 export async function searchSpace(db: Db | Tx, provider: Provider, input: SearchSpaceInput): Promise<SearchSpaceResult> {
   const { spaceId, query, limit } = input;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-    throw new InvalidInputError(`limit: must be between 1 and ${MAX_SEARCH_LIMIT}`);
-  }
-  const offset = input.after ? decodeSearchCursor(input.after) : 0;
+  const offset = resultOffset(limit, input.after);
   const includeHidden = input.includeHidden ?? true;
   const matches =
     provider === 'sqlite'
@@ -359,10 +374,7 @@ export interface SearchOrganizationResult {
  */
 export async function searchOrganization(db: Db | Tx, provider: Provider, input: SearchOrganizationInput): Promise<SearchOrganizationResult> {
   const { organizationId, query, limit, pagesPerSpace } = input;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-    throw new InvalidInputError(`limit: must be between 1 and ${MAX_SEARCH_LIMIT}`);
-  }
-  const offset = input.after ? decodeSearchCursor(input.after) : 0;
+  const offset = resultOffset(limit, input.after);
   const ranked =
     provider === 'sqlite'
       ? await rankSpacesSqlite(db, organizationId, query, limit + 1, offset)
@@ -379,12 +391,9 @@ export async function searchOrganization(db: Db | Tx, provider: Provider, input:
 async function rankSpacesSqlite(db: Db | Tx, organizationId: string, query: string, count: number, offset: number): Promise<string[]> {
   const match = ftsMatchExpression(query);
   if (match === null) return [];
-  const { pageTitle, sectionTitle, body } = FTS_WEIGHTS;
   const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
     `WITH hits AS MATERIALIZED (
-       SELECT s.space_id, -bm25(search_section_fts, 0, 0, 0, ${pageTitle}, ${sectionTitle}, ${body}) AS score
-       FROM search_section_fts CROSS JOIN search_section s ON s.id = search_section_fts.rowid
-       WHERE search_section_fts MATCH ? AND s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = ? AND "deletedAt" IS NULL)
+       SELECT s.space_id, ${SQLITE_SCORED_SECTIONS} AND s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = ? AND "deletedAt" IS NULL)
      )
      SELECT space_id FROM hits GROUP BY space_id ORDER BY max(score) DESC, space_id LIMIT ? OFFSET ?`,
     match,
@@ -400,11 +409,9 @@ async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: st
   const text = tsqueryText(query);
   if (text === null) return [];
   const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
-    `WITH q AS (
-       SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query
-     ),
+    `WITH q AS (${PG_QUERY}),
      hits AS MATERIALIZED (
-       SELECT s.space_id, ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score
+       SELECT s.space_id, ${PG_SCORE}
        FROM search_section s, q
        WHERE s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = $2 AND "deletedAt" IS NULL) AND s.search_vector @@ q.query
      )
@@ -419,7 +426,15 @@ async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: st
 
 const unmark = (text: string) => text.replaceAll(MARK_START, '').replaceAll(MARK_END, '');
 
-/** The cursor is the offset in the ranked pages: results shift as content changes, as any ranking does. */
+/** Where a result page of `limit` items starts, from the cursor of the previous one; 400 on a bad limit or cursor. */
+function resultOffset(limit: number, after: string | null | undefined): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    throw new InvalidInputError(`limit: must be between 1 and ${MAX_SEARCH_LIMIT}`);
+  }
+  return after ? decodeSearchCursor(after) : 0;
+}
+
+/** The cursor is the offset in the ranked results: they shift as content changes, as any ranking does. */
 function encodeSearchCursor(offset: number): string {
   return Buffer.from(JSON.stringify({ offset })).toString('base64url');
 }
@@ -436,9 +451,7 @@ function decodeSearchCursor(cursor: string): number {
 
 /**
  * Two statements: ranking (bm25 must be called in the MATCH query itself), then
- * snippets for the sections of the result pages only. CROSS JOIN keeps FTS5
- * as the outer loop: otherwise SQLite may walk the space's rows and run the
- * full-text query once for each.
+ * snippets for the sections of the result pages only.
  */
 async function searchSqlite(
   db: Db | Tx,
@@ -450,13 +463,10 @@ async function searchSqlite(
 ): Promise<SectionMatch[]> {
   const match = ftsMatchExpression(query);
   if (match === null) return [];
-  const { pageTitle, sectionTitle, body } = FTS_WEIGHTS;
   const ranked = await db.$queryRawUnsafe<{ id: number | bigint; page_path: string }[]>(
     `WITH hits AS MATERIALIZED (
        SELECT s.id, s.page_id, s.page_path, s.position,
-              -bm25(search_section_fts, 0, 0, 0, ${pageTitle}, ${sectionTitle}, ${body}) AS score
-       FROM search_section_fts CROSS JOIN search_section s ON s.id = search_section_fts.rowid
-       WHERE search_section_fts MATCH ? AND s.space_id = ?${includeHidden ? '' : ' AND s.hidden = 0'}
+              ${SQLITE_SCORED_SECTIONS} AND s.space_id = ?${includeHidden ? '' : ' AND s.hidden = 0'}
      ),
      pages AS (
        SELECT page_id, max(score) AS best, min(page_path) AS page_path FROM hits
@@ -491,12 +501,7 @@ async function searchSqlite(
   });
 }
 
-/**
- * One statement. The query's last lexeme becomes a prefix by editing the
- * printed tsquery (`'a' & 'b'` -> `'a' & 'b':*`) and reading it back, which
- * does not normalize again; a query of stop words only is an empty tsquery,
- * made NULL so that it matches nothing.
- */
+/** One statement (the query's prefix handling: PG_QUERY). */
 async function searchPostgres(
   db: Db | Tx,
   spaceId: string,
@@ -510,12 +515,9 @@ async function searchPostgres(
   const headline = (extra: string) =>
     `StartSel=${MARK_START}, StopSel=${MARK_END}, MinWords=${Math.round(SNIPPET_WORDS / 2)}, MaxWords=${SNIPPET_WORDS}${extra}`;
   const rows = await db.$queryRawUnsafe<(SectionMatch & { lead: string | null; tail: string | null })[]>(
-    `WITH q AS (
-       SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query
-     ),
+    `WITH q AS (${PG_QUERY}),
      hits AS MATERIALIZED (
-       SELECT s.page_id, s.position, s.page_path,
-              ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score
+       SELECT s.page_id, s.position, s.page_path, ${PG_SCORE}
        FROM search_section s, q
        WHERE s.space_id = $2 AND s.search_vector @@ q.query${includeHidden ? '' : ' AND NOT s.hidden'}
      ),
