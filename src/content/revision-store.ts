@@ -152,10 +152,6 @@ export function referenceTarget(ref: ContentRef): { kind: string; target: string
 }
 
 /**
- * Stores documents that are not stored yet, with their references. Idempotent
- * and safe under concurrency: `ON CONFLICT DO NOTHING` on both databases.
- */
-/**
  * Rows per multi-row INSERT of documents and references: few statements for a revision of
  * thousands of pages (an import of 1,000 pages sent 4,000 single-row INSERTs), well under both
  * databases' limits on bound values (SQLite 32,766, PostgreSQL 65,535), and a document batch also
@@ -165,6 +161,10 @@ const DOCUMENT_BATCH = 500;
 const DOCUMENT_BATCH_BYTES = 4 * 1024 * 1024;
 const REFERENCE_BATCH = 1000;
 
+/**
+ * Stores documents that are not stored yet, with their references. Idempotent
+ * and safe under concurrency: `ON CONFLICT DO NOTHING` on both databases.
+ */
 async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, needed: Set<string>): Promise<void> {
   const hashes = [...needed].filter((h) => documents.has(h));
   if (hashes.length === 0) return;
