@@ -63,9 +63,12 @@ function authorizationOf(initial: Partial<YogaInitialContext> & { connectionPara
   return initial.request?.headers.get('authorization') ?? null;
 }
 
+/** An error the caller caused: a GraphQL error with a 4xx status, or one wrapping an AppError of a 4xx (as execution leaves a resolver's throw). */
 function isClientError(value: unknown): boolean {
-  const status = (value as GraphQLError | undefined)?.extensions?.http as { status?: number } | undefined;
-  return value instanceof GraphQLError && (status?.status ?? 500) < 500;
+  if (!(value instanceof GraphQLError)) return false;
+  if (value.originalError instanceof AppError) return value.originalError.status < 500;
+  const http = value.extensions?.http as { status?: number } | undefined;
+  return (http?.status ?? 500) < 500;
 }
 
 /**
