@@ -4,7 +4,7 @@
  *
  * Why not the CLI: offline, `prisma migrate deploy` needs a native engine
  * binary that cannot be downloaded; with a fake one it prints "N migrations
- * found", exits 0 and applies nothing (see /work/shared/notes/prisma-offline.md).
+ * found", exits 0 and applies nothing (see docs/prisma-offline.md).
  *
  * - migrate(): applies prisma/migrations/<provider>/<timestamp>_<name>/migration.sql
  *   in order, recorded in `_prisma_migrations` exactly as `prisma migrate deploy`

@@ -4,7 +4,7 @@
  * adapter bugs we work around, and how a database is prepared or dropped.
  * Everything else (client.ts, migrate.ts, the app) goes through these helpers.
  *
- * Background: /work/shared/notes/prisma-offline.md. In short, Prisma 7 talks to
+ * Background: docs/prisma-offline.md. In short, Prisma 7 talks to
  * the database only through driver adapters (both for the runtime client and
  * for the wasm schema engine used by migrate.ts), and three adapter traps are
  * handled here:
