@@ -8,12 +8,12 @@
  * organization sees nothing, and a job whose server died finishes once after
  * a restart.
  */
-import { deflateSync } from 'node:zlib';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { startGitServer, type GitServer } from '../helpers/git-server.ts';
+import { png } from '../helpers/png.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let git: GitServer;
@@ -22,49 +22,19 @@ let ada: { id: string; email: string; token: string };
 let org: string;
 const clients: Client[] = [];
 
-/** A valid 1x1 PNG of one color. */
-function png(seed: number): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, sum]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(Buffer.from([0, seed % 256, 100, 200]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+/** A 1x1 PNG whose colour differs by `seed`. */
+const pngOf = (seed: number) => png(1, 1, { pixel: () => [seed % 256, 100, 200] });
 
 /** 50 pages: README, 5 chapters (folders with a README) of 8 pages each, 4 loose pages; images in two folders. */
 function repositoryFiles(): Record<string, string | Uint8Array> {
   const files: Record<string, string | Uint8Array> = {};
   const summary = ['# Table of contents', '', '* [Home](README.md)'];
   files['README.md'] = '# Home\n\nWelcome to the **product** docs. Start with [chapter 1](chapter-1/README.md).\n\n![Logo](.gitbook/assets/logo.png)\n';
-  files['.gitbook/assets/logo.png'] = png(1);
+  files['.gitbook/assets/logo.png'] = pngOf(1);
   for (let c = 1; c <= 5; c++) {
     summary.push(`* [Chapter ${c}](chapter-${c}/README.md)`);
     files[`chapter-${c}/README.md`] = `---\ndescription: About chapter ${c}\n---\n\n# Chapter ${c}\n\nThis chapter explains topic${c}.\n`;
-    files[`chapter-${c}/images/diagram.png`] = png(c + 10);
+    files[`chapter-${c}/images/diagram.png`] = pngOf(c + 10);
     for (let p = 1; p <= 8; p++) {
       summary.push(`  * [Page ${c}.${p}](chapter-${c}/page-${p}.md)`);
       const image = p === 1 ? `\n![Diagram ${c}](images/diagram.png)\n` : '';

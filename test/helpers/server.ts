@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createUserWithToken } from '../../src/auth/users.ts';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from './openapi.ts';
@@ -18,6 +18,13 @@ export function expectError(res: { status: number; body: any }, status: number, 
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
   if (message) expect(res.body.error.message).toMatch(message);
+}
+
+/** A user made by `createUser`, with an API token. */
+export interface TestUser {
+  id: string;
+  email: string;
+  token: string;
 }
 
 export interface ApiResponse<T = any> {
@@ -33,7 +40,7 @@ export interface TestServer {
   /** The folder of stored files. */
   storageDir: string;
   /** Creates a user with a token, like `npm run cli -- user:create`. */
-  createUser(name?: string): Promise<{ id: string; email: string; token: string }>;
+  createUser(name?: string): Promise<TestUser>;
   /** POST /v1/orgs as `user`; returns the new organization's id. */
   createOrg(user: { token: string }, title?: string): Promise<string>;
   /** Makes `user` a member with `role` (null: guest), straight in the database. */
@@ -50,7 +57,17 @@ export interface TestServer {
   listIds(user: { token: string }, path: string, operationId: string): Promise<string[]>;
   /** Calls the API; `body` is sent as JSON (a string is sent as is). */
   request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /** POST /graphql with `query` and `variables`, as `token`'s user. */
+  graphql<T = any>(query: string, options?: { token?: string; variables?: Record<string, unknown>; headers?: Record<string, string> }): Promise<ApiResponse<GraphQLBody<T>>>;
+  /** Runs `fn`; the SQL statements it sent (the `db_queries_total` metric), and its result. */
+  countStatements<T>(fn: () => Promise<T>): Promise<{ statements: number; result: T }>;
   close(): Promise<void>;
+}
+
+/** The body of a GraphQL response. */
+export interface GraphQLBody<T = any> {
+  data?: T;
+  errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string; [key: string]: unknown } }>;
 }
 
 let counter = 0;
@@ -138,6 +155,14 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
       }
       return { status: response.status, headers: response.headers, body: parsed as never };
     },
+    graphql: (query, options = {}) =>
+      server.request('POST', '/graphql', { token: options.token, headers: options.headers, body: { query, variables: options.variables } }),
+    async countStatements(fn) {
+      const read = async () => (await app.metrics.dbQueries.get()).values[0]?.value ?? 0;
+      const before = await read();
+      const result = await fn();
+      return { statements: (await read()) - before, result };
+    },
     async close() {
       await app.close();
       if (shared) return;
@@ -146,4 +171,26 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     },
   };
   return server;
+}
+
+/** The users `useTestServer` makes: `Ada` is `ada`. */
+type UsersNamed<Name extends string> = { [N in Name as Uncapitalize<N>]: TestUser };
+
+/**
+ * Starts a test server in `beforeAll` of the file (or describe) that calls it, makes one user
+ * per name of `users`, and closes the server in `afterAll`. The objects returned are filled in
+ * by that `beforeAll`: use them inside tests and hooks, never at the top level of a file.
+ */
+export function useTestServer<const Name extends string = never>(options: { users?: readonly Name[]; env?: Record<string, string> } = {}): { server: TestServer } & UsersNamed<Name> {
+  const server = {} as TestServer;
+  const users: Record<string, TestUser> = {};
+  for (const name of options.users ?? []) users[name.charAt(0).toLowerCase() + name.slice(1)] = {} as TestUser;
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(options.env);
+    Object.assign(server, started);
+    for (const name of options.users ?? []) Object.assign(users[name.charAt(0).toLowerCase() + name.slice(1)]!, await started.createUser(name));
+  });
+  afterAll(() => started?.close());
+  return { server, ...users } as { server: TestServer } & UsersNamed<Name>;
 }

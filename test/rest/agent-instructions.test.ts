@@ -3,16 +3,10 @@
  * OpenAPI document: none until set (404), set by admins, read by every member, checked as a JSON
  * document, invisible to other organizations.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer } from '../helpers/server.ts';
 
-type User = Awaited<ReturnType<TestServer['createUser']>>;
-
-let server: TestServer;
-let ada: User; // admin
-let rita: User; // reader
-let mallory: User; // another organization's admin
 let org: string;
 
 const path = () => `/v1/orgs/${org}/agent-instructions`;
@@ -22,16 +16,13 @@ const paragraph = (text: string) => ({
   nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
 });
 
+const { server, ada, rita, mallory } = useTestServer({ users: ['Ada', 'Rita', 'Mallory'] });
+
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  rita = await server.createUser('Rita');
-  mallory = await server.createUser('Mallory');
   org = await server.createOrg(ada);
   await server.addMember(org, rita, 'read');
   await server.createOrg(mallory);
 });
-afterAll(() => server.close());
 
 describe('/v1/orgs/{organizationId}/agent-instructions', () => {
   it('has none until they are first set', async () => {

@@ -5,30 +5,20 @@
  * templates, and the bad inputs that must change nothing. Every 2xx body is
  * validated against @gitbook/api's OpenAPI document.
  */
-import { deflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../src/content/document/markdown.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { png } from '../helpers/png.ts';
+import { expectError, startTestServer, useTestServer } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User; // admin
-let eve: User; // edit
-let rita: User; // read
+const { server, ada, eve, rita } = useTestServer({ users: ['Ada', 'Eve', 'Rita'] });
 let org: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  eve = await server.createUser('Eve');
-  rita = await server.createUser('Rita');
   org = await server.createOrg(ada);
   await server.addMember(org, eve, 'edit');
   await server.addMember(org, rita, 'read');
 });
-afterAll(() => server.close());
 
 async function ok(method: string, path: string, operationId: string, options: { token?: string; body?: unknown; status?: number; version?: 'current' | 'next' } = {}) {
   const res = await server.request(method, path, { token: options.token ?? ada.token, body: options.body });
@@ -37,34 +27,8 @@ async function ok(method: string, path: string, operationId: string, options: { 
   return res.body;
 }
 
-/** A valid 2x1 PNG (red, blue). */
-function tinyPng(): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, sum]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(2, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const raw = Buffer.from([0, 255, 0, 0, 0, 0, 255]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+/** A 2x1 PNG: red, blue. */
+const tinyPng = () => png(2, 1, { pixel: (x) => (x === 0 ? [255, 0, 0] : [0, 0, 255]) });
 
 const cr = (space: string, id: string | number = '') => `/v1/spaces/${space}/change-requests${id === '' ? '' : `/${id}`}`;
 
@@ -479,11 +443,11 @@ describe('templates', () => {
 describe('files from a URL', () => {
   it('fetches, stores and measures an image when the operator allows local addresses', async () => {
     const http = await import('node:http');
-    const png = tinyPng();
+    const image = tinyPng();
     const origin = http.createServer((req, res) => {
       if (req.url === '/diagram.png') {
-        res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
-        res.end(png);
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
+        res.end(image);
       } else {
         res.writeHead(404).end();
       }
@@ -501,7 +465,7 @@ describe('files from a URL', () => {
         body: { changes: [{ operation: 'insert_files', files: [{ name: 'diagram.png', url: `http://127.0.0.1:${port}/diagram.png` }] }] },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.insertedFiles).toMatchObject([{ name: 'diagram.png', contentType: 'image/png', size: png.length, dimensions: { width: 2, height: 1 } }]);
+      expect(res.body.insertedFiles).toMatchObject([{ name: 'diagram.png', contentType: 'image/png', size: image.length, dimensions: { width: 2, height: 1 } }]);
       const missing = await local.request('POST', `/v1/spaces/${space}/change-requests/${created.id}/content`, {
         token: user.token,
         body: { changes: [{ operation: 'insert_files', files: [{ name: 'gone.png', url: `http://127.0.0.1:${port}/gone.png` }] }] },

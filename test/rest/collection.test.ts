@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
-
-const listCollectionIds = (user: User, organizationId: string, query = '') =>
+const listCollectionIds = (user: TestUser, organizationId: string, query = '') =>
   server.listIds(user, `/v1/orgs/${organizationId}/collections?limit=1000${query}`, 'listCollectionsInOrganizationById');
 
-const listOrgSpaceIds = (user: User, organizationId: string) =>
+const listOrgSpaceIds = (user: TestUser, organizationId: string) =>
   server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById');
 
-const listCollectionSpaceIds = (user: User, collectionId: string) =>
+const listCollectionSpaceIds = (user: TestUser, collectionId: string) =>
   server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
 
 /** Ids of the collections and spaces under `parentId` (null: top level), in their order. */
@@ -168,7 +157,7 @@ describe('updating collections', () => {
 describe('the error matrix of a collection', () => {
   let org: string;
   let collection: { id: string };
-  let reader: User;
+  let reader: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);

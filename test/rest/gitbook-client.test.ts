@@ -6,24 +6,19 @@
  */
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { GitBookAPI as GitBookAPINext } from 'gitbook-api-next';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-let ada: { id: string; email: string; token: string };
-let bob: { id: string; email: string; token: string };
 let adaApi: GitBookAPI;
 let bobApi: GitBookAPI;
 
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
+
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
   adaApi = new GitBookAPI({ authToken: ada.token, endpoint: server.baseUrl });
   bobApi = new GitBookAPI({ authToken: bob.token, endpoint: server.baseUrl });
 });
-afterAll(() => server?.close());
 
 /** Awaits a client call expected to fail; returns its GitBookAPIError. */
 async function apiError(call: Promise<unknown>): Promise<GitBookAPIError> {

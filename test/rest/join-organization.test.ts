@@ -2,30 +2,23 @@
  * POST /v1/orgs/{organizationId}/join over real HTTP: a user whose e-mail domain the organization
  * lets in becomes a member with its default role; anyone else gets 400 and stays out.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createUserWithToken } from '../../src/auth/users.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer } from '../helpers/server.ts';
 
-type User = Awaited<ReturnType<TestServer['createUser']>>;
-
-let server: TestServer;
-let ada: User; // admin
-let bob: User; // @example.com
 let carol: { id: string; token: string }; // @elsewhere.test
 let org: string;
 
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
+
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
   const made = await createUserWithToken(server.app.db, { email: 'carol@elsewhere.test', displayName: 'Carol' });
   carol = { id: made.user.id, token: made.token };
   org = await server.createOrg(ada);
   const patched = await server.request('PATCH', `/v1/orgs/${org}`, { token: ada.token, body: { emailDomains: ['Example.com'], defaultRole: 'edit' } });
   expect(patched.status, JSON.stringify(patched.body)).toBe(200);
 });
-afterAll(() => server.close());
 
 describe('POST /v1/orgs/{organizationId}/join', () => {
   it('makes a user of an allowed e-mail domain a member, with the default role', async () => {

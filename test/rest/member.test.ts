@@ -2,32 +2,21 @@
  * Members of an organization over REST: list (paging, filters, sorting), get,
  * PATCH role and DELETE, with the role rules and the last-admin guard.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; email: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let outsider: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  outsider = await server.createUser('Outsider');
-});
-afterAll(() => server?.close());
+const { server, ada, outsider } = useTestServer({ users: ['Ada', 'Outsider'] });
 
 const ids = (body: { items: Array<{ id: string }> }) => body.items.map((m) => m.id);
 
 describe('GET /v1/orgs/{organizationId}/members', () => {
   let org: string;
-  let grace: User; // edit, seen
-  let linus: User; // read
-  let guest: User; // guest (null role), seen
-  let quiet: User; // create; e-mail unrelated to the display name, with upper case
-  let ken: User; // comment
+  let grace: TestUser; // edit, seen
+  let linus: TestUser; // read
+  let guest: TestUser; // guest (null role), seen
+  let quiet: TestUser; // create; e-mail unrelated to the display name, with upper case
+  let ken: TestUser; // comment
   /** Member user ids in joinedAt descending order (the default order). */
   let newestFirst: string[];
 
@@ -239,8 +228,8 @@ describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
 
 describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   let org: string;
-  let bob: User;
-  let carol: User;
+  let bob: TestUser;
+  let carol: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);

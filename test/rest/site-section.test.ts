@@ -2,44 +2,33 @@
  * Site sections over real HTTP: list, add, update, delete and the deprecated
  * move; 2xx bodies validated against @gitbook/api@0.146.0's OpenAPI document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const sections = (org: string, site: string) => `/v1/orgs/${org}/sites/${site}/sections`;
 
-async function addSection(user: User, org: string, site: string, body: Record<string, unknown>) {
+async function addSection(user: TestUser, org: string, site: string, body: Record<string, unknown>) {
   const res = await server.request('POST', sections(org, site), { token: user.token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('addSectionToSite', 201, res.body);
   return res.body;
 }
 
-async function list(user: User, org: string, site: string, query = '') {
+async function list(user: TestUser, org: string, site: string, query = '') {
   const res = await server.request('GET', `${sections(org, site)}${query}`, { token: user.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('listSiteSections', 200, res.body);
   return res.body;
 }
 
-async function patch(user: User, org: string, site: string, id: string, body: unknown) {
+async function patch(user: TestUser, org: string, site: string, id: string, body: unknown) {
   return server.request('PATCH', `${sections(org, site)}/${id}`, { token: user.token, body });
 }
 
-async function move(user: User, org: string, site: string, id: string, body: unknown) {
+async function move(user: TestUser, org: string, site: string, id: string, body: unknown) {
   return server.request('POST', `${sections(org, site)}/${id}/move`, { token: user.token, body });
 }
 

@@ -2,27 +2,16 @@
  * Site share links over real HTTP: list (paged), create (the key shown once,
  * only its hash stored), update, delete; roles, limits and isolation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashShareKey, SHARE_KEY_PARAM } from '../../src/schema/site/share-key.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server?.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const linksPath = (org: string, site: string, link = '') => `/v1/orgs/${org}/sites/${site}/share-links${link ? `/${link}` : ''}`;
 
-async function createLink(user: User, org: string, site: string, name: string) {
+async function createLink(user: TestUser, org: string, site: string, name: string) {
   const res = await server.request('POST', linksPath(org, site), { token: user.token, body: { name } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('createSiteShareLink', 201, res.body);
@@ -133,8 +122,8 @@ describe('share links', () => {
     let org: string;
     let site: { id: string };
     let link: { id: string };
-    let reader: User;
-    let creator: User;
+    let reader: TestUser;
+    let creator: TestUser;
 
     beforeAll(async () => {
       org = await server.createOrg(ada);

@@ -8,31 +8,20 @@ import { createRequire } from 'node:module';
 import { GitBookAPI } from '@gitbook/api';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server?.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const sitePath = (org: string, site: string, rest = '') => `/v1/orgs/${org}/sites/${site}${rest}`;
 
-async function patchSite(user: User, org: string, site: string, body: unknown) {
+async function patchSite(user: TestUser, org: string, site: string, body: unknown) {
   return server.request('PATCH', sitePath(org, site), { token: user.token, body });
 }
 
-async function graphql(user: User, query: string, variables: Record<string, unknown> = {}) {
+async function graphql(user: TestUser, query: string, variables: Record<string, unknown> = {}) {
   return server.request('POST', '/graphql', { token: user.token, body: { query, variables } });
 }
 
@@ -544,8 +533,8 @@ describe('deleting sites', () => {
 describe('the error matrix of a site', () => {
   let org: string;
   let site: { id: string };
-  let reader: User;
-  let creator: User;
+  let reader: TestUser;
+  let creator: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);

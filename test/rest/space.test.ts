@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { purgeDeletedSpaces } from '../../src/jobs/purge-deleted-spaces.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
-
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
-const listOrgSpaceIds = (user: User, organizationId: string) =>
+const listOrgSpaceIds = (user: TestUser, organizationId: string) =>
   server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById');
 
-const listCollectionSpaceIds = (user: User, collectionId: string) =>
+const listCollectionSpaceIds = (user: TestUser, collectionId: string) =>
   server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
 
 /** Ids of the spaces and collections under `parentId` (null: top level), in their position order. */
@@ -152,7 +141,7 @@ describe('updating spaces', () => {
 describe('the error matrix of a space', () => {
   let org: string;
   let space: { id: string };
-  let reader: User;
+  let reader: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);
