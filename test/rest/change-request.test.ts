@@ -84,18 +84,32 @@ const INSTALL = `# Install
 Run the installer → then continue with [the guide](./guide.md). Установка.
 `;
 
-describe('writing, merging and reading content', () => {
-  let space: string;
-  let changeRequest: any;
-  let pageIds: Record<string, string>;
-  let fileId: string;
+/** The change request of GUIDE and INSTALL (nested), a Reference page and an image, applied in one batch. */
+const guideChanges = () => [
+  { operation: 'insert_page', ref: 'guide', document: { markdown: GUIDE } },
+  { operation: 'insert_page', ref: 'install', into: 'guide', document: { markdown: INSTALL } },
+  { operation: 'insert_page', title: 'Reference', document: { markdown: 'All the **options**.\n' } },
+  { operation: 'insert_files', files: [{ ref: 'diagram.png', name: 'diagram.png', contentType: 'image/png', base64: tinyPng().toString('base64') }] },
+];
 
-  beforeAll(async () => {
-    space = await newSpace('Product docs');
-    changeRequest = await newChangeRequest(space, 'First content');
-  });
+/** A new space with a draft change request holding guideChanges(). */
+async function spaceWithGuideDraft(title: string) {
+  const space = await newSpace(title);
+  const changeRequest = await newChangeRequest(space, 'First content');
+  await edit(space, changeRequest.id, guideChanges());
+  return { space, changeRequest };
+}
 
+/** Opens and merges a change request; the merge's answer. */
+async function merge(space: string, id: string) {
+  await ok('PATCH', cr(space, id), 'updateChangeRequestById', { body: { status: 'open' } });
+  return ok('POST', `${cr(space, id)}/merge`, 'mergeChangeRequest');
+}
+
+describe('writing change requests', () => {
   it('creates a draft change request numbered within the space', async () => {
+    const space = await newSpace('Numbered');
+    const changeRequest = await newChangeRequest(space, 'First content');
     expect(changeRequest).toMatchObject({ object: 'change-request', number: 1, status: 'draft', subject: 'First content', space });
     const spaceBody = await ok('GET', `/v1/spaces/${space}`, 'getSpaceById');
     expect(changeRequest.revision).toBe(spaceBody.revision);
@@ -107,30 +121,25 @@ describe('writing, merging and reading content', () => {
   });
 
   it('applies markdown pages, a nested tree and an image file in one batch (refs in any order)', async () => {
-    const before = changeRequest.revision;
-    const updated = await edit(space, changeRequest.id, [
-      { operation: 'insert_page', ref: 'guide', document: { markdown: GUIDE } },
-      { operation: 'insert_page', ref: 'install', into: 'guide', document: { markdown: INSTALL } },
-      { operation: 'insert_page', title: 'Reference', document: { markdown: 'All the **options**.\n' } },
-      { operation: 'insert_files', files: [{ ref: 'diagram.png', name: 'diagram.png', contentType: 'image/png', base64: tinyPng().toString('base64') }] },
-    ]);
+    const space = await newSpace('Batch');
+    const changeRequest = await newChangeRequest(space);
+    const updated = await edit(space, changeRequest.id, guideChanges());
     expect(updated.id).toBe(changeRequest.id);
-    expect(updated.revision).not.toBe(before);
+    expect(updated.revision).not.toBe(changeRequest.revision);
     const pages = await pagesOf(`${cr(space, changeRequest.id)}/content/pages`, 'listPagesInChangeRequest');
     expect(pages.map((p) => p.title)).toEqual(['Guide', 'Reference']);
     expect(pages[0]).toMatchObject({ type: 'document', slug: 'guide', path: 'guide', description: 'How to use the product' });
     expect(pages[0].pages.map((p: any) => [p.title, p.path])).toEqual([['Install', 'guide/install']]);
-    pageIds = Object.fromEntries(flatten(pages).map((p) => [p.title, p.id]));
     const files = await ok('GET', `${cr(space, changeRequest.id)}/content/files`, 'listFilesInChangeRequestById');
     expect(files.items).toHaveLength(1);
     expect(files.items[0]).toMatchObject({ name: 'diagram.png', contentType: 'image/png', size: tinyPng().length, dimensions: { width: 2, height: 1 } });
-    fileId = files.items[0].id;
     const download = await fetch(files.items[0].downloadURL);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(tinyPng())).toBe(true);
   });
 
   it('compat=false answers what happened to each page, with the ids of refs, and the inserted files', async () => {
+    const space = await newSpace('Compat');
     const other = await newChangeRequest(space, 'compat');
     const res = await server.request('POST', `${cr(space, other.id)}/content?compat=false`, {
       token: ada.token,
@@ -168,18 +177,21 @@ describe('writing, merging and reading content', () => {
   });
 
   it('a creation answers its location', async () => {
+    const space = await newSpace('Located');
     const res = await server.request('POST', cr(space), { token: ada.token, body: { subject: 'located' } });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(res.body.urls.location);
   });
 
   it('shows nothing in the space until the merge', async () => {
+    const { space } = await spaceWithGuideDraft('Unmerged');
     expect(await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages')).toEqual([]);
   });
 
   it('merges into the space content', async () => {
-    await ok('PATCH', cr(space, changeRequest.id), 'updateChangeRequestById', { body: { status: 'open' } });
-    const merged = await ok('POST', `${cr(space, changeRequest.id)}/merge`, 'mergeChangeRequest');
+    const { space, changeRequest } = await spaceWithGuideDraft('Merged');
+    const files = await ok('GET', `${cr(space, changeRequest.id)}/content/files`, 'listFilesInChangeRequestById');
+    const merged = await merge(space, changeRequest.id);
     expect(merged.result).toBe('merge');
     const spaceBody = await ok('GET', `/v1/spaces/${space}`, 'getSpaceById');
     expect(spaceBody.revision).toBe(merged.revision);
@@ -190,7 +202,25 @@ describe('writing, merging and reading content', () => {
     expect(revision.mergedFrom.id).toBe(changeRequest.id);
     expect(revision.parents).toHaveLength(2);
     expect(flatten(revision.pages).map((p: any) => p.title)).toEqual(['Guide', 'Install', 'Reference']);
-    expect(revision.files.map((f: any) => f.id)).toEqual([fileId]);
+    expect(revision.files.map((f: any) => f.id)).toEqual(files.items.map((f: any) => f.id));
+  });
+});
+
+describe('reading merged content', () => {
+  /** A space whose content is guideChanges(), merged, and a draft change request "Print" on it. */
+  let space: string;
+  let pageIds: Record<string, string>;
+  let fileId: string;
+  let printDraft: string;
+
+  beforeAll(async () => {
+    const draft = await spaceWithGuideDraft('Product docs');
+    space = draft.space;
+    await merge(space, draft.changeRequest.id);
+    const revision = await ok('GET', `/v1/spaces/${space}/content`, 'getCurrentRevision');
+    pageIds = Object.fromEntries(flatten(revision.pages).map((p: any) => [p.title, p.id]));
+    fileId = revision.files[0].id;
+    printDraft = (await newChangeRequest(space, 'Print')).id;
   });
 
   it('reads a page as a document and as markdown; the round trip keeps text and structure', async () => {
@@ -236,8 +266,7 @@ describe('writing, merging and reading content', () => {
   });
 
   it('renders a PDF whose text holds the page titles', async () => {
-    const next = await newChangeRequest(space, 'Print');
-    const { url } = await ok('GET', `${cr(space, next.id)}/pdf`, 'getChangeRequestPDF');
+    const { url } = await ok('GET', `${cr(space, printDraft)}/pdf`, 'getChangeRequestPDF');
     const res = await fetch(url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
@@ -250,17 +279,15 @@ describe('writing, merging and reading content', () => {
       text += content.items.map((item: any) => item.str ?? '').join(' ');
     }
     for (const title of ['Guide', 'Install', 'Reference', 'Back up first', 'installer → then', 'Установка']) expect(text).toContain(title);
-    const only = await ok('GET', `${cr(space, next.id)}/pdf?page=${pageIds.Install}&only=true`, 'getChangeRequestPDF');
+    const only = await ok('GET', `${cr(space, printDraft)}/pdf?page=${pageIds.Install}&only=true`, 'getChangeRequestPDF');
     expect(only.url).not.toBe(url);
   });
 });
 
 describe('merging two change requests', () => {
-  let space: string;
-  let pages: Record<string, string>;
-
-  beforeAll(async () => {
-    space = await newSpace('Merges');
+  /** A new space holding the pages Alpha and Beta, merged; their ids by title. */
+  async function spaceWithAlphaAndBeta() {
+    const space = await newSpace('Merges');
     const first = await newChangeRequest(space);
     await edit(space, first.id, [
       { operation: 'insert_page', title: 'Alpha', document: { markdown: '# Alpha\n\nFirst paragraph.\n\nSecond paragraph.\n' } },
@@ -268,10 +295,11 @@ describe('merging two change requests', () => {
     ]);
     await ok('POST', `${cr(space, first.id)}/merge`, 'mergeChangeRequest');
     const list = await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages');
-    pages = Object.fromEntries(list.map((p) => [p.title, p.id]));
-  });
+    return { space, pages: Object.fromEntries(list.map((p) => [p.title, p.id])) as Record<string, string> };
+  }
 
   it('gives conflicts when both changed the same page, merges pages changed on one side only, and loses nothing', async () => {
+    const { space, pages } = await spaceWithAlphaAndBeta();
     const one = await newChangeRequest(space, 'one');
     const two = await newChangeRequest(space, 'two');
     const three = await newChangeRequest(space, 'three');
@@ -298,9 +326,10 @@ describe('merging two change requests', () => {
   });
 
   it('update brings a change request up to date after another merge, then it merges cleanly', async () => {
+    const { space, pages } = await spaceWithAlphaAndBeta();
     const late = await newChangeRequest(space, 'late');
     const early = await newChangeRequest(space, 'early');
-    await edit(space, late.id, [{ operation: 'update_page', page: pages.Alpha, document: { markdown: 'First paragraph, edited by one.\n\nSecond paragraph, edited late.\n' } }]);
+    await edit(space, late.id, [{ operation: 'update_page', page: pages.Alpha, document: { markdown: 'First paragraph.\n\nSecond paragraph, edited late.\n' } }]);
     await edit(space, early.id, [{ operation: 'insert_page', title: 'Gamma', document: { markdown: 'Gamma text.\n' } }]);
     await ok('POST', `${cr(space, early.id)}/merge`, 'mergeChangeRequest');
     const updated = await ok('POST', `${cr(space, late.id)}/update`, 'updateChangeRequest');
@@ -309,13 +338,14 @@ describe('merging two change requests', () => {
     expect(lateNow.outdated).toBe(false);
     expect(lateNow.revision).toBe(updated.revision);
     const lateTitles = (await pagesOf(`${cr(space, late.id)}/content/pages`, 'listPagesInChangeRequest')).map((p) => p.title);
-    expect(lateTitles).toEqual(['Alpha', 'Beta (renamed)', 'Gamma']);
+    expect(lateTitles).toEqual(['Alpha', 'Beta', 'Gamma']);
     expect((await ok('POST', `${cr(space, late.id)}/merge`, 'mergeChangeRequest')).result).toBe('merge');
     const alpha = await ok('GET', `/v1/spaces/${space}/content/page/${pages.Alpha}?format=markdown`, 'getPageById');
     expect(alpha.markdown).toContain('edited late');
   });
 
   it('a merged change request cannot merge or change again', async () => {
+    const { space, pages } = await spaceWithAlphaAndBeta();
     const done = (await ok('GET', `${cr(space)}?status=merged`, 'listChangeRequestsForSpace')).items[0];
     expectError(await server.request('POST', `${cr(space, done.id)}/merge`, { token: ada.token }), 409);
     expectError(await server.request('POST', `${cr(space, done.id)}/content`, { token: ada.token, body: { changes: [{ operation: 'delete_page', page: pages.Alpha }] } }), 409);

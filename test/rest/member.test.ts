@@ -227,22 +227,19 @@ describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
 });
 
 describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
-  let org: string;
-  let bob: TestUser;
-  let carol: TestUser;
-
-  beforeAll(async () => {
-    org = await server.createOrg(ada);
-    bob = await server.createUser('Bob');
-    carol = await server.createUser('Carol');
+  /** An organization of Ada's with Bob (read) and Carol (edit), and PATCH on its members. */
+  async function newOrg() {
+    const org = await server.createOrg(ada);
+    const bob = await server.createUser('Bob');
+    const carol = await server.createUser('Carol');
     await server.addMember(org, bob, 'read');
     await server.addMember(org, carol, 'edit');
-  });
-
-  const patch = (userId: string, body: unknown, token = ada.token) =>
-    server.request('PATCH', `/v1/orgs/${org}/members/${userId}`, { token, body });
+    const patch = (userId: string, body: unknown, token = ada.token) => server.request('PATCH', `/v1/orgs/${org}/members/${userId}`, { token, body });
+    return { org, bob, carol, patch };
+  }
 
   it('lets an admin change a role, to guest and back', async () => {
+    const { org, bob, patch } = await newOrg();
     const review = await patch(bob.id, { role: 'review' });
     expect(review.status).toBe(200);
     assertMatchesSpec('updateMemberInOrganizationById', 200, review.body);
@@ -268,6 +265,7 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('refuses a non-admin member (403), hides from non-members (404)', async () => {
+    const { org, bob, carol, patch } = await newOrg();
     const byCarol = await patch(bob.id, { role: 'admin' }, carol.token);
     expect(byCarol.status).toBe(403);
     expect(byCarol.body).toEqual({ error: { code: 403, message: expect.any(String) } });
@@ -281,6 +279,7 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('rejects an invalid role or body with 400', async () => {
+    const { bob, patch } = await newOrg();
     for (const body of [{ role: 'owner' }, { role: 'ADMIN' }, { role: 3 }]) {
       const res = await patch(bob.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -291,6 +290,7 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('never demotes the last admin (409), but does once another admin exists', async () => {
+    const { bob, carol, patch } = await newOrg();
     for (const role of ['edit', null]) {
       const res = await patch(ada.id, { role });
       expect(res.status, String(role)).toBe(409);
