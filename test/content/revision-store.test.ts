@@ -10,36 +10,15 @@ import { placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
 import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { pageSnapshot, paragraphs as doc } from '../helpers/snapshot.ts';
 
 let database: TestDatabase;
 let db: Db;
 let spaceId: string;
 
-const T0 = new Date('2026-01-01T00:00:00Z');
-const doc = (text: string): JSONDocument => ({
-  object: 'document',
-  data: {},
-  nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
-});
-
+/** A document page whose document is one paragraph of `text`, stored in `snapshot`. */
 function page(snapshot: RevisionSnapshot, id: string, parentId: string | null, index: number, text: string): PageSnapshot {
-  return {
-    id,
-    kind: 'document',
-    parentId,
-    index,
-    title: id.toUpperCase(),
-    slug: id,
-    description: null,
-    emoji: null,
-    icon: null,
-    hidden: false,
-    documentHash: putDocument(snapshot, doc(text)),
-    linkTarget: null,
-    layout: null,
-    createdAt: T0,
-    updatedAt: T0,
-  };
+  return pageSnapshot({ id, parentId, index, title: id.toUpperCase(), slug: id, documentHash: putDocument(snapshot, doc(text)) });
 }
 
 beforeAll(async () => {

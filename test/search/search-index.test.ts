@@ -13,15 +13,13 @@ import { InvalidInputError } from '../../src/errors/index.ts';
 import { ensureSearchIndex, reindexSpace, searchSpace, deleteSpaceIndex, type SearchSpaceInput } from '../../src/search/search-index.ts';
 import { ftsMatchExpression } from '../../src/search/query.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { pageSnapshot, paragraph, textNode } from '../helpers/snapshot.ts';
 
 // ---------------------------------------------------------------- builders
 
-const T0 = new Date('2026-01-01T00:00:00Z');
-
-const text = (value: string): JSONNode => ({ object: 'text', leaves: [{ object: 'leaf', text: value, marks: [] }] });
-const h1 = (title: string): JSONNode => ({ object: 'block', type: 'heading-1', nodes: [text(title)] });
-const h2 = (title: string): JSONNode => ({ object: 'block', type: 'heading-2', nodes: [text(title)] });
-const p = (value: string): JSONNode => ({ object: 'block', type: 'paragraph', nodes: [text(value)] });
+const h1 = (title: string): JSONNode => ({ object: 'block', type: 'heading-1', nodes: [textNode(title)] });
+const h2 = (title: string): JSONNode => ({ object: 'block', type: 'heading-2', nodes: [textNode(title)] });
+const p = paragraph;
 const doc = (...nodes: JSONNode[]): JSONDocument => ({ object: 'document', data: {}, nodes });
 
 type PageSpec = { id: string; title: string; doc?: JSONDocument; parent?: string } & Partial<Omit<PageSnapshot, 'id' | 'title' | 'parentId'>>;
@@ -33,24 +31,7 @@ function snapshot(specs: PageSpec[]): RevisionSnapshot {
     const { id, title, doc: document, parent, ...rest } = spec;
     const documentHash = document ? hashDocument(document) : null;
     if (document) s.documents.set(documentHash!, document);
-    s.pages.set(id, {
-      id,
-      kind: 'document',
-      parentId: parent ?? null,
-      index,
-      title,
-      slug: id,
-      description: null,
-      emoji: null,
-      icon: null,
-      hidden: false,
-      documentHash,
-      linkTarget: null,
-      layout: null,
-      createdAt: T0,
-      updatedAt: T0,
-      ...rest,
-    });
+    s.pages.set(id, pageSnapshot({ id, parentId: parent ?? null, index, title, slug: id, documentHash, ...rest }));
   });
   return s;
 }

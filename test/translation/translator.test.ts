@@ -1,12 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTranslator, translationConfig } from '../../src/translation/translator.ts';
-import { startLocalServer, type LocalServer } from './local-server.ts';
+import { useLocalServers } from './local-server.ts';
 
-let server: LocalServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
+const start = useLocalServers();
 
 describe('translationConfig', () => {
   it('has no provider when TRANSLATION_PROVIDER is unset or empty', () => {
@@ -50,7 +46,7 @@ describe('translationConfig', () => {
 
 describe('createTranslator', () => {
   it('builds the configured provider', async () => {
-    server = await startLocalServer((request) => {
+    const server = await start((request) => {
       if (request.path === '/translate') return { json: { translatedText: ['Bonjour'] } };
       return { json: { choices: [{ message: { content: '{"translations": ["Hallo"]}' }, finish_reason: 'stop' }] } };
     });
