@@ -55,6 +55,20 @@ export interface TestServer {
   publishSite(user: { token: string }, organizationId: string, siteId: string): Promise<void>;
   /** GETs a list endpoint, expects 200 with a body matching `operationId`'s schema; the item ids. */
   listIds(user: { token: string }, path: string, operationId: string): Promise<string[]>;
+  /** The ids of an organization's spaces (GET /v1/orgs/{id}/spaces), as `user` sees them. */
+  listSpaceIds(user: { token: string }, organizationId: string): Promise<string[]>;
+  /** The ids of a collection's spaces (GET /v1/collections/{id}/spaces), as `user` sees them. */
+  listCollectionSpaceIds(user: { token: string }, collectionId: string): Promise<string[]>;
+  /** The ids of the collections and spaces (not in the bin) under `parentId` (null: the top level), in position order, from the database. */
+  childrenInOrder(organizationId: string, parentId: string | null): Promise<string[]>;
+  /**
+   * GETs a list endpoint `limit` items at a time (2 by default), following `next.page` to the end:
+   * every page 200, matching `operationId`'s schema, with at most `limit` items and the same
+   * `count`. The item ids in order, the number of pages, and that count.
+   */
+  pageThrough(user: { token: string }, path: string, operationId: string, limit?: number): Promise<{ ids: string[]; pages: number; count: number }>;
+  /** Calls each endpoint `[method, path, body]` with `token` (undefined: none) and expects the error answer `status` from every one. */
+  expectErrors(endpoints: Iterable<readonly [string, string, unknown]>, token: string | undefined, status: number): Promise<void>;
   /** Calls the API; `body` is sent as JSON (a string is sent as is). */
   request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   /** POST /graphql with `query` and `variables`, as `token`'s user. */
@@ -117,6 +131,41 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
       if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
       assertMatchesSpec(operationId, 200, res.body);
       return res.body.items.map((item: { id: string }) => item.id);
+    },
+    listSpaceIds: (user, organizationId) => server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById'),
+    listCollectionSpaceIds: (user, collectionId) => server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById'),
+    async childrenInOrder(organizationId, parentId) {
+      const [collections, spaces] = await Promise.all([
+        app.db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
+        app.db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
+      ]);
+      return [...collections, ...spaces].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id)).map((x) => x.id);
+    },
+    async expectErrors(endpoints, token, status) {
+      for (const [method, path, body] of endpoints) {
+        const res = await server.request(method, path, { token, body });
+        expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+        expectError(res, status);
+      }
+    },
+    async pageThrough(user, path, operationId, limit = 2) {
+      const ids: string[] = [];
+      const counts = new Set<number>();
+      let page: string | undefined;
+      let pages = 0;
+      do {
+        const query = `limit=${limit}${page ? `&page=${encodeURIComponent(page)}` : ''}`;
+        const res = await server.request('GET', `${path}${path.includes('?') ? '&' : '?'}${query}`, { token: user.token });
+        if (res.status !== 200) throw new Error(`GET ${path} (${query}) answered ${res.status}: ${JSON.stringify(res.body)}`);
+        assertMatchesSpec(operationId, 200, res.body);
+        expect(res.body.items.length).toBeLessThanOrEqual(limit);
+        ids.push(...res.body.items.map((item: { id: string }) => item.id));
+        counts.add(res.body.count);
+        page = res.body.next?.page;
+        pages += 1;
+      } while (page && pages < 100);
+      expect([...counts], 'every page has the same count').toHaveLength(1);
+      return { ids, pages, count: [...counts][0]! };
     },
     async addMember(organizationId, user, role, dates = {}) {
       await app.db.member.create({ data: { id: newId(), organizationId, userId: user.id, role, ...dates } });

@@ -69,17 +69,7 @@ describe('organizations', () => {
     const carol = await server.createUser('Carol');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await server.request('POST', '/v1/orgs', { token: carol.token, body: { title: `Org ${i}` } })).body.id);
-    const seen: string[] = [];
-    let page: string | undefined;
-    do {
-      const res = await server.request('GET', `/v1/orgs?limit=2${page ? `&page=${page}` : ''}`, { token: carol.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listOrganizationsForAuthenticatedUser', 200, res.body);
-      expect(res.body.count).toBe(5);
-      seen.push(...res.body.items.map((o: { id: string }) => o.id));
-      page = res.body.next?.page;
-    } while (page);
-    expect(seen).toEqual(ids);
+    expect(await server.pageThrough(carol, '/v1/orgs', 'listOrganizationsForAuthenticatedUser')).toEqual({ ids, pages: 3, count: 5 });
     for (const limit of [0, 1001]) expect((await server.request('GET', `/v1/orgs?limit=${limit}`, { token: carol.token })).status).toBe(400);
   });
 });

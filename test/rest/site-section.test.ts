@@ -278,10 +278,8 @@ describe('access', () => {
       ['DELETE', `${sections(org, site)}/${section.id}`, undefined],
       ['POST', `${sections(org, site)}/${section.id}/move`, {}],
     ] as const;
-    for (const [method, path, body] of endpoints) {
-      expectError(await server.request(method, path, { token: bob.token, body }), 404);
-      expectError(await server.request(method, path, { body }), 401);
-    }
+    await server.expectErrors(endpoints, bob.token, 404);
+    await server.expectErrors(endpoints, undefined, 401);
     // The site exists, but not in that organization.
     const bobOrg = await server.createOrg(bob);
     expectError(await server.request('GET', sections(bobOrg, site), { token: bob.token }), 404);
@@ -290,9 +288,7 @@ describe('access', () => {
     const editor = await server.createUser('Editor');
     await server.addMember(org, editor, 'edit');
     expect((await list(editor, org, site)).count).toBe(1);
-    for (const [method, path, body] of endpoints.slice(1)) {
-      expectError(await server.request(method, path, { token: editor.token, body }), 403);
-    }
+    await server.expectErrors(endpoints.slice(1), editor.token, 403);
     const creator = await server.createUser('Creator');
     await server.addMember(org, creator, 'create');
     expect((await patch(creator, org, site, section.id, { title: 'By creator' })).status).toBe(200);

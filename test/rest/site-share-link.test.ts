@@ -53,20 +53,7 @@ describe('share links', () => {
     const site = await server.createSite(ada, org);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await createLink(ada, org, site.id, `Link ${i}`)).id);
-    const seen: string[] = [];
-    let page: string | undefined;
-    let pages = 0;
-    do {
-      const res = await server.request('GET', `${linksPath(org, site.id)}?limit=2${page ? `&page=${page}` : ''}`, { token: ada.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listSiteShareLinks', 200, res.body);
-      expect(res.body.count).toBe(5);
-      seen.push(...res.body.items.map((l: { id: string }) => l.id));
-      page = res.body.next?.page;
-      pages += 1;
-    } while (page && pages < 10);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(ids);
+    expect(await server.pageThrough(ada, linksPath(org, site.id), 'listSiteShareLinks')).toEqual({ ids, pages: 3, count: 5 });
     // Links of another site are not listed.
     const otherSite = await server.createSite(ada, org, { title: 'Other' });
     expect(await server.listIds(ada, linksPath(org, otherSite.id), 'listSiteShareLinks')).toEqual([]);
@@ -144,18 +131,14 @@ describe('share links', () => {
       ] as const;
 
     it('answers 401 without a token', async () => {
-      for (const [method, path, body] of endpoints(org, site.id, link.id)) expectError(await server.request(method, path, { body }), 401);
+      await server.expectErrors(endpoints(org, site.id, link.id), undefined, 401);
     });
 
     it("answers 404 to non-members, for another organization's site, and for a link of another site", async () => {
-      for (const [method, path, body] of endpoints(org, site.id, link.id)) {
-        expectError(await server.request(method, path, { token: bob.token, body }), 404);
-      }
+      await server.expectErrors(endpoints(org, site.id, link.id), bob.token, 404);
       const bobOrg = await server.createOrg(bob);
       await server.addMember(bobOrg, ada, 'admin');
-      for (const [method, path, body] of endpoints(bobOrg, site.id, link.id)) {
-        expectError(await server.request(method, path, { token: ada.token, body }), 404);
-      }
+      await server.expectErrors(endpoints(bobOrg, site.id, link.id), ada.token, 404);
       // The link through another site of the same organization: not that site's link.
       const otherSite = await server.createSite(ada, org, { title: 'Other' });
       expectError(await server.request('PATCH', linksPath(org, otherSite.id, link.id), { token: ada.token, body: { name: 'x' } }), 404);
@@ -164,9 +147,7 @@ describe('share links', () => {
     });
 
     it('needs the create role (site:update): 403 for a reader', async () => {
-      for (const [method, path, body] of endpoints(org, site.id, link.id)) {
-        expectError(await server.request(method, path, { token: reader.token, body }), 403);
-      }
+      await server.expectErrors(endpoints(org, site.id, link.id), reader.token, 403);
       const created = await createLink(creator, org, site.id, 'By creator');
       const list = await server.listIds(creator, linksPath(org, site.id), 'listSiteShareLinks');
       expect(list).toContain(created.id);

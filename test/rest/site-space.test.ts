@@ -221,19 +221,15 @@ describe('access', () => {
       ['DELETE', `${siteSpaces(org, site)}/${a.id}`, undefined],
       ['POST', `${siteSpaces(org, site)}/${a.id}/move`, {}],
     ] as const;
-    for (const [method, path, body] of endpoints) {
-      expectError(await server.request(method, path, { token: bob.token, body }), 404);
-      expectError(await server.request(method, path, { body }), 401);
-    }
+    await server.expectErrors(endpoints, bob.token, 404);
+    await server.expectErrors(endpoints, undefined, 401);
     const bobOrg = await server.createOrg(bob);
     expectError(await server.request('GET', siteSpaces(bobOrg, site), { token: bob.token }), 404);
 
     const reader = await server.createUser('Reader');
     await server.addMember(org, reader, 'read');
     expect((await list(reader, org, site)).count).toBe(1);
-    for (const [method, path, body] of endpoints.slice(1)) {
-      expectError(await server.request(method, path, { token: reader.token, body }), 403);
-    }
+    await server.expectErrors(endpoints.slice(1), reader.token, 403);
     expect(await ids(org, site)).toEqual([a.id]);
   });
 });
