@@ -8,9 +8,9 @@ import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { newId } from '../../src/ids.ts';
 import { placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
-import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { ContentRef, JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { pageSnapshot, paragraphs as doc } from '../helpers/snapshot.ts';
+import { pageSnapshot, paragraphs as doc, textNode } from '../helpers/snapshot.ts';
 
 let database: TestDatabase;
 let db: Db;
@@ -86,21 +86,9 @@ describe('writeRevision', () => {
     const pages = 1200;
     for (let i = 0; i < pages; i++) {
       const id = `big-${i}`;
-      const document: JSONDocument = {
-        object: 'document',
-        data: {},
-        nodes: [
-          {
-            object: 'block',
-            type: 'paragraph',
-            nodes: [
-              { object: 'text', leaves: [{ object: 'leaf', text: `page ${i} links to `, marks: [] }] },
-              { object: 'inline', type: 'link', data: { ref: { kind: 'url', url: `https://example.com/${i}` } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'a site', marks: [] }] }] },
-              { object: 'inline', type: 'link', data: { ref: { kind: 'page', page: `big-${(i + 1) % pages}` } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'the next page', marks: [] }] }] },
-            ],
-          },
-        ],
-      };
+      const link = (ref: ContentRef, text: string): JSONNode => ({ object: 'inline', type: 'link', data: { ref }, nodes: [textNode(text)] });
+      const nodes = [textNode(`page ${i} links to `), link({ kind: 'url', url: `https://example.com/${i}` }, 'a site'), link({ kind: 'page', page: `big-${(i + 1) % pages}` }, 'the next page')];
+      const document: JSONDocument = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes }] };
       const p = page(snapshot, id, null, i, '');
       snapshot.pages.set(id, { ...p, documentHash: putDocument(snapshot, document) });
     }

@@ -10,7 +10,6 @@ import { migrate } from '../../src/db/migrate.ts';
 import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig } from '../../src/db/provider.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
-export const usingPostgres = Boolean(TEST_DATABASE_URL);
 
 export interface TestDatabase {
   url: string;

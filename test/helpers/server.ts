@@ -51,6 +51,8 @@ export interface TestServer {
   createCollection(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
   /** POST /v1/orgs/{id}/sites; the 201 body, validated against the OpenAPI document. */
   createSite(user: { token: string }, organizationId: string, body?: Record<string, unknown>): Promise<any>;
+  /** A new organization of `user`'s with a space per title (the 201 bodies), and a site without sections. */
+  siteWithSpaces(user: { token: string }, titles?: string[]): Promise<{ org: string; site: string; spaces: any[] }>;
   /** POST /v1/orgs/{id}/sites/{siteId}/publish; expects 200. */
   publishSite(user: { token: string }, organizationId: string, siteId: string): Promise<void>;
   /** GETs a list endpoint, expects 200 with a body matching `operationId`'s schema; the item ids. */
@@ -108,6 +110,10 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
   });
   const app = createApp({ config });
   const baseUrl = await app.listen();
+  // The tests' fetch keeps a connection for ~4 s of idleness and Node's server drops it at 5 s; when
+  // a test has held the event loop (synchronous SQLite seeding), both timers are late and the next
+  // request can go out on a socket the server is closing (ECONNRESET). Idle sockets live longer here.
+  app.server.keepAliveTimeout = 60_000;
   app.config.publicUrl = baseUrl;
   app.config.appUrl = baseUrl;
   /** POSTs `body` and expects 201 with a body matching `operationId`'s schema. */
@@ -176,6 +182,13 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
       create(user.token, `/v1/orgs/${organizationId}/collections`, 'createCollection', { title: 'Collection', ...body }),
     createSite: (user, organizationId, body = {}) =>
       create(user.token, `/v1/orgs/${organizationId}/sites`, 'createSite', { title: 'Docs', ...body }),
+    async siteWithSpaces(user, titles = ['Guide', 'API', 'Changelog']) {
+      const org = await server.createOrg(user);
+      const spaces = [];
+      for (const title of titles) spaces.push(await server.createSpace(user, org, { title }));
+      const site = (await server.createSite(user, org)).id as string;
+      return { org, site, spaces };
+    },
     async publishSite(user, organizationId, siteId) {
       const res = await server.request('POST', `/v1/orgs/${organizationId}/sites/${siteId}/publish`, { token: user.token });
       if (res.status !== 200) throw new Error(`publish answered ${res.status}: ${JSON.stringify(res.body)}`);

@@ -32,14 +32,8 @@ async function move(user: TestUser, org: string, site: string, id: string, body:
   return server.request('POST', `${sections(org, site)}/${id}/move`, { token: user.token, body });
 }
 
-/** An organization and a site without sections; `spaces` new spaces with these titles. */
-async function setup(titles: string[] = ['Guide', 'API', 'Changelog']) {
-  const org = await server.createOrg(ada);
-  const spaces = [];
-  for (const title of titles) spaces.push(await server.createSpace(ada, org, { title }));
-  const site = (await server.createSite(ada, org)).id as string;
-  return { org, site, spaces };
-}
+/** Ada's organization with spaces of these titles and a site without sections. */
+const setup = (titles?: string[]) => server.siteWithSpaces(ada, titles);
 
 describe('adding sections', () => {
   it('adds a section with a site space of the space; the first becomes the default section', async () => {

@@ -40,14 +40,8 @@ async function addSection(org: string, site: string, spaceId: string) {
   return res.body;
 }
 
-/** An organization with spaces of these titles and a site without sections. */
-async function setup(titles: string[] = ['Guide', 'API', 'Changelog']) {
-  const org = await server.createOrg(ada);
-  const spaces = [];
-  for (const title of titles) spaces.push(await server.createSpace(ada, org, { title }));
-  const site = (await server.createSite(ada, org)).id as string;
-  return { org, site, spaces };
-}
+/** Ada's organization with spaces of these titles and a site without sections. */
+const setup = (titles?: string[]) => server.siteWithSpaces(ada, titles);
 
 describe('adding site spaces', () => {
   it('adds spaces at the root of a site without sections; the first is the default; paths are unique slugs', async () => {
