@@ -1,6 +1,8 @@
 /**
  * Starts the real server (HTTP and WebSocket on a free port) on a fresh
  * database for one test file, with helpers to make users and call the API.
+ * A test file calls useTestServer(); startTestServer() is for a second server
+ * of its own (other settings, or sharing the first one's database).
  */
 import fs from 'node:fs';
 import os from 'node:os';
