@@ -4,6 +4,7 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
+import { isWriteConflict } from '../../errors/prisma.ts';
 import { parseStoredJson } from '../shared/merge-rules.ts';
 import { MemberRole } from '../shared/enums.ts';
 import { loadMember } from './queries.ts';
@@ -21,16 +22,6 @@ type Tx = Pick<Db, 'member'>;
 async function assertAnotherAdmin(tx: Tx, organizationId: string, userId: string) {
   const others = await tx.member.count({ where: { organizationId, role: 'admin', userId: { not: userId } } });
   if (others === 0) throw new ConflictError('The organization must keep at least one admin: make another member admin first');
-}
-
-/**
- * A transaction the database aborted for a conflict with a concurrent one
- * (PostgreSQL 40001 or 40P01): Prisma's P2034 when a statement fails, the
- * driver adapter's own error when COMMIT does (seen with Prisma 7.10).
- */
-function isWriteConflict(error: unknown): boolean {
-  const e = error as { code?: unknown; name?: unknown; cause?: { kind?: unknown } } | null;
-  return e?.code === 'P2034' || (e?.name === 'DriverAdapterError' && e.cause?.kind === 'TransactionWriteConflict');
 }
 
 const ATTEMPTS = 5;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
+import { isUniqueViolation } from '../../errors/prisma.ts';
 import { loadSite } from '../site/queries.ts';
 import { forgetSiteFacts } from '../site-structure/access.ts';
 import { anchorOf, CONDITION, loadSpaceForSite, newSiteSpacePath, PATH, setDefaultSiteSpace } from '../site-space/mutations.ts';
@@ -15,7 +16,6 @@ import {
   byOrder,
   endPosition,
   invalidPosition,
-  isUniqueViolation,
   placeAmong,
   renumberSectionsAndGroups,
   sectionSiblings,

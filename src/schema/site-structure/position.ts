@@ -111,4 +111,3 @@ export async function siteSpaceSiblings(tx: Tx, siteId: string, sectionId: strin
   return rows.map((r) => ({ kind: 'site-space' as const, ...r })).sort(byOrder);
 }
 
-export const isUniqueViolation = (error: unknown) => (error as { code?: unknown })?.code === 'P2002';

@@ -15,7 +15,7 @@ import { newId } from '../../ids.ts';
 import { loadOrganization } from '../organization/queries.ts';
 import { SiteAgentsContext, SiteType, SiteVisibility } from '../shared/enums.ts';
 import { slugify, uniqueSlug } from '../shared/slug.ts';
-import { isUniqueViolation } from '../site-structure/position.ts';
+import { isUniqueViolation } from '../../errors/prisma.ts';
 import { applySiteCustomizations } from './customizations.ts';
 import { loadSite } from './queries.ts';
 import { Site } from './type.ts';
