@@ -5,7 +5,7 @@
  */
 import DataLoader from 'dataloader';
 import type { Db } from './db/client.ts';
-import { hashShareKey } from './schema/site/share-key.ts';
+import { hashShareKey } from './auth/share-keys.ts';
 import { fileFromRow, pageFromRow } from './content/revision-store.ts';
 import type { JSONDocument } from './content/snapshot.ts';
 

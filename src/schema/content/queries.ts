@@ -12,48 +12,13 @@ import { referenceTarget } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
-import { listType, ListNext, pageArgs, DEFAULT_PAGE_SIZE, type ListResult } from '../shared/pagination.ts';
+import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
 import { rowForSelection } from '../shared/select.ts';
-import { loadSpace } from '../space/queries.ts';
 import { Space } from '../space/type.ts';
-import { RevisionFile, RevisionPage, Revision, revisionTree, type FileView, type PageView, type RevisionView } from './type.ts';
-
-type SpaceRow = Awaited<ReturnType<typeof loadSpace>>;
-
-export interface ContentSource {
-  space: SpaceRow;
-  revision: RevisionView;
-  changeRequest: { id: string; number: number } | null;
-}
-
-/** Finds a change request of a space by id or by its per-space number. */
-export async function findChangeRequest(ctx: Context, spaceId: string, idOrNumber: string) {
-  const number = /^\d{1,9}$/.test(idOrNumber) ? Number(idOrNumber) : null;
-  const changeRequest = await ctx.db.changeRequest.findFirst({
-    where: { spaceId, OR: [{ id: idOrNumber }, ...(number !== null ? [{ number }] : [])] },
-  });
-  if (!changeRequest) throw new NotFoundError('Change request', idOrNumber);
-  return changeRequest;
-}
-
-/** The content a request reads: the space's current revision, or the change request's. */
-export async function loadContentSource(
-  ctx: Context,
-  spaceId: string,
-  changeRequestId: string | null | undefined,
-  action: Action = 'space:read',
-): Promise<ContentSource> {
-  const space = await loadSpace(ctx, spaceId, action);
-  const changeRequest = changeRequestId ? await findChangeRequest(ctx, space.id, changeRequestId) : null;
-  const revisionId = changeRequest ? changeRequest.revisionId : space.revisionId;
-  const row = await ctx.loaders.revisionById.load(revisionId);
-  if (!row) throw new NotFoundError('Revision', revisionId);
-  return {
-    space,
-    revision: { ...row, organizationId: space.organizationId },
-    changeRequest: changeRequest ? { id: changeRequest.id, number: changeRequest.number } : null,
-  };
-}
+import { RevisionFile, RevisionPage, Revision, revisionTree, type FileView, type PageView } from './type.ts';
+import { sliceList, type ListResult } from '../../db/pagination.ts';
+import { loadSpace } from '../../services/space.ts';
+import { type RevisionView, loadContentSource, ContentSource } from '../../services/space-content.ts';
 
 const contentArgs = builder.args((t) => ({
   spaceId: t.id({ required: true }),
@@ -103,23 +68,6 @@ builder.queryFields((t) => ({
     },
   }),
 }));
-
-/**
- * A page of an in-memory list. Revisions never change, so an offset into one
- * stays valid for as long as the cursor is used.
- */
-export function sliceList<T>(all: T[], page: string | null | undefined, limit: number | null | undefined): ListResult<T> {
-  let offset = 0;
-  if (page) {
-    const decoded = Number(Buffer.from(page, 'base64url').toString('utf8'));
-    if (!Number.isInteger(decoded) || decoded < 0) throw new InvalidInputError('page: not a valid page cursor (use `next.page` of a previous response)');
-    offset = decoded;
-  }
-  const size = limit ?? DEFAULT_PAGE_SIZE;
-  const items = all.slice(offset, offset + size);
-  const next = offset + size < all.length ? { page: Buffer.from(String(offset + size)).toString('base64url') } : null;
-  return { items, next, count: all.length };
-}
 
 // ---- Links and backlinks ------------------------------------------------
 

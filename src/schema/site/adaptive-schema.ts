@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { builder } from '../../builder.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
-import { loadSite } from './queries.ts';
+import { loadSite } from '../../services/site.ts';
+import { siteArgs } from './args.ts';
 
 type Json = Record<string, unknown>;
 
@@ -213,11 +214,6 @@ function readSchema(site: { adaptiveSchema: string | null; adaptiveSchemaUpdated
   if (!site.adaptiveSchema) return null;
   return { jsonSchema: JSON.parse(site.adaptiveSchema) as Json, updatedAt: site.adaptiveSchemaUpdatedAt ?? site.updatedAt };
 }
-
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-}));
 
 builder.queryFields((t) => ({
   siteAdaptiveSchema: t.field({
