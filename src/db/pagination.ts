@@ -74,18 +74,44 @@ export async function paginate<Row extends Record<string, unknown>>(options: Pag
 }
 
 /**
- * A page of an in-memory list. For lists that never change (the pages or
- * files of a revision), an offset cursor stays valid for as long as it is used.
+ * A page of an in-memory list. The cursor is an offset, valid for as long as
+ * the list stays the same (a revision never changes). With `keyOf`, for a list
+ * sorted by that unique key that may change between requests (what a space's
+ * current revision holds), the cursor is the key of the last item served, so
+ * items added or removed meanwhile shift nothing (as other lists' keyset cursors).
  */
-export function sliceList<T>(all: T[], page: string | null | undefined, limit: number | null | undefined): ListResult<T> {
+export function sliceList<T>(
+  all: T[],
+  page: string | null | undefined,
+  limit: number | null | undefined,
+  keyOf?: (item: T) => string,
+): ListResult<T> {
   let offset = 0;
   if (page) {
-    const decoded = Number(Buffer.from(page, 'base64url').toString('utf8'));
-    if (!Number.isInteger(decoded) || decoded < 0) throw new InvalidInputError('page: not a valid page cursor (use `next.page` of a previous response)');
-    offset = decoded;
+    const decoded = decodeListCursor(page, keyOf !== undefined);
+    offset = typeof decoded === 'number' ? decoded : all.findIndex((item) => keyOf!(item) > decoded);
+    if (offset < 0) offset = all.length;
   }
   const size = limit ?? DEFAULT_PAGE_SIZE;
   const items = all.slice(offset, offset + size);
-  const next = offset + size < all.length ? { page: Buffer.from(String(offset + size)).toString('base64url') } : null;
-  return { items, next, count: all.length };
+  if (offset + size >= all.length) return { items, next: null, count: all.length };
+  const cursor = keyOf ? JSON.stringify({ after: keyOf(items[items.length - 1]!) }) : String(offset + size);
+  return { items, next: { page: Buffer.from(cursor).toString('base64url') }, count: all.length };
+}
+
+/** The offset, or with `keyed` the key, a cursor of sliceList holds. */
+function decodeListCursor(page: string, keyed: boolean): number | string {
+  const text = Buffer.from(page, 'base64url').toString('utf8');
+  if (!keyed) {
+    const offset = Number(text);
+    if (Number.isInteger(offset) && offset >= 0) return offset;
+  } else {
+    try {
+      const after = (JSON.parse(text) as { after?: unknown } | null)?.after;
+      if (typeof after === 'string') return after;
+    } catch {
+      // not JSON: not one of our cursors
+    }
+  }
+  throw new InvalidInputError('page: not a valid page cursor (use `next.page` of a previous response)');
 }

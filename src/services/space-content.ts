@@ -13,7 +13,7 @@ import type { Action } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { findChangeRequest } from './change-request.ts';
-import { loadSpace } from './space.ts';
+import { loadSpace, type SpaceRow } from './space.ts';
 
 /** A revision as the schema sees it: the row and where it is read from (space, change request). */
 export interface RevisionView {
@@ -28,7 +28,6 @@ export interface RevisionView {
   changeRequestId: string | null;
 }
 
-type SpaceRow = Awaited<ReturnType<typeof loadSpace>>;
 
 export interface ContentSource {
   space: SpaceRow;

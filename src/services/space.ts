@@ -89,3 +89,6 @@ export async function createSpaceRow(
     return space;
   });
 }
+
+/** A space row as loadSpace answers it (every column). */
+export type SpaceRow = Awaited<ReturnType<typeof loadSpace>>;
