@@ -36,7 +36,7 @@ import { createUserWithToken } from '../src/auth/users.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
-import { slugify } from '../src/schema/shared/slug.ts';
+import { slugify } from '../src/slug.ts';
 
 // ---------------------------------------------------------------------------
 // Deterministic randomness
