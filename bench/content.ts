@@ -78,7 +78,7 @@ import {
   metricValue,
   percentile,
   PROFILE_SECONDS,
-  resultsDir,
+  outDir,
   SERVER_NODE_ENV,
   summariseProfile,
   table,
@@ -679,8 +679,8 @@ async function diagnose(ctx: Ctx, kind: Case, profileDir: string, date: string, 
   const combined = path.join(profileDir, `${kind}.cpuprofile`);
   combineProfiles(files, combined);
   const profile = summariseProfile(combined);
-  const kept = path.join(resultsDir, `${date}-content${suffix}-merge-${kind}.cpuprofile`);
-  fs.mkdirSync(resultsDir, { recursive: true });
+  const kept = path.join(outDir, `${date}-content${suffix}-merge-${kind}.cpuprofile`);
+  fs.mkdirSync(outDir, { recursive: true });
   fs.copyFileSync(combined, kept);
   profile.file = kept;
   return {
@@ -1242,9 +1242,9 @@ async function main() {
 
   md.push('## Reading', '');
   md.push(...readingParagraph(summary, diagnoses, search, provider, othersBusy), '');
-  md.push(`Raw data: \`${name}.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s (seed ${fmt(phaseSeconds.seed ?? NaN)} s, merge runs ${fmt(phaseSeconds.merges ?? NaN)} s, diagnosis ${fmt(phaseSeconds.diagnosis ?? 0)} s, search ${fmt(phaseSeconds.search ?? NaN)} s).`, '');
-  const base = writeResults(name, json, md);
-  log(`wrote ${base}.md and ${base}.json in ${fmt((Date.now() - started) / 1000)} s`);
+  md.push(`Raw data (not in git): \`bench/out/${name}.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s (seed ${fmt(phaseSeconds.seed ?? NaN)} s, merge runs ${fmt(phaseSeconds.merges ?? NaN)} s, diagnosis ${fmt(phaseSeconds.diagnosis ?? 0)} s, search ${fmt(phaseSeconds.search ?? NaN)} s).`, '');
+  const written = writeResults(name, json, md);
+  log(`wrote ${written.md} and ${written.json} in ${fmt((Date.now() - started) / 1000)} s`);
   process.stdout.write(md.join('\n'));
 }
 

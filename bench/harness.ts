@@ -20,7 +20,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
+/** The .md summaries, kept in git. */
 export const resultsDir = path.join(here, 'results');
+/** Raw output (JSON, CPU profiles): git-ignored. */
+export const outDir = path.join(here, 'out');
 
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -489,7 +492,7 @@ export function profileMarkdown(profile: ProfileSummary, title: string, seconds 
   md.push(`## Where the time goes (${title})`, '');
   md.push(
     `CPU profile of the app server (V8 sampling profiler via node:inspector, 200 µs interval, steady state only: started after a 2 s warm-up, ` +
-      `stopped after ${seconds} s of the same load; saved as \`${path.basename(profile.file)}\`, open it in Chrome DevTools): ` +
+      `stopped after ${seconds} s of the same load; saved as \`bench/out/${path.basename(profile.file)}\` (not in git), open it in Chrome DevTools): ` +
       `${fmt(profile.busyMs)} ms busy of ${fmt(profile.sampledMs)} ms sampled (${fmt(profile.idlePercent, 1)}% idle). Self time, as % of busy time.`,
     '',
     '### By layer',
@@ -560,11 +563,12 @@ export function sqlBlock(statements: string[], max = 400): string[] {
   return ['```sql', ...statements.map((q) => q.replace(/\s+/g, ' ').slice(0, max)), '```'];
 }
 
-/** Writes `<base>.json` and `<base>.md` in bench/results/. */
-export function writeResults(name: string, json: unknown, md: string[]): string {
+/** Writes `<name>.md` in bench/results/ (kept in git) and `<name>.json` in bench/out/ (ignored); returns both paths. */
+export function writeResults(name: string, json: unknown, md: string[]): { md: string; json: string } {
   fs.mkdirSync(resultsDir, { recursive: true });
-  const base = path.join(resultsDir, name);
-  fs.writeFileSync(`${base}.json`, `${JSON.stringify(json, null, 2)}\n`);
-  fs.writeFileSync(`${base}.md`, md.join('\n'));
-  return base;
+  fs.mkdirSync(outDir, { recursive: true });
+  const files = { md: path.join(resultsDir, `${name}.md`), json: path.join(outDir, `${name}.json`) };
+  fs.writeFileSync(files.json, `${JSON.stringify(json, null, 2)}\n`);
+  fs.writeFileSync(files.md, md.join('\n'));
+  return files;
 }

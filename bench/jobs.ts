@@ -84,7 +84,7 @@ import {
   metricValue,
   percentile,
   PROFILE_SECONDS,
-  resultsDir,
+  outDir,
   SERVER_NODE_ENV,
   summariseProfile,
   table,
@@ -1246,9 +1246,9 @@ async function main() {
         const file = path.join(profileDir, 'fanout.cpuprofile');
         const connectFile = path.join(profileDir, 'connect.cpuprofile');
         fanoutProfiled = await fanoutRun(fctx, 'spaceJobs', FANOUT_RUNS + 1, SUBSCRIBERS, file, connectFile);
-        const kept = path.join(resultsDir, `${name}-fanout.cpuprofile`);
-        const keptConnect = path.join(resultsDir, `${name}-connect.cpuprofile`);
-        fs.mkdirSync(resultsDir, { recursive: true });
+        const kept = path.join(outDir, `${name}-fanout.cpuprofile`);
+        const keptConnect = path.join(outDir, `${name}-connect.cpuprofile`);
+        fs.mkdirSync(outDir, { recursive: true });
         fs.copyFileSync(file, kept);
         fs.copyFileSync(connectFile, keptConnect);
         fanoutProfile = summariseProfile(kept);
@@ -1271,8 +1271,8 @@ async function main() {
         await reading('before the profiled import');
         const p = await importRun(ctx, 0, { dir: profileDir });
         profiled = p.run;
-        const kept = path.join(resultsDir, `${name}-import.cpuprofile`);
-        fs.mkdirSync(resultsDir, { recursive: true });
+        const kept = path.join(outDir, `${name}-import.cpuprofile`);
+        fs.mkdirSync(outDir, { recursive: true });
         fs.copyFileSync(p.profileFile!, kept);
         profile = summariseProfile(kept);
         layers = profileLayers(kept);
@@ -1639,9 +1639,9 @@ async function main() {
 
   md.push('## Reading', '');
   md.push(readingParagraph(fanoutSummary, baseline, flay, clay, importSummary, lay, prof, imports, provider, othersBusy), '');
-  md.push(`Raw data: \`${name}.json\`. Total run time: ${fmt(json.totalSeconds)} s (fan-out ${fmt(phaseSeconds.fanout ?? NaN)} s, imports ${fmt(phaseSeconds.import ?? NaN)} s).`, '');
-  const base = writeResults(name, json, md);
-  log(`wrote ${base}.md and ${base}.json in ${fmt(json.totalSeconds)} s`);
+  md.push(`Raw data (not in git): \`bench/out/${name}.json\`. Total run time: ${fmt(json.totalSeconds)} s (fan-out ${fmt(phaseSeconds.fanout ?? NaN)} s, imports ${fmt(phaseSeconds.import ?? NaN)} s).`, '');
+  const written = writeResults(name, json, md);
+  log(`wrote ${written.md} and ${written.json} in ${fmt(json.totalSeconds)} s`);
   process.stdout.write(md.join('\n'));
 }
 

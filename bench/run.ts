@@ -38,7 +38,7 @@ import {
   PROFILE_SECONDS,
   profileUnderLoad,
   PUBLIC_URL,
-  resultsDir,
+  outDir,
   SERVER_NODE_ENV,
   sqlBlock,
   startChild,
@@ -133,8 +133,8 @@ async function main() {
       const file = path.join(profileDir, 'get-space.cpuprofile');
       await profileUnderLoad(appEnv, byId, token, file);
       profile = summariseProfile(file);
-      const kept = path.join(resultsDir, `${today()}-rest-get-space.cpuprofile`);
-      fs.mkdirSync(resultsDir, { recursive: true });
+      const kept = path.join(outDir, `${today()}-rest-get-space.cpuprofile`);
+      fs.mkdirSync(outDir, { recursive: true });
       fs.copyFileSync(file, kept);
       profile.file = kept;
     }
@@ -198,10 +198,9 @@ async function main() {
   for (const sample of sqlSamples) {
     md.push(`${sample.request}: ${sample.statements.length} statements`, '', ...sqlBlock(sample.statements), '');
   }
-  const base = path.join(resultsDir, `${date}-rest`);
-  md.push(`Raw data: \`${path.basename(base)}.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s.`, '');
-  writeResults(`${date}-rest`, json, md);
-  log(`wrote ${base}.md and ${base}.json in ${fmt((Date.now() - started) / 1000)} s`);
+  md.push(`Raw data (not in git): \`bench/out/${date}-rest.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s.`, '');
+  const written = writeResults(`${date}-rest`, json, md);
+  log(`wrote ${written.md} and ${written.json} in ${fmt((Date.now() - started) / 1000)} s`);
   process.stdout.write(md.join('\n'));
 }
 

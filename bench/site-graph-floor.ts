@@ -16,7 +16,7 @@
  *       query; and its parts (the site spaces alone, and with their spaces)
  *
  * The versions take turns in short bursts (ROUNDS x BURST requests each) so that background load
- * falls on all alike. Writes bench/results/<date>-site-graph-floor.{json,md}.
+ * falls on all alike. Writes bench/results/<date>-site-graph-floor.md (and the raw JSON in bench/out/).
  *
  *   npx tsx bench/site-graph-floor.ts        (BENCH_ROUNDS, default 40; BENCH_BURST, default 10)
  */
@@ -210,7 +210,7 @@ const md = [
   '',
   'See docs/decisions.md, "Site graph latency".',
 ];
-const base = writeResults(`${today()}-site-graph-floor`, { date: new Date().toISOString(), machine, rounds: ROUNDS, burst: BURST, results, floorMs: floor, targetMs: 2 * baseline }, md);
+const written = writeResults(`${today()}-site-graph-floor`, { date: new Date().toISOString(), machine, rounds: ROUNDS, burst: BURST, results, floorMs: floor, targetMs: 2 * baseline }, md);
 console.log(md.join('\n'));
-log(`written ${base}.md`);
+log(`wrote ${written.md} and ${written.json}`);
 process.exit(0);

@@ -48,7 +48,7 @@ import {
   profileUnderLoad,
   PUBLIC_URL,
   request,
-  resultsDir,
+  outDir,
   SERVER_NODE_ENV,
   sqlBlock,
   summariseProfile,
@@ -298,8 +298,8 @@ async function main() {
       const file = path.join(profileDir, 'site-graph.cpuprofile');
       await profileUnderLoad(appEnv, graph, token, file);
       profile = summariseProfile(file);
-      const kept = path.join(resultsDir, `${date}-site-graph.cpuprofile`);
-      fs.mkdirSync(resultsDir, { recursive: true });
+      const kept = path.join(outDir, `${date}-site-graph.cpuprofile`);
+      fs.mkdirSync(outDir, { recursive: true });
       fs.copyFileSync(file, kept);
       profile.file = kept;
     }
@@ -426,10 +426,9 @@ async function main() {
   for (const sample of json.sqlSamples) {
     md.push(`${sample.request}: ${sample.statements.length} statements`, '', ...sqlBlock(sample.statements), '');
   }
-  const base = path.join(resultsDir, `${date}-site-graph`);
-  md.push(`Raw data: \`${path.basename(base)}.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s.`, '');
-  writeResults(`${date}-site-graph`, json, md);
-  log(`wrote ${base}.md and ${base}.json in ${fmt((Date.now() - started) / 1000)} s`);
+  md.push(`Raw data (not in git): \`bench/out/${date}-site-graph.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s.`, '');
+  const written = writeResults(`${date}-site-graph`, json, md);
+  log(`wrote ${written.md} and ${written.json} in ${fmt((Date.now() - started) / 1000)} s`);
   process.stdout.write(md.join('\n'));
 }
 
