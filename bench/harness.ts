@@ -32,6 +32,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { createUserWithToken } from '../src/auth/users.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
@@ -144,6 +145,17 @@ export async function createBenchDatabase(name: string): Promise<BenchDatabase> 
   };
 }
 
+/** A user and its API token, written directly (as `npm run cli -- user:create` would). */
+export async function createBenchUser(database: BenchDatabase, email: string): Promise<{ userId: string; token: string }> {
+  const db = createDb(database.config);
+  try {
+    const { user, token } = await createUserWithToken(db, { email, displayName: 'Bench', label: 'bench' });
+    return { userId: user.id, token };
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 /** The database server's version (and SQLite's journal mode, which the app sets when it opens the file). */
 export async function databaseVersion(database: BenchDatabase): Promise<string> {
   if (database.provider === 'postgresql') {
@@ -199,7 +211,7 @@ export interface Child {
 /**
  * Starts `bench/<script>` of this checkout, or of checkout `dir`, in a child
  * process (pinned to core 1), which reports `{ready: true, baseUrl}` over IPC
- * once it listens. While it runs, it is the server of the machine-load readings.
+ * once it listens. While it runs, it is one of the servers of the machine-load readings.
  */
 export function startChild(script: string, env: Record<string, string>, options: { dir?: string } = {}): Promise<Child> {
   const dir = options.dir ?? root;
@@ -217,12 +229,12 @@ export function startChild(script: string, env: Record<string, string>, options:
     child.on('message', (message: { ready?: boolean; baseUrl?: string }) => {
       if (!message.ready) return;
       clearTimeout(timer);
-      machineLoad.serverPid = child.pid;
+      machineLoad.serverPids.add(child.pid!);
       resolve({
         process: child,
         baseUrl: message.baseUrl!,
         stop: async () => {
-          if (machineLoad.serverPid === child.pid) machineLoad.serverPid = undefined;
+          machineLoad.serverPids.delete(child.pid!);
           child.kill('SIGTERM');
           const timeout = new Promise<void>((r) => setTimeout(r, 15_000).unref());
           await Promise.race([exited, timeout]);
@@ -410,7 +422,7 @@ export interface CpuUse {
   machineMs: number;
   /** This process and its helpers (its ancestors and descendants but the server). */
   benchmarkMs: number;
-  /** The server under test (the child started last). */
+  /** The servers under test (the children running). */
   serverMs: number;
   /** Every postgres process (other people's databases included). */
   postgresMs: number;
@@ -443,8 +455,8 @@ export async function waitForQuiet(maxSeconds: number): Promise<number[]> {
 
 /** The load of the machine during one benchmark run: readings between phases, CPU by whom during each measured phase. */
 class MachineLoad {
-  /** The server under test, whose CPU is told apart (set by startChild). */
-  serverPid: number | undefined;
+  /** The servers under test (the children running), whose CPU is told apart (kept by startChild). */
+  readonly serverPids = new Set<number>();
   readonly readings: LoadReading[] = [];
   readonly phases: CpuUse[] = [];
   private waitedSeconds = 0;
@@ -460,7 +472,7 @@ class MachineLoad {
     for (const [pid, p] of after) {
       const percent = (100 * (p.ticks - (before.get(pid)?.ticks ?? 0))) / CLOCK_TICKS / seconds;
       if (percent < 2) continue;
-      top.push({ what: pid === process.pid ? 'this benchmark' : pid === this.serverPid ? 'its server' : p.what, percent: Math.round(percent) });
+      top.push({ what: pid === process.pid ? 'this benchmark' : this.serverPids.has(pid) ? 'its server' : p.what, percent: Math.round(percent) });
     }
     top.sort((a, b) => b.percent - a.percent);
     const reading: LoadReading = {
@@ -504,7 +516,7 @@ class MachineLoad {
     for (const [pid, now] of b.procs) {
       const ticks = now.ticks - (a.procs.get(pid)?.ticks ?? 0);
       if (ticks <= 0) continue;
-      if (pid === this.serverPid) server += ticks;
+      if (this.serverPids.has(pid)) server += ticks;
       else if (own.has(pid)) benchmark += ticks;
       else if (/(^|\/)postgres\b/.test(now.what)) postgres += ticks;
       else {
@@ -566,7 +578,7 @@ class MachineLoad {
         `CPU used during the measured phases, on average, in % of one core (${cores} cores = ${cores * 100}%), by whom (from /proc):`,
         '',
         ...table(
-          ['phase', 's', 'machine', 'this benchmark', 'its server', 'PostgreSQL (all)', 'other processes', 'not accounted (ended processes, kernel)', 'top other processes'],
+          ['phase', 's', 'machine', 'this benchmark', 'its servers', 'PostgreSQL (all)', 'other processes', 'not accounted (ended processes, kernel)', 'top other processes'],
           this.phases.map((c) => [
             c.phase,
             fmt(c.seconds),
@@ -748,6 +760,22 @@ export async function measure(baseUrl: string, endpoint: Endpoint, token: string
     throw new Error(`${endpoint.label}: responses of different sizes (${minBytes} to ${maxBytes} bytes): some were not the expected answer`);
   }
   return m;
+}
+
+/** What a report says of its autocannon measurements. */
+export const MEASUREMENT_NOTE =
+  'Latencies are computed from every measured response (sub-millisecond precision). Statements/request: delta of `db_queries_total` (GET /metrics) over the measured run ÷ requests sent (a hand-written server counts its own).';
+
+/** The driver of the hand-written SQL servers on this run's database, for the reports. */
+export const handWrittenDriver = provider === 'postgresql' ? "node-postgres, a pool of 10 connections as the app's" : 'better-sqlite3';
+
+/** The table of autocannon measurements of a report: one row per endpoint and server, `vs` comparing it with a baseline. */
+export function measurementTable(rows: Array<{ server: string; m: Measurement; vs: string }>, vsHeader: string): string[] {
+  return table(
+    ['endpoint', 'server', 'req/s', 'p50 (ms)', 'p99 (ms)', 'statements/request', 'bytes/response', vsHeader, 'other processes meanwhile (% of a core)'],
+    rows.map(({ server, m, vs }) => [m.label, server, fmt(m.rps), fmt(m.p50Ms, 2), fmt(m.p99Ms, 2), fmt(m.statementsPerRequest, 2), fmt(m.bytesPerResponse), vs, `${fmt(othersPercent(m.cpu))}%`]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  );
 }
 
 export interface Body {

@@ -31,12 +31,14 @@ import {
   databaseVersion,
   DURATION,
   fmt,
+  handWrittenDriver,
   keepInOut,
   log,
   machineLoad,
   main,
   measure,
-  othersPercent,
+  MEASUREMENT_NOTE,
+  measurementTable,
   profileMarkdown,
   PROFILE_SECONDS,
   profileUnderLoad,
@@ -47,7 +49,6 @@ import {
   startChild,
   startRun,
   summariseProfile,
-  table,
   WARMUP,
   writeResults,
   type Endpoint,
@@ -152,33 +153,18 @@ async function run() {
     `Load: autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s measured per endpoint; one bearer token.`,
     `Data: 1 user, 1 organization (user is admin), 1 collection, ${SPACES.toLocaleString('en-US')} spaces (${IN_COLLECTION} in the collection).`,
     `GET by id cycles through all ${SPACES.toLocaleString('en-US')} space ids; the list asks for the first page of 100 (\`count\` ${SPACES.toLocaleString('en-US')}, \`next.page\` set).`,
-    `Latencies are computed from every measured response (sub-millisecond precision).`,
-    `Statements/request: delta of \`db_queries_total\` (GET /metrics) over the measured run ÷ requests sent.`,
-    `The ceiling (bench/raw-ceiling.ts) is node:http with hand-written SQL (${data.database.provider === 'postgresql' ? 'node-postgres, a pool of 10 connections as the app\'s' : 'better-sqlite3'}), one prepared statement per request, and answers byte-identical bodies (checked before measuring).`,
+    MEASUREMENT_NOTE,
+    `The ceiling (bench/raw-ceiling.ts) is node:http with hand-written SQL (${handWrittenDriver}), one prepared statement per request, and answers byte-identical bodies (checked before measuring).`,
     '',
-  );
-  const tableRows: string[][] = [];
-  const row = (label: string, server: string, m: Measurement, ratio: string) => [
-    label,
-    server,
-    fmt(m.rps),
-    fmt(m.p50Ms, 2),
-    fmt(m.p99Ms, 2),
-    fmt(m.statementsPerRequest, 2),
-    fmt(m.bytesPerResponse),
-    ratio,
-    `${fmt(othersPercent(m.cpu))}%`,
-  ];
-  for (const r of rows) {
-    tableRows.push(row(r.endpoint, 'app', r.app, `${fmt(100 * r.ratio, 1)}%`));
-    tableRows.push(row(r.endpoint, 'raw ceiling', r.raw, '100%'));
-  }
-  for (const ref of results.reference) tableRows.push(row(ref.label, 'app', ref, '—'));
-  md.push(
-    ...table(
-      ['endpoint', 'server', 'req/s', 'p50 (ms)', 'p99 (ms)', 'statements/request', 'bytes/response', 'req/s vs ceiling', 'other processes meanwhile (% of a core)'],
-      tableRows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ...measurementTable(
+      [
+        ...rows.flatMap((r) => [
+          { server: 'app', m: r.app, vs: `${fmt(100 * r.ratio, 1)}%` },
+          { server: 'raw ceiling', m: r.raw, vs: '100%' },
+        ]),
+        ...results.reference.map((m) => ({ server: 'app', m, vs: '—' })),
+      ],
+      'req/s vs ceiling',
     ),
     '',
   );

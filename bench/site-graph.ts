@@ -39,12 +39,14 @@ import {
   firstDifference,
   fmt,
   isTransactionControl,
+  handWrittenDriver,
   keepInOut,
   log,
   machineLoad,
   main,
   measure,
-  othersPercent,
+  MEASUREMENT_NOTE,
+  measurementTable,
   profileMarkdown,
   PROFILE_SECONDS,
   profileUnderLoad,
@@ -277,31 +279,15 @@ async function run() {
     `Data (bench/seed-sites.ts): 1 organization, ${count(shape.spaces)} spaces (5 in a collection), ${shape.sites} published sites x ${shape.sectionsPerSite} sections x ${shape.siteSpacesPerSection} site spaces ` +
       `(${count(shape.sites * shape.sectionsPerSite)} sections, ${count(shape.sites * shape.sectionsPerSite * shape.siteSpacesPerSection)} site spaces, each on its own space).`,
     `The GraphQL query asks for \`sites(limit: ${SITES_LIMIT})\` (all ${shape.sites}) with every section, site space and space (id, title, path); the structure endpoint cycles through the ${shape.sites} sites.`,
-    `Baseline (bench/raw-site-graph.ts): node:http with hand-written SQL (${data.database.provider === 'postgresql' ? 'node-postgres, a pool of 10 connections as the app\'s' : 'better-sqlite3'}), one statement per level, assembled in JS; its bodies were checked equal to the app's (modulo key order) before measuring, and the app's to the seeded data in structure order.`,
-    `Latencies are computed from every measured response. Statements/request: delta of \`db_queries_total\` (GET /metrics) over the measured run ÷ requests sent (the baseline counts its own).`,
+    `Baseline (bench/raw-site-graph.ts): node:http with hand-written SQL (${handWrittenDriver}), one statement per level, assembled in JS; its bodies were checked equal to the app's (modulo key order) before measuring, and the app's to the seeded data in structure order.`,
+    MEASUREMENT_NOTE,
     '',
-  );
-  const tableRows: string[][] = [];
-  const row = (label: string, server: string, m: Measurement, ratio: string) => [
-    label,
-    server,
-    fmt(m.rps),
-    fmt(m.p50Ms, 2),
-    fmt(m.p99Ms, 2),
-    fmt(m.statementsPerRequest, 2),
-    fmt(m.bytesPerResponse),
-    ratio,
-    `${fmt(othersPercent(m.cpu))}%`,
-  ];
-  for (const r of rows) {
-    tableRows.push(row(r.endpoint, 'app', r.app, `${fmt(r.medianRatio, 2)}x`));
-    tableRows.push(row(r.endpoint, 'hand-written SQL', r.raw, '1x'));
-  }
-  md.push(
-    ...table(
-      ['request', 'server', 'req/s', 'p50 (ms)', 'p99 (ms)', 'statements/request', 'bytes/response', 'p50 / baseline p50', 'other processes meanwhile (% of a core)'],
-      tableRows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ...measurementTable(
+      rows.flatMap((r) => [
+        { server: 'app', m: r.app, vs: `${fmt(r.medianRatio, 2)}x` },
+        { server: 'hand-written SQL', m: r.raw, vs: '1x' },
+      ]),
+      'p50 / baseline p50',
     ),
     '',
   );
