@@ -37,7 +37,7 @@ import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
 
-export const here = path.dirname(fileURLToPath(import.meta.url));
+const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
 /** The .md summaries, kept in git. */
 export const resultsDir = path.join(here, 'results');
@@ -290,7 +290,7 @@ export const epochNow = () => performance.timeOrigin + performance.now();
 // it, so before each measured phase a benchmark waits for a quiet machine,
 // and for each one it records who used the CPU.
 
-export const CLOCK_TICKS = (() => {
+const CLOCK_TICKS = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {
@@ -303,7 +303,7 @@ function cpuTimes() {
 }
 
 /** Busy % of each core over `ms`, while this benchmark does nothing. */
-export async function backgroundBusy(ms = 1500): Promise<number[]> {
+async function backgroundBusy(ms = 1500): Promise<number[]> {
   const a = cpuTimes();
   await sleep(ms);
   const b = cpuTimes();
@@ -554,8 +554,9 @@ class MachineLoad {
     const esc = (s: string) => s.replaceAll('|', '\\|');
     const md = ['## Load of the machine', ''];
     md.push(
-      `Before each measured phase the benchmark waited (at most ${WAIT_QUIET_SECONDS} s, ${WAIT_BUDGET_SECONDS} s in all) for a quiet machine: no other benchmark or test runner, no core above 15% busy. ` +
-        `Readings (1.5 s, the benchmark idle; % of one core per process):`,
+      (WAIT_QUIET_SECONDS > 0 && WAIT_BUDGET_SECONDS > 0
+        ? `Before each measured phase the benchmark waited (at most ${WAIT_QUIET_SECONDS} s, ${WAIT_BUDGET_SECONDS} s in all) for a quiet machine: no other benchmark or test runner, no core above 15% busy. `
+        : 'The benchmark did not wait for a quiet machine (BENCH_WAIT_QUIET=0 or BENCH_WAIT_BUDGET=0). ') + 'Readings (1.5 s, the benchmark idle; % of one core per process):',
       '',
       ...table(
         ['when (UTC)', 'phase', 'busy % per core', 'other benchmarks / test runners', 'top processes'],
@@ -879,7 +880,7 @@ export function statementTable(sql: string): string | null {
 export const isTransactionControl = (sql: string) => /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i.test(sql);
 
 /** The number of bound parameters of a statement (`?` or `$n`). */
-export const parametersOf = (sql: string) => (sql.match(/\?|\$\d+/g) ?? []).length;
+const parametersOf = (sql: string) => (sql.match(/\?|\$\d+/g) ?? []).length;
 
 /** `statementKind`, with the parameters when there are many. */
 export const describeStatement = (sql: string) => {
