@@ -11,8 +11,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import DataLoader from 'dataloader';
-import { hashShareKey } from './auth/share-keys.ts';
 import { isMemberRole, type MemberRole } from './auth/roles.ts';
+import { hashShareKey } from './auth/share-keys.ts';
 import type { StoredReference } from './content/links.ts';
 import { fileFromRow, pageFromRow } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';

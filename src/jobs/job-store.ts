@@ -11,9 +11,9 @@
  * (`completeJobInTransaction`), so a job's effect and its success commit together.
  */
 import type { Db, Tx } from '../db/client.ts';
+import { LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import type { JobEvent, JobKind, JobPubSub, JobState } from './events.ts';
-import { LostJobError } from '../errors/internal.ts';
 
 export type JobRow = NonNullable<Awaited<ReturnType<Db['job']['findUnique']>>>;
 

@@ -1,7 +1,7 @@
 /** Spaces: loading one the caller may act on, and creating one with its first revision. */
 import { authorize, type Action } from '../auth/policies.ts';
-import type { Context } from '../context.ts';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
+import type { Context } from '../context.ts';
 import { withColumns } from '../db/select.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { newId } from '../ids.ts';

@@ -1,6 +1,6 @@
 /** Translations: loading one the caller may act on, and checking instructions. */
-import type { Context } from '../context.ts';
 import { authorize, type Action } from '../auth/policies.ts';
+import type { Context } from '../context.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { loadOrganization } from './organization.ts';
 

@@ -1,8 +1,6 @@
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
-import { Revision } from '../revision/type.ts';
 import { revisionView } from '../../services/space-content.ts';
-import { type RevisionView } from '../../content/revision-view.ts';
+import { Revision } from '../revision/type.ts';
 
 export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });

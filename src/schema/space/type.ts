@@ -1,10 +1,10 @@
-import { builder } from '../../builder.ts';
 import { can, type Action } from '../../auth/policies.ts';
-import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
+import { builder } from '../../builder.ts';
 import { parseStoredJson } from '../../services/merge-rules.ts';
-import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
 import { publishedSpaceUrl } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
+import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
+import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
 
 interface SpaceUrlsShape {
   location: string;
