@@ -12,7 +12,7 @@
 import { InvalidInputError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../schema/shared/slug.ts';
-import { markdownToDocument } from './document/markdown.ts';
+import { markdownToDocument } from './document/markdown-parse.ts';
 import { documentProblem } from './document/validate.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';

@@ -6,7 +6,7 @@
  */
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
-import { documentToMarkdown } from '../../content/document/markdown.ts';
+import { documentToMarkdown } from '../../content/document/markdown-print.ts';
 import { childrenByParent, pagePaths } from '../../content/page-tree.ts';
 import type { FileSnapshot, PageSnapshot } from '../../content/snapshot.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
