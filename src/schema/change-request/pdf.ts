@@ -5,8 +5,8 @@
  */
 import { builder } from '../../builder.ts';
 import { NotFoundError } from '../../errors/index.ts';
-import { renderContentPdf } from '../../content/pdf.ts';
-import { pdfFonts } from '../../content/pdf-fonts.ts';
+import { renderContentPdf } from '../../content/pdf/render.ts';
+import { pdfFonts } from '../../content/pdf/dejavu-fonts.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
