@@ -7,7 +7,7 @@
  */
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
-import { parseDatabaseUrl } from '../src/db/provider.ts';
+import { parseDatabaseUrl } from '../src/db/provider/config.ts';
 import { createMetrics } from '../src/metrics.ts';
 import { createApp } from '../src/server.ts';
 

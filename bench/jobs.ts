@@ -101,7 +101,8 @@ import { startGitServer, type GitServer } from '../test/helpers/git-server.ts';
 import { createUserWithToken } from '../src/auth/users.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
+import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../src/db/provider/config.ts';
+import { dropDatabase, prepareDatabase } from '../src/db/provider/setup.ts';
 
 const FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? 3);
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);

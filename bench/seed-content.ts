@@ -35,7 +35,8 @@ import path from 'node:path';
 import { createUserWithToken } from '../src/auth/users.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
+import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../src/db/provider/config.ts';
+import { dropDatabase, prepareDatabase } from '../src/db/provider/setup.ts';
 import { slugify } from '../src/schema/shared/slug.ts';
 
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@
  * its default site space, every site published.
  */
 import { createDb } from '../src/db/client.ts';
-import { parseDatabaseUrl } from '../src/db/provider.ts';
+import { parseDatabaseUrl } from '../src/db/provider/config.ts';
 import { newId } from '../src/ids.ts';
 import { seed, type Seed } from './seed.ts';
 

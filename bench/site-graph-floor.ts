@@ -25,7 +25,7 @@ import Database from 'better-sqlite3';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
-import { parseDatabaseUrl } from '../src/db/provider.ts';
+import { parseDatabaseUrl } from '../src/db/provider/config.ts';
 import { createApp } from '../src/server.ts';
 import { backgroundBusy, describeMachine, firstDifference, fmt, log, machineLines, PUBLIC_URL, table, today, waitForQuiet, WAIT_QUIET_SECONDS, writeResults } from './harness.ts';
 import { createRawSiteGraphServer } from './raw-site-graph.ts';

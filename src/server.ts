@@ -18,7 +18,7 @@ import { jobHandlers } from './jobs/handlers.ts';
 import { createStorage } from './storage/storage.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createDb, type Db } from './db/client.ts';
-import { parseDatabaseUrl, type Provider } from './db/provider.ts';
+import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { startSpacePurge } from './jobs/purge-deleted-spaces.ts';

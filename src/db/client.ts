@@ -1,8 +1,8 @@
 /**
  * The runtime database client: the generated PrismaClient of the configured
- * provider, on the driver adapter from provider.ts, optionally reporting every
- * SQL statement it sends (for the `db_queries_total` counter and for tests
- * that count statements).
+ * provider, on the driver adapter from provider/adapters.ts, optionally
+ * reporting every SQL statement it sends (for the `db_queries_total` counter
+ * and for tests that count statements).
  *
  * Counting happens in a wrapper around the driver adapter, not with Prisma's
  * `query` log events: those are emitted per operation of the query engine and
@@ -19,14 +19,9 @@ import type {
 } from '@prisma/driver-adapter-utils';
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from './generated/postgresql/client.ts';
-import {
-  createAdapterFactory,
-  statementsOfRawQuery,
-  statementsOfScript,
-  statementsOfStartTransaction,
-  type DatabaseConfig,
-  type Provider,
-} from './provider.ts';
+import { createAdapterFactory } from './provider/adapters.ts';
+import type { DatabaseConfig, Provider } from './provider/config.ts';
+import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction } from './provider/statements.ts';
 
 /**
  * The client type the app codes against. Both generated clients come from the
@@ -69,7 +64,7 @@ type OnQuery = (sql: string) => void;
  * a failing statement reached the database too. The wrappers are new objects
  * that delegate to the adapter (its methods use private fields, so they must
  * be called on the adapter itself, never re-bound to a proxy). What each
- * adapter call sends is provider knowledge, kept in provider.ts.
+ * adapter call sends is provider knowledge, kept in provider/statements.ts.
  */
 function report(onQuery: OnQuery, statements: string[]): void {
   for (const sql of statements) onQuery(sql);

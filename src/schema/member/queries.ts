@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
-import { containsInsensitive, escapeLike } from '../../db/provider.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { MemberRole, SortDirection } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';

@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { authorize, can, type Action } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
-import { containsInsensitive, escapeLike } from '../../db/provider.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { Organization } from '../organization/type.ts';
 import { SiteType } from '../shared/enums.ts';
