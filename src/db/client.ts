@@ -14,6 +14,7 @@ import type {
   SqlDriverAdapter,
   SqlDriverAdapterFactory,
   SqlQuery,
+  SqlQueryable,
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
@@ -78,8 +79,9 @@ function countingFactory(inner: SqlDriverAdapterFactory, provider: Provider, onQ
   };
 }
 
-function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: OnQuery): SqlDriverAdapter {
-  const adapter: SqlDriverAdapter = {
+/** The counting queries of an adapter or a transaction (both run raw queries the same way). */
+function countingQueryable(inner: SqlQueryable, provider: Provider, onQuery: OnQuery): SqlQueryable {
+  return {
     provider: inner.provider,
     adapterName: inner.adapterName,
     queryRaw(query: SqlQuery): Promise<SqlResultSet> {
@@ -90,6 +92,12 @@ function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: O
       report(onQuery, statementsOfRawQuery(provider, query));
       return inner.executeRaw(query);
     },
+  };
+}
+
+function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: OnQuery): SqlDriverAdapter {
+  const adapter: SqlDriverAdapter = {
+    ...countingQueryable(inner, provider, onQuery),
     executeScript(script: string): Promise<void> {
       report(onQuery, statementsOfScript(provider, script));
       return inner.executeScript(script);
@@ -114,17 +122,8 @@ function countingTransaction(inner: Transaction, provider: Provider, onQuery: On
   // through executeRaw and commit()/rollback() only release the connection.
   const phantom = inner.options.usePhantomQuery;
   const tx: Transaction = {
-    provider: inner.provider,
-    adapterName: inner.adapterName,
+    ...countingQueryable(inner, provider, onQuery),
     options: inner.options,
-    queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-      report(onQuery, statementsOfRawQuery(provider, query));
-      return inner.queryRaw(query);
-    },
-    executeRaw(query: SqlQuery): Promise<number> {
-      report(onQuery, statementsOfRawQuery(provider, query));
-      return inner.executeRaw(query);
-    },
     commit(): Promise<void> {
       if (phantom) onQuery('COMMIT');
       return inner.commit();
