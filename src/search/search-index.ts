@@ -96,6 +96,7 @@ function rankedSections(key: 'id' | 'position', limit: string, offset: string): 
        FROM hits h JOIN pages p ON p.page_id = h.page_id
      )`;
 }
+
 /** Rows per INSERT, ids per IN list: far below both databases' bind-variable limits (SQLite 32,766, PostgreSQL 65,535). */
 const ROWS_PER_INSERT = 500;
 const IDS_PER_STATEMENT = 500;
