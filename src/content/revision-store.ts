@@ -8,6 +8,7 @@
  * once, when the document is first stored; a page's links in any revision are
  * the references of its document.
  */
+import { batches } from '../batches.ts';
 import { newId } from '../ids.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
@@ -146,29 +147,17 @@ async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, need
     }
   }
   // Documents first: a reference row needs its document (foreign key).
-  for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES)) {
+  for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES, boundSize)) {
     await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES ${Prisma.join(batch)} ON CONFLICT ("hash") DO NOTHING`;
   }
-  for (const batch of batches(referenceRows, REFERENCE_BATCH, Infinity)) {
+  for (const batch of batches(referenceRows, REFERENCE_BATCH, Infinity, boundSize)) {
     await tx.$executeRaw`INSERT INTO "DocumentReference" ("documentHash", "targetKind", "target", "nodeKey") VALUES ${Prisma.join(batch)} ON CONFLICT DO NOTHING`;
   }
 }
 
-/** Consecutive slices of `rows` of at most `maxRows` rows and (past the first row) `maxBytes` of bound string values. */
-function* batches(rows: Prisma.Sql[], maxRows: number, maxBytes: number): Generator<Prisma.Sql[]> {
-  let batch: Prisma.Sql[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = row.values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
-    if (batch.length > 0 && (batch.length >= maxRows || bytes + size > maxBytes)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(row);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
+/** What a row binds, for batching: its string values' length, 8 for any other value. */
+function boundSize(row: Prisma.Sql): number {
+  return row.values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
 }
 
 export interface WriteRevisionInput {

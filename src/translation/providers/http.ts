@@ -2,6 +2,7 @@
  * What the translation providers share: the error they throw, one JSON POST
  * with a time limit, and the loop that sends texts in batches.
  */
+import { batches } from '../../batches.ts';
 import { AppError } from '../../errors/index.ts';
 import type { TranslateOptions, Translator } from '../translator.ts';
 
@@ -99,28 +100,6 @@ function errorMessage(body: string): string {
 export function snippet(text: string, max = 300): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max)}…` : line;
-}
-
-/**
- * Splits items into batches of at most `maxItems` items and about
- * `maxChars` characters (a longer item goes alone), in order.
- */
-export function batches<T>(items: readonly T[], maxItems: number, maxChars: number, size: (item: T) => number = (item) => String(item).length): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
-  let chars = 0;
-  for (const item of items) {
-    const length = size(item);
-    if (current.length && (current.length >= maxItems || chars + length > maxChars)) {
-      out.push(current);
-      current = [];
-      chars = 0;
-    }
-    current.push(item);
-    chars += length;
-  }
-  if (current.length) out.push(current);
-  return out;
 }
 
 /** A provider as `batchTranslator` drives it: what it is called, and how it translates one batch. */
