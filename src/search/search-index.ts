@@ -24,7 +24,7 @@
  * See docs/decisions.md, "Search", for what is indexed and why.
  */
 import type { Db, Tx } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
+import type { Provider } from '../db/provider/config.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import { documentSections } from '../content/document/text.ts';
 import { pagePaths } from '../content/page-tree.ts';
