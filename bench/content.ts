@@ -115,7 +115,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { buildContext, type Context } from '../src/context.ts';
 import { createDb } from '../src/db/client.ts';
-import { mergeChangeRequest } from '../src/schema/change-request/merge-change-request.ts';
+import { mergeChangeRequest } from '../src/services/change-request-merge.ts';
 
 const MERGE_RUNS = Number(process.env.BENCH_MERGE_RUNS ?? 15);
 const MERGE_WARMUP = Number(process.env.BENCH_MERGE_WARMUP ?? 1);

@@ -37,7 +37,7 @@ import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../src/db/provider/config.ts';
 import { dropDatabase, prepareDatabase } from '../src/db/provider/setup.ts';
-import { slugify } from '../src/schema/shared/slug.ts';
+import { slugify } from '../src/slug.ts';
 
 // ---------------------------------------------------------------------------
 // Deterministic randomness

@@ -11,8 +11,8 @@ import type { Db } from './db/client.ts';
 import type { Provider } from './db/provider.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 import type { Jobs } from './jobs/jobs.ts';
-import type { ObjectStorage } from './storage/storage.ts';
 import { Urls } from './urls.ts';
+import { type ObjectStorage } from './storage/object-storage.ts';
 
 export interface Context extends YogaInitialContext {
   db: Db;

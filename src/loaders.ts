@@ -5,9 +5,10 @@
  */
 import DataLoader from 'dataloader';
 import type { Db } from './db/client.ts';
-import { hashShareKey } from './schema/site/share-key.ts';
+import { hashShareKey } from './auth/share-keys.ts';
 import { fileFromRow, pageFromRow } from './content/revision-store.ts';
 import type { JSONDocument } from './content/snapshot.ts';
+import type { StoredReference } from './content/links.ts';
 
 export interface PublishableSite {
   id: string;
@@ -29,6 +30,11 @@ export interface PublishedPlace {
 }
 
 export function createLoaders(db: Db) {
+  /** revision id -> its pages (any order; src/content/page-tree.ts orders them) */
+  const pagesByRevisionId = new DataLoader(async (revisionIds: readonly string[]) => {
+    const rows = await db.revisionPage.findMany({ where: { revisionId: { in: [...revisionIds] } } });
+    return groupBy(revisionIds, rows, (r) => r.revisionId, pageFromRow);
+  });
   return {
     collectionById: new DataLoader(async (ids: readonly string[]) => {
       const rows = await db.collection.findMany({
@@ -97,15 +103,37 @@ export function createLoaders(db: Db) {
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
-    /** revision id -> its pages (any order; src/content/page-tree.ts orders them) */
-    pagesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
-      const rows = await db.revisionPage.findMany({ where: { revisionId: { in: [...revisionIds] } } });
-      return groupBy(revisionIds, rows, (r) => r.revisionId, pageFromRow);
-    }),
+    pagesByRevisionId,
     /** revision id -> its files, by name */
     filesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
       const rows = await db.revisionFile.findMany({ where: { revisionId: { in: [...revisionIds] } }, orderBy: [{ name: 'asc' }, { fileId: 'asc' }] });
       return groupBy(revisionIds, rows, (r) => r.revisionId, fileFromRow);
+    }),
+    /**
+     * revision id -> the references of its pages' documents, by document hash: one statement
+     * for the documents of every revision asked, however many pages they have.
+     */
+    referencesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
+      const [rows, pagesOf] = await Promise.all([
+        db.documentReference.findMany({
+          where: { document: { pages: { some: { revisionId: { in: [...revisionIds] } } } } },
+          select: { documentHash: true, targetKind: true, target: true },
+        }),
+        pagesByRevisionId.loadMany(revisionIds),
+      ]);
+      const byHash = new Map<string, StoredReference[]>();
+      for (const row of rows) {
+        const list = byHash.get(row.documentHash) ?? [];
+        list.push({ targetKind: row.targetKind, target: row.target });
+        byHash.set(row.documentHash, list);
+      }
+      // A batch of several revisions reads their documents together; each keeps its own.
+      return pagesOf.map((pages) => {
+        if (pages instanceof Error) return pages;
+        const own = new Map<string, StoredReference[]>();
+        for (const page of pages) if (page.documentHash) own.set(page.documentHash, byHash.get(page.documentHash) ?? []);
+        return own;
+      });
     }),
     /** document hash -> the document */
     documentByHash: new DataLoader(async (hashes: readonly string[]) => {

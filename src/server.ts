@@ -14,14 +14,15 @@ import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { createJobs, type Jobs } from './jobs/jobs.ts';
-import { jobHandlers } from './jobs/handlers.ts';
+import { jobHandlers } from './services/job-handlers.ts';
 import { createStorage } from './storage/storage.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createDb, type Db } from './db/client.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
-import { AppError } from './errors/index.ts';
+import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
-import { startSpacePurge } from './jobs/purge-deleted-spaces.ts';
+import { isClientError, toAppError } from './errors/to-app-error.ts';
+import { startSpacePurge } from './services/space-purge.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
@@ -61,14 +62,6 @@ function authorizationOf(initial: Partial<YogaInitialContext> & { connectionPara
   const fromParams = initial.connectionParams?.authorization ?? initial.connectionParams?.Authorization;
   if (typeof fromParams === 'string') return fromParams;
   return initial.request?.headers.get('authorization') ?? null;
-}
-
-/** An error the caller caused: a GraphQL error with a 4xx status, or one wrapping an AppError of a 4xx (as execution leaves a resolver's throw). */
-function isClientError(value: unknown): boolean {
-  if (!(value instanceof GraphQLError)) return false;
-  if (value.originalError instanceof AppError) return value.originalError.status < 500;
-  const http = value.extensions?.http as { status?: number } | undefined;
-  return (http?.status ?? 500) < 500;
 }
 
 /**
@@ -121,7 +114,8 @@ export function createApp(options: AppOptions): App {
       try {
         return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial))) as Context;
       } catch (error) {
-        if (error instanceof AppError) throw toGraphQLError(error);
+        const appError = toAppError(error);
+        if (appError) throw toGraphQLError(appError);
         throw error;
       }
     },

@@ -6,13 +6,14 @@ import { applyContentChanges, MAX_CHANGES_PER_BATCH, type ContentChange, type Pa
 import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
 import type { FileSnapshot } from '../../content/snapshot.ts';
 import { prepareUploads, type FileUploadInput } from '../../content/uploads.ts';
-import { loadSpace } from '../space/queries.ts';
-import { RevisionFile, type RevisionView } from '../content/type.ts';
-import { loadChangeRequest } from './queries.ts';
-import { editChangeRequestContent } from './edit-content.ts';
-import { mergeChangeRequest, updateChangeRequestFromSpace } from './merge-change-request.ts';
+import { RevisionFile } from '../content/type.ts';
+import { editChangeRequestContent } from '../../services/change-request-content.ts';
+import { mergeChangeRequest, updateChangeRequestFromSpace } from '../../services/change-request-merge.ts';
 import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
 import { documentProblem } from '../../content/document/validate.ts';
+import { loadSpace } from '../../services/space.ts';
+import { type RevisionView } from '../../services/space-content.ts';
+import { loadChangeRequest } from '../../services/change-request.ts';
 
 const subject = z.string().max(256, 'must be at most 256 characters');
 

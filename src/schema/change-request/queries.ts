@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { authorize, can } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
-import { findChangeRequest } from '../content/queries.ts';
 import { Organization } from '../organization/type.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
-import { loadSpace } from '../space/queries.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Space } from '../space/type.ts';
 import { ChangeRequest, ChangeRequestStatus } from './type.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadSpace } from '../../services/space.ts';
+import { findChangeRequest, loadChangeRequest } from '../../services/change-request.ts';
 
 export const ChangeRequestList = listType('ChangeRequest', ChangeRequest);
 
@@ -23,13 +24,6 @@ function filters(args: { status?: string | null; creator?: string | null; contri
     ...(args.creator ? { createdById: args.creator } : {}),
     ...(args.contributor ? { contributors: { some: { userId: args.contributor } } } : {}),
   };
-}
-
-/** A change request the caller may act on (the space's rules decide), by id or number. */
-export async function loadChangeRequest(ctx: Context, spaceId: string, idOrNumber: string, action: Parameters<typeof loadSpace>[2]) {
-  const space = await loadSpace(ctx, spaceId, action);
-  const changeRequest = await findChangeRequest(ctx, space.id, idOrNumber);
-  return { space, changeRequest };
 }
 
 builder.queryFields((t) => ({

@@ -8,52 +8,18 @@ import { builder } from '../../builder.ts';
 import type { Action } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { linkStats, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
 import { referenceTarget } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
-import { listType, ListNext, pageArgs, DEFAULT_PAGE_SIZE, type ListResult } from '../shared/pagination.ts';
+import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
 import { rowForSelection } from '../shared/select.ts';
-import { loadSpace } from '../space/queries.ts';
 import { Space } from '../space/type.ts';
-import { RevisionFile, RevisionPage, Revision, revisionTree, type FileView, type PageView, type RevisionView } from './type.ts';
-
-type SpaceRow = Awaited<ReturnType<typeof loadSpace>>;
-
-export interface ContentSource {
-  space: SpaceRow;
-  revision: RevisionView;
-  changeRequest: { id: string; number: number } | null;
-}
-
-/** Finds a change request of a space by id or by its per-space number. */
-export async function findChangeRequest(ctx: Context, spaceId: string, idOrNumber: string) {
-  const number = /^\d{1,9}$/.test(idOrNumber) ? Number(idOrNumber) : null;
-  const changeRequest = await ctx.db.changeRequest.findFirst({
-    where: { spaceId, OR: [{ id: idOrNumber }, ...(number !== null ? [{ number }] : [])] },
-  });
-  if (!changeRequest) throw new NotFoundError('Change request', idOrNumber);
-  return changeRequest;
-}
-
-/** The content a request reads: the space's current revision, or the change request's. */
-export async function loadContentSource(
-  ctx: Context,
-  spaceId: string,
-  changeRequestId: string | null | undefined,
-  action: Action = 'space:read',
-): Promise<ContentSource> {
-  const space = await loadSpace(ctx, spaceId, action);
-  const changeRequest = changeRequestId ? await findChangeRequest(ctx, space.id, changeRequestId) : null;
-  const revisionId = changeRequest ? changeRequest.revisionId : space.revisionId;
-  const row = await ctx.loaders.revisionById.load(revisionId);
-  if (!row) throw new NotFoundError('Revision', revisionId);
-  return {
-    space,
-    revision: { ...row, organizationId: space.organizationId },
-    changeRequest: changeRequest ? { id: changeRequest.id, number: changeRequest.number } : null,
-  };
-}
+import { RevisionFile, RevisionPage, Revision, revisionTree, type FileView, type PageView } from './type.ts';
+import { sliceList, type ListResult } from '../../db/pagination.ts';
+import { loadSpace, type SpaceRow } from '../../services/space.ts';
+import { type RevisionView, loadContentSource, ContentSource } from '../../services/space-content.ts';
 
 const contentArgs = builder.args((t) => ({
   spaceId: t.id({ required: true }),
@@ -104,29 +70,20 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/**
- * A page of an in-memory list. Revisions never change, so an offset into one
- * stays valid for as long as the cursor is used.
- */
-export function sliceList<T>(all: T[], page: string | null | undefined, limit: number | null | undefined): ListResult<T> {
-  let offset = 0;
-  if (page) {
-    const decoded = Number(Buffer.from(page, 'base64url').toString('utf8'));
-    if (!Number.isInteger(decoded) || decoded < 0) throw new InvalidInputError('page: not a valid page cursor (use `next.page` of a previous response)');
-    offset = decoded;
-  }
-  const size = limit ?? DEFAULT_PAGE_SIZE;
-  const items = all.slice(offset, offset + size);
-  const next = offset + size < all.length ? { page: Buffer.from(String(offset + size)).toString('base64url') } : null;
-  return { items, next, count: all.length };
-}
-
 // ---- Links and backlinks ------------------------------------------------
+
+/** Where links are read: a revision, its space, and the change request it is read through, if any. */
+export interface LinkSource {
+  /** The space's row; a Space in the response reloads the columns it lacks (rowForSelection). */
+  space: { id: string; organizationId: string };
+  revision: RevisionView;
+  changeRequest: { id: string; number: number } | null;
+}
 
 /** An absolute reference to content (ContentLocation of the wire contract): a page, a file or a URL. */
 export interface LocationView {
   kind: 'page' | 'file' | 'url';
-  source: ContentSource;
+  source: LinkSource;
   page?: PageView;
   file?: FileView;
   url?: string;
@@ -144,11 +101,11 @@ const ContentLocation = builder.objectRef<LocationView>('ContentLocation').imple
     space: t.field({
       type: Space,
       nullable: true,
-      // The source's space has every column (loadSpace).
+      // rowForSelection answers with the row only when it holds every column the selection reads.
       resolve: (l, _a, ctx, info) =>
         l.kind === 'url'
           ? null
-          : rowForSelection(ctx, info, 'Space', l.source.space, (query) => ctx.db.space.findUniqueOrThrow({ ...query, where: { id: l.source.space.id } })),
+          : rowForSelection(ctx, info, 'Space', l.source.space as SpaceRow, (query) => ctx.db.space.findUniqueOrThrow({ ...query, where: { id: l.source.space.id } })),
     }),
     page: t.field({ type: RevisionPage, nullable: true, resolve: (l) => l.page ?? null }),
     file: t.field({ type: RevisionFile, nullable: true, resolve: (l) => l.file ?? null }),
@@ -157,13 +114,13 @@ const ContentLocation = builder.objectRef<LocationView>('ContentLocation').imple
 });
 
 interface LinkView {
-  status: 'ok' | 'broken' | 'in-app';
+  status: LinkStatus;
   target: LocationView;
   locations: LocationView[];
 }
 
 const ContentReferenceUsage = builder.objectRef<LinkView>('ContentReferenceUsage').implement({
-  description: 'A link of a page: its target and where it is found',
+  description: 'A link: its target and the pages it is found on',
   fields: (t) => ({
     status: t.field({ type: ContentReferenceStatus, resolve: (l) => l.status }),
     relation: t.string({ resolve: () => 'reference' }),
@@ -172,64 +129,105 @@ const ContentReferenceUsage = builder.objectRef<LinkView>('ContentReferenceUsage
   }),
 });
 
-const BrokenStats = builder.objectRef<{ total: number; changeRequest: number }>('PageLinkBrokenStats').implement({
+const BrokenLinkStats = builder.objectRef<LinkStats['broken']>('BrokenLinkStats').implement({
   fields: (t) => ({ total: t.exposeInt('total'), changeRequest: t.exposeInt('changeRequest') }),
 });
-const PageLinkStats = builder.objectRef<{ total: number; broken: { total: number; changeRequest: number } }>('PageLinkStats').implement({
-  fields: (t) => ({ total: t.exposeInt('total'), broken: t.field({ type: BrokenStats, resolve: (s) => s.broken }) }),
+const LinkStatsType = builder.objectRef<LinkStats>('LinkStats').implement({
+  description: 'Counts over every link, whatever the status filter',
+  fields: (t) => ({ total: t.exposeInt('total'), broken: t.field({ type: BrokenLinkStats, resolve: (s) => s.broken }) }),
 });
 
-type PageLinks = ListResult<LinkView> & { stats: { total: number; broken: { total: number; changeRequest: number } } };
-const PageLinkList = builder.objectRef<PageLinks>('PageLinkList').implement({
+type LinkList = ListResult<LinkView> & { stats: LinkStats };
+
+/** The list `pageLinks` and `Space.links` answer. */
+export const ContentReferenceUsageList = builder.objectRef<LinkList>('ContentReferenceUsageList').implement({
+  description: 'A page of links, with counts over all of them',
   fields: (t) => ({
     items: t.field({ type: [ContentReferenceUsage], resolve: (l) => l.items }),
     next: t.field({ type: ListNext, nullable: true, resolve: (l) => l.next }),
-    count: t.int({ resolve: (l) => (typeof l.count === 'number' ? l.count : l.count()) }),
-    stats: t.field({ type: PageLinkStats, resolve: (l) => l.stats }),
+    count: t.int({ description: 'How many links match the status filter', resolve: (l) => (typeof l.count === 'number' ? l.count : l.count()) }),
+    stats: t.field({ type: LinkStatsType, resolve: (l) => l.stats }),
   }),
 });
+
+/** The arguments of a link list: pagination and a status filter. */
+export const linkListArgs = builder.args((t) => ({ ...pageArgs, status: t.field({ type: ContentReferenceStatus }) }));
+
+/** The pages of a revision in tree order (depth first, as the table of contents lists them). */
+function pagesInTreeOrder(tree: Awaited<ReturnType<typeof revisionTree>>): PageView[] {
+  const out: PageView[] = [];
+  const walk = (parentId: string | null) => {
+    for (const page of tree.children.get(parentId) ?? []) {
+      out.push(page);
+      walk(page.page.id);
+    }
+  };
+  walk(null);
+  return out;
+}
+
+/**
+ * The links found on `pages` of the source's revision (each with its document's references), one
+ * per target with every page it is found on, as the page of the list `args` asks for.
+ */
+async function linkList(
+  ctx: Context,
+  source: LinkSource,
+  pages: readonly { page: PageView; references: readonly StoredReference[] }[],
+  args: { page?: string | null; limit?: number | null; status?: string | null },
+): Promise<LinkList> {
+  const [tree, fileList] = await Promise.all([revisionTree(ctx, source.revision), ctx.loaders.filesByRevisionId.load(source.revision.id)]);
+  const files = new Map(fileList.map((f) => [f.id, f]));
+  const links = revisionLinks({
+    pages: pages.map(({ page, references }) => ({ pageId: page.page.id, references })),
+    hasPage: (id) => tree.byId.has(id),
+    hasFile: (id) => files.has(id),
+    appUrl: ctx.config.appUrl,
+  });
+  const filtered = args.status ? links.filter((l) => l.status === args.status) : links;
+  const { items, next, count } = sliceList(filtered, args.page, args.limit, (l) => l.key);
+  const locationOf = (pageId: string): LocationView => ({ kind: 'page', source, page: tree.byId.get(pageId)! });
+  const views = items.map(({ status, target, locations }): LinkView => {
+    const file = target.kind === 'file' ? files.get(target.fileId) : undefined;
+    return {
+      status,
+      target:
+        target.kind === 'page'
+          ? { kind: 'page', source, page: tree.byId.get(target.pageId) }
+          : target.kind === 'file'
+            ? { kind: 'file', source, file: file ? { file, revision: source.revision } : undefined }
+            : { kind: 'url', source, url: target.url },
+      locations: locations.map(locationOf),
+    };
+  });
+  return { items: views, next, count, stats: linkStats(links, source.changeRequest !== null) };
+}
+
+/** Every link of the source's revision: the references of all its pages' documents, located in tree order. */
+export async function revisionLinkList(ctx: Context, source: LinkSource, args: Parameters<typeof linkList>[3]): Promise<LinkList> {
+  const [tree, referencesByHash] = await Promise.all([revisionTree(ctx, source.revision), ctx.loaders.referencesByRevisionId.load(source.revision.id)]);
+  const pages = pagesInTreeOrder(tree)
+    .filter((page) => page.page.documentHash)
+    .map((page) => ({ page, references: referencesByHash.get(page.page.documentHash!) ?? [] }));
+  return linkList(ctx, source, pages, args);
+}
 
 const ContentLocationList = listType<LocationView>('ContentLocation', ContentLocation);
 
 builder.queryFields((t) => ({
   pageLinks: t.field({
-    type: PageLinkList,
+    type: ContentReferenceUsageList,
     description: 'The links of a page: pages, files and URLs its document points at',
     authScopes: { authenticated: true },
-    args: { ...contentArgs, ...pageArgs, pageId: t.arg.string({ required: true }), status: t.arg({ type: ContentReferenceStatus }) },
+    args: { ...contentArgs, ...linkListArgs, pageId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
-      const tree = await revisionTree(ctx, source.revision);
-      const page = tree.byId.get(args.pageId);
+      const page = (await revisionTree(ctx, source.revision)).byId.get(args.pageId);
       if (!page) throw new NotFoundError('Page', args.pageId);
       const references = page.page.documentHash
-        ? await ctx.db.documentReference.findMany({ where: { documentHash: page.page.documentHash }, orderBy: [{ targetKind: 'asc' }, { target: 'asc' }] })
+        ? await ctx.db.documentReference.findMany({ where: { documentHash: page.page.documentHash }, select: { targetKind: true, target: true } })
         : [];
-      const files = new Map((await ctx.loaders.filesByRevisionId.load(source.revision.id)).map((f) => [f.id, f]));
-      const here: LocationView = { kind: 'page', source, page };
-      const links: LinkView[] = [];
-      for (const ref of references) {
-        if (ref.targetKind === 'page') {
-          const target = tree.byId.get(ref.target);
-          links.push({ status: target ? 'ok' : 'broken', target: { kind: 'page', source, page: target }, locations: [here] });
-        } else if (ref.targetKind === 'file') {
-          const file = files.get(ref.target);
-          links.push({
-            status: file ? 'ok' : 'broken',
-            target: { kind: 'file', source, file: file ? { file, revision: source.revision } : undefined },
-            locations: [here],
-          });
-        } else if (ref.targetKind === 'url') {
-          const inApp = ref.target.startsWith(`${ctx.config.appUrl}/`);
-          links.push({ status: inApp ? 'in-app' : 'ok', target: { kind: 'url', source, url: ref.target }, locations: [here] });
-        }
-      }
-      const broken = links.filter((l) => l.status === 'broken').length;
-      const filtered = args.status ? links.filter((l) => l.status === args.status) : links;
-      return {
-        ...sliceList(filtered, args.page, args.limit),
-        stats: { total: links.length, broken: { total: broken, changeRequest: source.changeRequest ? broken : 0 } },
-      };
+      return linkList(ctx, source, [{ page, references }], args);
     },
   }),
   pageBacklinks: t.field({
@@ -265,11 +263,9 @@ async function backlinks(ctx: Context, source: ContentSource, target: ContentRef
     where: { revisionId: source.revision.id, document: { references: { some: { targetKind: key.kind, target: key.target } } } },
     select: { pageId: true },
   });
-  const tree = await revisionTree(ctx, source.revision);
   const ids = new Set(rows.map((r) => r.pageId));
-  return [...tree.byId.values()]
+  return pagesInTreeOrder(await revisionTree(ctx, source.revision))
     .filter((p) => ids.has(p.page.id))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map((page) => ({ kind: 'page' as const, source, page }));
 }
 

@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
-import { ListNext, pageArgs, DEFAULT_PAGE_SIZE } from '../shared/pagination.ts';
-import { loadOrganization } from '../organization/queries.ts';
-import { loadSpace } from '../space/queries.ts';
+import { ListNext, pageArgs } from '../shared/pagination.ts';
+import { DEFAULT_PAGE_SIZE } from '../../db/pagination.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace } from '../../services/space.ts';
 
 interface HitView {
   hit: SearchPageHit;

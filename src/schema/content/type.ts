@@ -10,19 +10,7 @@ import { documentToMarkdown } from '../../content/document/markdown-print.ts';
 import { childrenByParent, pagePaths } from '../../content/page-tree.ts';
 import type { FileSnapshot, PageSnapshot } from '../../content/snapshot.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
-
-/** A revision as the schema sees it: the row and where it is read from (space, change request). */
-export interface RevisionView {
-  id: string;
-  spaceId: string;
-  organizationId: string;
-  parentId: string | null;
-  mergedParentId: string | null;
-  type: string;
-  createdAt: Date;
-  variables: string;
-  changeRequestId: string | null;
-}
+import { RevisionView } from '../../services/space-content.ts';
 
 export interface PageView {
   page: PageSnapshot;

@@ -1,27 +1,15 @@
 /**
  * Types in plugin-prisma's select mode (Site, SiteSection, SiteSpace, Space)
  * load only the columns a document asks for, besides those of their type-level
- * `select`. Code that loads such rows with a planned query and reads more
- * columns off them itself (an access check, a cursor, a tree built in memory)
- * adds them with `withColumns`; a field that returns such rows loaded elsewhere
- * with every column answers with `rowForSelection` / `rowsForSelection`.
+ * `select` (src/db/select.ts). A field that returns such rows loaded
+ * elsewhere with every column answers with `rowForSelection` /
+ * `rowsForSelection`.
  */
 import { createContextCache } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.ts';
-
-/**
- * `query` with `columns` added to its `select`. A query without a `select`
- * (no query, or a type in include mode) loads every column already and is
- * returned as it is.
- */
-export function withColumns<Q extends object | undefined>(query: Q, columns: Readonly<Record<string, true>>): Q {
-  const select = (query as { select?: Record<string, unknown> } | undefined)?.select;
-  if (!select) return query;
-  return { ...query, select: { ...select, ...columns } };
-}
 
 /** Whether `row` holds everything `query` selects: only columns, all of them on the row. */
 function rowAnswers(query: { select?: Record<string, unknown> }, row: object): boolean {

@@ -1,6 +1,7 @@
 import { builder } from '../../builder.ts';
-import { publishedUrl, siteFacts, VISIBLE_SITE_SPACE } from '../site-structure/access.ts';
-import { SECTION_SITE_SPACES_ORDER } from '../site-structure/position.ts';
+import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
+import { publishedUrl } from '../../services/published-urls.ts';
+import { siteFacts, VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
 const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({
   fields: (t) => ({

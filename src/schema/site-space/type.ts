@@ -1,5 +1,6 @@
 import { builder } from '../../builder.ts';
-import { publishedUrl, sectionPath, siteFacts } from '../site-structure/access.ts';
+import { publishedUrl } from '../../services/published-urls.ts';
+import { sectionPath, siteFacts } from '../../services/site.ts';
 
 const SiteSpaceUrls = builder.objectRef<{ published: string | null }>('SiteSpaceUrls').implement({
   fields: (t) => ({

@@ -4,15 +4,17 @@ import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { loadParentCollection, TransferInput } from '../collection/mutations.ts';
-import { loadOrganization } from '../organization/queries.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
-import { spaceMergeRules } from '../shared/merge-rules.ts';
-import { ContentPositionInput, resolvePosition, type ContentPosition } from '../shared/position.ts';
-import { loadSpace, SPACE_RETENTION_MS } from './queries.ts';
+import { spaceMergeRules } from '../../services/merge-rules.ts';
+import { ContentPositionInput } from '../shared/position.ts';
 import { loadSnapshot, writeRevision } from '../../content/revision-store.ts';
 import { reindexSpace } from '../../search/search-index.ts';
 import { Space } from './type.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadParentCollection } from '../../services/collection.ts';
+import { loadSpace, SPACE_RETENTION_MS, createSpaceRow } from '../../services/space.ts';
+import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
+import { TransferInput } from '../shared/transfer.ts';
 
 const title = z.string().max(50, 'must be at most 50 characters');
 const emoji = z.string().max(50, 'must be at most 50 characters');
@@ -47,52 +49,6 @@ const MoveSpaceInput = builder.inputType('MoveSpaceInput', {
     position: t.field({ type: ContentPositionInput }),
   }),
 });
-
-type SpaceQuery = Record<string, unknown>;
-
-/** Creates a space with its first revision: empty, or a copy of `parentRevisionId` (duplicates). */
-async function createSpaceRow(
-  ctx: Context,
-  query: SpaceQuery,
-  data: { organizationId: string; parentId: string | null; title: string; emoji: string; visibility?: string | null; editMode?: string | null; language?: string | null; defaultLevel?: string | null; mergeRules?: string; parentRevisionId?: string | null; position?: ContentPosition | null; after?: string },
-) {
-  const id = newId();
-  const revisionId = newId();
-  return ctx.db.$transaction(async (tx) => {
-    const position = await resolvePosition(
-      tx,
-      { organizationId: data.organizationId, parentId: data.parentId, itemId: id },
-      data.after ? { after: { type: 'space', space: data.after } } : data.position,
-    );
-    const space = await tx.space.create({
-      ...query,
-      data: {
-        id,
-        organizationId: data.organizationId,
-        parentId: data.parentId,
-        title: data.title,
-        emoji: data.emoji,
-        visibility: data.visibility ?? 'private',
-        editMode: data.editMode ?? 'live',
-        language: data.language ?? null,
-        defaultLevel: data.defaultLevel === undefined ? 'inherit' : data.defaultLevel,
-        mergeRules: data.mergeRules,
-        position,
-        revisionId,
-      },
-    });
-    if (data.parentRevisionId) {
-      // A duplicate starts with a copy of the source's content (documents are shared, not copied).
-      const snapshot = await loadSnapshot(tx, data.parentRevisionId, { documents: true });
-      const copyFrom = { revisionId: data.parentRevisionId, snapshot };
-      await writeRevision(tx, { id: revisionId, spaceId: id, parentId: data.parentRevisionId, type: 'edits', snapshot, copyFrom });
-      await reindexSpace(tx, ctx.provider, { spaceId: id, previous: null, current: snapshot });
-    } else {
-      await tx.revision.create({ data: { id: revisionId, spaceId: id } });
-    }
-    return space;
-  });
-}
 
 builder.mutationFields((t) => ({
   createSpace: t.prismaField({

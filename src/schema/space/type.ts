@@ -1,8 +1,11 @@
 import { builder } from '../../builder.ts';
 import { can, type Action } from '../../auth/policies.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
-import { parseStoredJson } from '../shared/merge-rules.ts';
-import { isSpaceShared, publishedSpaceUrl, readableOrganizationIds } from '../site-structure/access.ts';
+import { parseStoredJson } from '../../services/merge-rules.ts';
+import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
+import { isSpaceShared } from '../../services/share-grants.ts';
+import { publishedSpaceUrl } from '../../services/published-urls.ts';
+import { readableOrganizationIds } from '../../services/site.ts';
 
 interface SpaceUrlsShape {
   location: string;
@@ -42,12 +45,6 @@ const SpacePermissions = builder.objectRef<Record<SpacePermissionName, boolean>>
   description: 'What the caller may do with the space',
   fields: (t) => Object.fromEntries(Object.keys(SPACE_PERMISSIONS).map((k) => [k, t.exposeBoolean(k as SpacePermissionName)])) as never,
 });
-
-/**
- * The columns of a space that who may do what with it depends on (ctx.access.content); loadSpace
- * selects them whatever the document asks for.
- */
-export const SPACE_ACCESS_SELECT = { organizationId: true, parentId: true, defaultLevel: true, editMode: true } as const;
 
 // Select mode: a space row always carries its small columns (ids and keys, title, emoji,
 // visibility, language, and the access columns urls and permissions are made of), and the fields

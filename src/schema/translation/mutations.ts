@@ -11,21 +11,13 @@ import { ConflictError, InvalidInputError, NotFoundError, PreconditionFailedErro
 import { newId } from '../../ids.ts';
 import { jobEvent } from '../../jobs/job-store.ts';
 import { Job } from '../job/type.ts';
-import { loadOrganization } from '../organization/queries.ts';
 import { TranslationLanguage } from '../shared/enums.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
-import { loadSpace } from '../space/queries.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Translation } from './type.ts';
-
-const EMPTY_DOCUMENT = { object: 'document', data: {}, nodes: [] };
-
-function checkDocument(value: unknown, field: string): string {
-  const d = value as { object?: unknown; nodes?: unknown } | null;
-  if (!d || typeof d !== 'object' || d.object !== 'document' || !Array.isArray(d.nodes)) throw new InvalidInputError(`${field}: must be a JSON document`);
-  const text = JSON.stringify(d);
-  if (text.length > 100_000) throw new InvalidInputError(`${field}: at most 100,000 characters of JSON`);
-  return text;
-}
+import { paginate } from '../../db/pagination.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace } from '../../services/space.ts';
+import { loadTranslation, EMPTY_DOCUMENT, checkDocument } from '../../services/translation.ts';
 
 const TranslationSourceInput = builder.inputType('TranslationSourceInput', {
   fields: (t) => ({
@@ -45,14 +37,6 @@ const CreateTranslationInput = builder.inputType('CreateTranslationInput', {
 const UpdateTranslationInput = builder.inputType('UpdateTranslationInput', {
   fields: (t) => ({ instructions: t.field({ type: 'JSON', required: true }) }),
 });
-
-export async function loadTranslation<Q extends object>(ctx: Context, organizationId: string, id: string, action: 'space:read' | 'organization:create-content', query?: Q) {
-  await loadOrganization(ctx, organizationId, 'organization:read');
-  const translation = await ctx.db.translation.findUnique({ ...(query ?? {}), where: { id } });
-  if (!translation || translation.organizationId !== organizationId) throw new NotFoundError('Translation', id);
-  authorize(ctx.access.organization(organizationId), action, { type: 'Translation', id });
-  return translation;
-}
 
 export const TranslationList = listType('Translation', Translation);
 

@@ -7,11 +7,11 @@
 import type { Db, Tx } from '../db/client.ts';
 import { documentPlainText } from '../content/document/text.ts';
 import { loadSnapshot } from '../content/revision-store.ts';
-import { commitSpaceRevision } from '../content/space-content.ts';
+import { commitSpaceRevision } from './space-content.ts';
 import type { JSONDocument } from '../content/snapshot.ts';
 import type { JobHandler } from '../jobs/runner.ts';
-import { translateRevision, type TranslationCache } from './translate-revision.ts';
-import { createTranslator } from './translator.ts';
+import { translateRevision, type TranslationCache } from '../translation/translate-revision.ts';
+import { createTranslator } from '../translation/translator.ts';
 
 /** Keys per statement when reading the cache. */
 const CACHE_READ_BATCH = 5000;

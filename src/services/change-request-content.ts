@@ -3,11 +3,11 @@
  * file bytes first (outside the transaction), then the changes, the revision
  * and the change request's move to it, all or nothing.
  */
-import type { Context } from '../../context.ts';
-import { ConflictError, InvalidInputError } from '../../errors/index.ts';
-import { applyContentChanges, type ContentChange } from '../../content/apply-changes.ts';
-import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
-import { prepareUploads, type FileUploadInput } from '../../content/uploads.ts';
+import type { Context } from '../context.ts';
+import { ConflictError, InvalidInputError } from '../errors/index.ts';
+import { applyContentChanges, type ContentChange } from '../content/apply-changes.ts';
+import { loadDocuments, loadSnapshot, writeRevision } from '../content/revision-store.ts';
+import { prepareUploads, type FileUploadInput } from '../content/uploads.ts';
 
 type SpaceRow = { id: string; organizationId: string };
 type ChangeRequestRow = { id: string; status: string; revisionId: string; revisionInitialId: string; revisionMergedAncestorId: string | null };

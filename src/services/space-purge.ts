@@ -2,8 +2,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import type { Provider } from '../db/provider.ts';
-import { SPACE_RETENTION_MS } from '../schema/space/queries.ts';
 import { deleteSpaceIndex } from '../search/search-index.ts';
+import { SPACE_RETENTION_MS } from './space.ts';
 
 /** Deletes, for good, every space deleted before `now - 7 days` (with its search index); returns how many. */
 export async function purgeDeletedSpaces(db: Db, provider: Provider, now = new Date()): Promise<number> {

@@ -5,13 +5,13 @@
  * (theirs) and their common ancestor (the revision the change request was
  * created from or last updated with). Conflicts write nothing.
  */
-import type { Context } from '../../context.ts';
-import { ConflictError, PreconditionFailedError } from '../../errors/index.ts';
-import { mergeRevisions } from '../../content/merge.ts';
-import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
-import type { Tx } from '../../db/client.ts';
-import { commitSpaceRevision } from '../../content/space-content.ts';
-import { parseStoredJson } from '../shared/merge-rules.ts';
+import type { Context } from '../context.ts';
+import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
+import { mergeRevisions } from '../content/merge.ts';
+import { loadDocuments, loadSnapshot, writeRevision } from '../content/revision-store.ts';
+import type { Tx } from '../db/client.ts';
+import { commitSpaceRevision } from './space-content.ts';
+import { parseStoredJson } from './merge-rules.ts';
 
 type ChangeRequestRow = NonNullable<Awaited<ReturnType<Context['db']['changeRequest']['findUnique']>>>;
 type SpaceRow = { id: string; organizationId: string; revisionId: string; mergeRules: string };
