@@ -7,9 +7,11 @@ import http from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
+import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import pino, { type Logger } from 'pino';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
@@ -17,7 +19,9 @@ import { createJobs, type Jobs } from './jobs/jobs.ts';
 import { jobHandlers } from './services/job-handlers.ts';
 import { createStorage } from './storage/storage.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
-import { createDb, type Db } from './db/client.ts';
+import { createDb, reportingWrites, type Db } from './db/client.ts';
+import { requestLoaders } from './loaders.ts';
+import { useRequestLoaders } from './plugins/use-request-loaders.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
@@ -94,7 +98,10 @@ export function createApp(options: AppOptions): App {
   const metrics = options.metrics ?? createMetrics();
   const ownsDb = !options.db;
   const database = parseDatabaseUrl(config.databaseUrl);
-  const db = options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() });
+  // Every write forgets what the current request's loaders cached of what it changed.
+  const db = reportingWrites(options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() }), (model) =>
+    requestLoaders.getStore()?.invalidate(model),
+  );
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -120,6 +127,7 @@ export function createApp(options: AppOptions): App {
       }
     },
     plugins: [
+      useRequestLoaders(),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
@@ -141,9 +149,29 @@ export function createApp(options: AppOptions): App {
   });
 
   const server = http.createServer(yoga);
+  // Idle keep-alive connections stay open longer than the usual proxy's (60 s): a server that closes one
+  // first races the next request sent on it, which then fails with ECONNRESET (Node's default is 5 s).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const wsServer = new WebSocketServer({ server, path: GRAPHQL_ENDPOINT });
   const wsCleanup = useServer(
     {
+      // A token that is not valid closes the connection at connection_init (4403 with the reason); no token
+      // at all leaves it anonymous, its operations then answering UNAUTHENTICATED where they need a caller.
+      onConnect: async (ctx: { connectionParams?: Record<string, unknown>; extra: { socket: WebSocket } }) => {
+        const authorization = authorizationOf({ connectionParams: ctx.connectionParams });
+        if (!authorization) return true;
+        try {
+          const token = bearerToken(authorization);
+          if (token) await loadViewer(db, token);
+          return true;
+        } catch (error) {
+          const appError = toAppError(error);
+          if (!appError || appError.status !== 401) throw error;
+          ctx.extra.socket.close(CloseCode.Forbidden, appError.message.slice(0, 120));
+          return false;
+        }
+      },
       execute: (args: { rootValue: { execute: (a: unknown) => unknown } }) => args.rootValue.execute(args),
       subscribe: (args: { rootValue: { subscribe: (a: unknown) => unknown } }) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx: { extra: { request: unknown; socket: unknown } }, _id: string, params: { query: string; operationName?: string; variables?: Record<string, unknown> }) => {

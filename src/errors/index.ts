@@ -27,8 +27,10 @@ export class UnauthenticatedError extends AppError {
 export class ForbiddenError extends AppError {
   readonly code = 'FORBIDDEN';
   readonly status = 403;
+  /** `action`: the policy action refused (`space:update`): the message names it. */
   constructor(action: string) {
-    super(`You are not allowed to ${action.replace(':', ' ')} here`);
+    const [resource = '', verb = action] = action.split(':');
+    super(`Your role does not allow this: ${verb.replace(/-/g, ' ')} on a ${resource.replace(/-/g, ' ')} (${action})`);
   }
 }
 

@@ -8,7 +8,7 @@ export async function loadCollection<Q extends object>(ctx: Context, id: string,
   ctx.access.requireViewer();
   const collection = await ctx.db.collection.findUnique({ ...(query ?? {}), where: { id } });
   if (!collection) throw new NotFoundError('Collection', id);
-  authorize(await ctx.access.content(collection), action, { type: 'Collection', id });
+  authorize(await ctx.access.collection(collection), action, { type: 'Collection', id });
   return collection;
 }
 

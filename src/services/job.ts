@@ -4,18 +4,25 @@ import { can } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import { NotFoundError } from '../errors/index.ts';
 import type { JobEvent } from '../jobs/events.ts';
+import { SPACE_ACCESS_SELECT } from './space.ts';
 
 /** States a job never leaves. */
 export const FINAL_STATES = new Set(['succeeded', 'failed', 'cancelled']);
 
-/** Whether the caller may see a job: read access to its space, or to its organization's content. */
+/**
+ * Whether the caller may see a job (`job:read`): decided on its space, or
+ * without one on its organization; the caller must belong to the job's
+ * organization either way. `spaces` remembers the decision per space (a
+ * subscription decides once per space, with the roles it started with).
+ */
 export async function canSeeJob(ctx: Context, job: { organizationId: string; spaceId: string | null }, spaces: Map<string, boolean>): Promise<boolean> {
-  if (ctx.access.organizationRole(job.organizationId) === undefined) return false;
-  if (!job.spaceId) return can(ctx.access.organization(job.organizationId), 'space:read');
+  const organization = ctx.access.organization(job.organizationId);
+  if (!can(organization, 'organization:read')) return false;
+  if (!job.spaceId) return can(organization, 'job:read');
   let allowed = spaces.get(job.spaceId);
   if (allowed === undefined) {
-    const space = await ctx.db.space.findUnique({ where: { id: job.spaceId } });
-    allowed = space ? can(await ctx.access.content(space), 'space:read') : false;
+    const space = await ctx.db.space.findUnique({ where: { id: job.spaceId }, select: { id: true, ...SPACE_ACCESS_SELECT } });
+    allowed = space !== null && can(await ctx.access.space(space), 'job:read');
     spaces.set(job.spaceId, allowed);
   }
   return allowed;

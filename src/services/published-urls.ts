@@ -5,7 +5,6 @@
 import { can } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import type { PublishableSite } from '../loaders.ts';
-import { sectionPath, siteFacts } from './site.ts';
 
 /** The query parameter a published URL carries the key in. */
 export const SHARE_KEY_PARAM = 'share';
@@ -18,11 +17,6 @@ export function withShareKey(url: string, key: string | null | undefined): strin
   return u.toString();
 }
 
-/** The share key that opened `siteId` in this request, if any. */
-export function shareKeyFor(ctx: Context, siteId: string): string | null {
-  return ctx.access.shareGrants.sites.get(siteId) ?? null;
-}
-
 /**
  * The published address of a site, or of a section / site space on it (`paths`),
  * with the share key when one opened the site in this request; null while the
@@ -30,7 +24,7 @@ export function shareKeyFor(ctx: Context, siteId: string): string | null {
  */
 export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Array<string | null | undefined>): string | null {
   if (!site.published) return null;
-  return withShareKey(ctx.urls.publishedSite(site, ...paths.filter((p): p is string => Boolean(p))), shareKeyFor(ctx, site.id));
+  return withShareKey(ctx.urls.publishedSite(site, ...paths.filter((p): p is string => Boolean(p))), ctx.access.shareKeyFor(site.id));
 }
 
 /**
@@ -39,13 +33,10 @@ export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Arra
  * its first site space on a published site; null when there is none.
  */
 export async function publishedSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
+  // Each place comes with its site's facts and its section's path (one statement for every space of a response).
   const places = await ctx.loaders.publishedPlacesBySpaceId.load(space.id);
-  const opened = ctx.access.shareGrants.sites;
   const place =
-    places.find((p) => opened.has(p.siteId)) ??
+    places.find((p) => ctx.access.shareKeyFor(p.siteId) !== null) ??
     (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined);
-  if (!place) return null;
-  // Sites and section paths through the per-request loaders: often already read for the same response.
-  const [site, section] = await Promise.all([siteFacts(ctx, place.siteId), place.sectionId ? sectionPath(ctx, place.sectionId) : null]);
-  return publishedUrl(ctx, site, section, place.path);
+  return place ? publishedUrl(ctx, place.site, place.sectionPath, place.path) : null;
 }

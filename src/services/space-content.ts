@@ -9,25 +9,11 @@ import { reindexSpace } from '../search/search-index.ts';
 import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
 
-import type { Action } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { findChangeRequest } from './change-request.ts';
 import { loadSpace, type SpaceRow } from './space.ts';
-
-/** A revision as the schema sees it: the row and where it is read from (space, change request). */
-export interface RevisionView {
-  id: string;
-  spaceId: string;
-  organizationId: string;
-  parentId: string | null;
-  mergedParentId: string | null;
-  type: string;
-  createdAt: Date;
-  variables: string;
-  changeRequestId: string | null;
-}
-
+import type { RevisionView } from '../content/revision-view.ts';
 
 export interface ContentSource {
   space: SpaceRow;
@@ -36,13 +22,8 @@ export interface ContentSource {
 }
 
 /** The content a request reads: the space's current revision, or the change request's. */
-export async function loadContentSource(
-  ctx: Context,
-  spaceId: string,
-  changeRequestId: string | null | undefined,
-  action: Action = 'space:read',
-): Promise<ContentSource> {
-  const space = await loadSpace(ctx, spaceId, action);
+export async function loadContentSource(ctx: Context, spaceId: string, changeRequestId: string | null | undefined): Promise<ContentSource> {
+  const space = await loadSpace(ctx, spaceId, changeRequestId ? 'change-request:read' : 'space:read');
   const changeRequest = changeRequestId ? await findChangeRequest(ctx, space.id, changeRequestId) : null;
   const revisionId = changeRequest ? changeRequest.revisionId : space.revisionId;
   const row = await ctx.loaders.revisionById.load(revisionId);

@@ -1,5 +1,5 @@
 /** Spaces: loading one the caller may act on, and creating one with its first revision. */
-import { authorize, can, type Action } from '../auth/policies.ts';
+import { authorize, type Action } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
 import { withColumns } from '../db/select.ts';
@@ -7,23 +7,22 @@ import { NotFoundError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { reindexSpace } from '../search/search-index.ts';
 import { resolvePosition, type ContentPosition } from './content-position.ts';
-import { openSpaceWithShareKey } from './share-grants.ts';
 
 /** Deleted spaces stay in the bin this long, restorable, before the sweep removes them. */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * The columns of a space that who may do what with it depends on (ctx.access.content); loadSpace
+ * The columns of a space that who may do what with it depends on (ctx.access.space); loadSpace
  * selects them whatever the document asks for.
  */
 export const SPACE_ACCESS_SELECT = { organizationId: true, parentId: true, defaultLevel: true, editMode: true } as const;
 
 /**
  * Loads a space the caller may act on, or answers 404/403. Spaces in the bin
- * are invisible except to `restore` (`inBin: true`). For `space:read` only, a
- * caller who may not read the space otherwise may with `shareKey`, the key of
- * an active share link of a published share-link site that publishes it
- * (read-only: the key opens nothing else).
+ * are invisible except to `restore` (`inBin: true`). For `space:read`,
+ * `shareKey` (the key of an active share link of a published share-link site
+ * that publishes the space) lets the caller read it (read-only: the key opens
+ * nothing else) and goes into its published URL.
  */
 export async function loadSpace<Q extends object>(
   ctx: Context,
@@ -36,10 +35,7 @@ export async function loadSpace<Q extends object>(
   // What the checks below read, besides what the document selects (Space is in select mode).
   const space = await ctx.db.space.findUnique({ ...withColumns(query ?? {}, { deletedAt: true, ...SPACE_ACCESS_SELECT }), where: { id } });
   if (!space || Boolean(space.deletedAt) !== Boolean(options.inBin)) throw new NotFoundError('Space', id);
-  const subject = await ctx.access.content(space);
-  // A key opening a site that publishes the space also puts the key into its published URL (members included).
-  const opened = action === 'space:read' && options.shareKey ? await openSpaceWithShareKey(ctx, space, options.shareKey) : false;
-  if (opened && !can(subject, action)) return space;
+  const subject = await ctx.access.space(space, { shareKey: action === 'space:read' ? options.shareKey : null });
   authorize(subject, action, { type: 'Space', id });
   return space;
 }

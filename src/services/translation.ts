@@ -1,6 +1,6 @@
 /** Translations: loading one the caller may act on, and checking instructions. */
 import type { Context } from '../context.ts';
-import { authorize } from '../auth/policies.ts';
+import { authorize, type Action } from '../auth/policies.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { loadOrganization } from './organization.ts';
 
@@ -14,7 +14,7 @@ export function checkDocument(value: unknown, field: string): string {
   return text;
 }
 
-export async function loadTranslation<Q extends object>(ctx: Context, organizationId: string, id: string, action: 'space:read' | 'organization:create-content', query?: Q) {
+export async function loadTranslation<Q extends object>(ctx: Context, organizationId: string, id: string, action: Action, query?: Q) {
   await loadOrganization(ctx, organizationId, 'organization:read');
   const translation = await ctx.db.translation.findUnique({ ...(query ?? {}), where: { id } });
   if (!translation || translation.organizationId !== organizationId) throw new NotFoundError('Translation', id);

@@ -32,7 +32,7 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true, description: 'Id or number' }) },
     resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:read');
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:read');
       return ctx.db.changeRequest.findUniqueOrThrow({ ...query, where: { id: changeRequest.id } });
     },
   }),
@@ -45,7 +45,7 @@ builder.queryField('spaceChangeRequests', (t) =>
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), ...filterArgs, ...pageArgs },
     resolve: async (_root, args, ctx, info) => {
-      const space = await loadSpace(ctx, String(args.spaceId), 'space:read');
+      const space = await loadSpace(ctx, String(args.spaceId), 'change-request:read');
       const query = itemsQuery(ctx, info);
       return paginate({
         ...args,
@@ -83,7 +83,7 @@ builder.prismaObjectFields(Organization, (t) => ({
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
       // Members who may read content see every space's change requests; others (guests) none.
-      const where = can(subject, 'space:read')
+      const where = can(subject, 'change-request:read')
         ? { space: { organizationId: org.id, deletedAt: null }, ...filters(args) }
         : { id: { in: [] as string[] } };
       const query = itemsQuery(ctx, info);

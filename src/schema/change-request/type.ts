@@ -1,7 +1,8 @@
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
-import { Revision } from '../content/type.ts';
-import { type RevisionView, revisionView } from '../../services/space-content.ts';
+import { Revision } from '../revision/type.ts';
+import { revisionView } from '../../services/space-content.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
 
 export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });

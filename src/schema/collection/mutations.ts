@@ -63,7 +63,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { collectionId, input }, ctx) => {
       const id = String(collectionId);
       const collection = await loadCollection(ctx, id, 'collection:update');
-      if (input.defaultLevel !== undefined) authorize(await ctx.access.content(collection), 'collection:admin', { type: 'Collection', id });
+      if (input.defaultLevel !== undefined) authorize(await ctx.access.collection(collection), 'collection:admin', { type: 'Collection', id });
       return ctx.db.collection.update({
         ...query,
         where: { id },

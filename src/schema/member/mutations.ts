@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { authorize } from '../../auth/policies.ts';
+import { authorize, can } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../db/client.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const organizationId = String(args.organizationId);
       const viewer = ctx.access.requireViewer();
-      if (ctx.access.organizationRole(organizationId) !== undefined) return true;
+      if (can(ctx.access.organization(organizationId), 'organization:read')) return true;
       const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true } });
       if (!organization) throw new NotFoundError('Organization', organizationId);
       // Users are made by the operator (CLI), never by sign-up: their e-mail addresses are taken as verified.
@@ -74,7 +74,8 @@ builder.mutationFields((t) => ({
       const userId = String(args.userId);
       const subject = ctx.access.organization(organizationId);
       authorize(subject, 'organization:read', { type: 'Organization', id: organizationId });
-      if (userId !== ctx.access.requireViewer().userId) authorize(subject, 'member:remove', { type: 'Member', id: userId });
+      const leaving = userId === ctx.access.requireViewer().userId;
+      authorize(subject, leaving ? 'organization:leave' : 'member:remove', { type: 'Member', id: userId });
       return changeMembership(ctx, async (tx) => {
         const member = await tx.member.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
         if (!member) return false;

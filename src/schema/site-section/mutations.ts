@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../../errors/prisma.ts';
 import { byOrder, endPosition, invalidPosition, placeAmong, renumberSectionsAndGroups, sectionSiblings, STRUCTURE_ORDER, type Tx, anchorOf, CONDITION, loadSpaceForSite, newSiteSpacePath, PATH, setDefaultSiteSpace, ICON, sectionTitleFor, newSectionPath, firstSectionInStructure, findSection } from '../../services/site-structure.ts';
 import { slugify, uniqueSlug } from '../../slug.ts';
 import { SiteSection } from './type.ts';
-import { loadSite, forgetSiteFacts } from '../../services/site.ts';
+import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
 
 const TITLE = z.string().min(2, 'must be between 2 and 128 characters').max(128, 'must be between 2 and 128 characters');
@@ -81,7 +81,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const space = await loadSpaceForSite(ctx, site.organizationId, args.input.spaceId);
-      const created = await withPathCheck(null, () =>
+      return withPathCheck(null, () =>
         ctx.db.$transaction(async (tx) => {
           const current = await tx.site.findUniqueOrThrow({ where: { id: site.id }, select: { defaultSectionId: true } });
           let defaultSectionId = current.defaultSectionId;
@@ -121,8 +121,6 @@ builder.mutationFields((t) => ({
           return tx.siteSection.findUniqueOrThrow({ ...query, where: { id } });
         }),
       );
-      forgetSiteFacts(ctx);
-      return created;
     },
   }),
   updateSiteSection: t.prismaField({
@@ -134,7 +132,7 @@ builder.mutationFields((t) => ({
       const id = String(args.siteSectionId);
       const { input } = args;
       await findSection(ctx.db, site.id, id);
-      const updated = await withPathCheck(input.path, () =>
+      return withPathCheck(input.path, () =>
         ctx.db.$transaction(async (tx) => {
           const section = await findSection(tx, site.id, id);
           if (input.path && input.path !== section.path) {
@@ -168,8 +166,6 @@ builder.mutationFields((t) => ({
           });
         }),
       );
-      forgetSiteFacts(ctx);
-      return updated;
     },
   }),
   deleteSiteSection: t.boolean({
@@ -181,7 +177,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSectionId);
-      const deleted = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         const section = await tx.siteSection.findFirst({ where: { id, siteId: site.id }, select: { id: true } });
         if (!section) return false;
         await tx.siteSpace.deleteMany({ where: { sectionId: id } });
@@ -194,8 +190,6 @@ builder.mutationFields((t) => ({
         }
         return true;
       });
-      forgetSiteFacts(ctx);
-      return deleted;
     },
   }),
   moveSiteSection: t.prismaField({

@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
 import { publishedUrl } from '../../services/published-urls.ts';
-import { siteFacts, VISIBLE_SITE_SPACE } from '../../services/site.ts';
+import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
 const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({
   fields: (t) => ({
@@ -25,7 +25,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     description: t.exposeString('description', { nullable: true }),
     default: t.boolean({
       description: 'Whether this is the default section of the site',
-      resolve: async (section, _args, ctx) => (await siteFacts(ctx, section.siteId)).defaultSectionId === section.id,
+      resolve: async (section, _args, ctx) => (await ctx.loaders.siteFactsById.load(section.siteId)).defaultSectionId === section.id,
     }),
     path: t.string({ description: 'Path of the section on the site, unique in the site', resolve: (section) => section.path }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the section' }),
@@ -49,7 +49,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     site: t.relation('site'),
     urls: t.field({
       type: SiteSectionUrls,
-      resolve: async (section, _args, ctx) => ({ published: publishedUrl(ctx, await siteFacts(ctx, section.siteId), section.path) }),
+      resolve: async (section, _args, ctx) => ({ published: publishedUrl(ctx, await ctx.loaders.siteFactsById.load(section.siteId), section.path) }),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

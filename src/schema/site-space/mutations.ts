@@ -12,7 +12,7 @@ import { endPosition, invalidPosition, placeAmong, renumberSiteSpaces, siteSpace
 import { slugify, uniqueSlug } from '../../slug.ts';
 import { SiteSpace } from './type.ts';
 import { loadSpace } from '../../services/space.ts';
-import { loadSite, forgetSiteFacts } from '../../services/site.ts';
+import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
 
 const AddSpaceToSiteInput = builder.inputType('AddSpaceToSiteInput', {
@@ -61,7 +61,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const space = await loadSpaceForSite(ctx, site.organizationId, args.input.spaceId);
-      const created = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         let sectionId: string | null;
         if (args.input.sectionId) {
           const section = await tx.siteSection.findFirst({ where: { id: args.input.sectionId, siteId: site.id }, select: { id: true } });
@@ -86,8 +86,6 @@ builder.mutationFields((t) => ({
         if (!siblings.some((s) => s.isDefault)) await setDefaultSiteSpace(tx, site.id, sectionId, id);
         return tx.siteSpace.findUniqueOrThrow({ ...query, where: { id } });
       });
-      forgetSiteFacts(ctx);
-      return created;
     },
   }),
   updateSiteSpace: t.prismaField({
@@ -100,7 +98,7 @@ builder.mutationFields((t) => ({
       const { input } = args;
       await findSiteSpace(ctx.db, site.id, id);
       const space = input.spaceId ? await loadSpaceForSite(ctx, site.organizationId, input.spaceId) : null;
-      const updated = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         const siteSpace = await findSiteSpace(tx, site.id, id);
         if (input.path && input.path !== siteSpace.path) {
           const clash = await tx.siteSpace.findFirst({ where: { siteId: site.id, sectionId: siteSpace.sectionId, path: input.path, id: { not: id } }, select: { id: true } });
@@ -117,8 +115,6 @@ builder.mutationFields((t) => ({
           },
         });
       });
-      forgetSiteFacts(ctx);
-      return updated;
     },
   }),
   deleteSiteSpace: t.boolean({
@@ -128,15 +124,13 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSpaceId);
-      const deleted = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         const siteSpace = await tx.siteSpace.findFirst({ where: { id, siteId: site.id }, select: { sectionId: true, isDefault: true } });
         if (!siteSpace) return false;
         await tx.siteSpace.delete({ where: { id } });
         if (siteSpace.isDefault) await setDefaultSiteSpace(tx, site.id, siteSpace.sectionId, null);
         return true;
       });
-      forgetSiteFacts(ctx);
-      return deleted;
     },
   }),
   moveSiteSpace: t.prismaField({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { authorize } from '../../auth/policies.ts';
+import { authorize, can } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
@@ -82,7 +82,7 @@ builder.mutationFields((t) => ({
       const id = String(spaceId);
       const space = await loadSpace(ctx, id, 'space:update');
       const settings = ['editMode', 'defaultLevel', 'mergeRules', 'visibility'] as const;
-      if (settings.some((k) => input[k] !== undefined)) authorize(await ctx.access.content(space), 'space:configure', { type: 'Space', id });
+      if (settings.some((k) => input[k] !== undefined)) authorize(await ctx.access.space(space), 'space:configure', { type: 'Space', id });
       if (input.visibility === 'in-collection' && !space.parentId) {
         throw new InvalidInputError('visibility: in-collection is only for spaces in a collection');
       }
@@ -122,7 +122,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { spaceId }, ctx) => {
       const id = String(spaceId);
       const live = await ctx.db.space.findUnique({ where: { id }, select: { deletedAt: true, organizationId: true } });
-      if (live && !live.deletedAt && ctx.access.organizationRole(live.organizationId) !== undefined) {
+      if (live && !live.deletedAt && can(ctx.access.organization(live.organizationId), 'organization:read')) {
         throw new ConflictError('The space is not deleted: there is nothing to restore');
       }
       const space = await loadSpace(ctx, id, 'space:restore', undefined, { inBin: true });

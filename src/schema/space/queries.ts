@@ -9,7 +9,6 @@ import { Space } from './type.ts';
 import { paginate } from '../../db/pagination.ts';
 import { withColumns } from '../../db/select.ts';
 import { SPACE_ACCESS_SELECT, loadSpace } from '../../services/space.ts';
-import { openSpaceWithShareKey } from '../../services/share-grants.ts';
 
 export const SpaceList = listType('Space', Space);
 

@@ -45,7 +45,7 @@ builder.queryFields((t) => ({
     type: Translation,
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'space:read', query),
+    resolve: (query, _root, args, ctx) => loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:read', query),
   }),
   translations: t.field({
     type: TranslationList,
@@ -53,7 +53,7 @@ builder.queryFields((t) => ({
     args: { organizationId: t.arg.id({ required: true }), ...pageArgs },
     resolve: async (_root, args, ctx, info) => {
       const org = await loadOrganization(ctx, String(args.organizationId), 'organization:read');
-      authorize(ctx.access.organization(org.id), 'space:read', { type: 'Organization', id: org.id });
+      authorize(ctx.access.organization(org.id), 'translation:read', { type: 'Organization', id: org.id });
       const query = itemsQuery(ctx, info);
       return paginate({
         ...args,
@@ -72,7 +72,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), input: t.arg({ type: CreateTranslationInput, required: true }) },
     resolve: async (query, _root, { organizationId, input }, ctx) => {
-      const org = await loadOrganization(ctx, String(organizationId), 'organization:create-content');
+      const org = await loadOrganization(ctx, String(organizationId), 'translation:create');
       const source = await loadSpace(ctx, input.source.space, 'space:read');
       if (source.organizationId !== org.id) throw new InvalidInputError('source.space: not a space of this organization');
       if (input.language === input.source.language) throw new InvalidInputError('language: must differ from the source language');
@@ -119,7 +119,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }), input: t.arg({ type: UpdateTranslationInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'organization:create-content');
+      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:update');
       return ctx.db.translation.update({ ...query, where: { id: translation.id }, data: { instructions: checkDocument(args.input.instructions, 'instructions') } });
     },
   }),
@@ -133,7 +133,7 @@ builder.mutationFields((t) => ({
         await loadOrganization(ctx, String(args.organizationId), 'organization:read');
         return false;
       }
-      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'organization:create-content');
+      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:delete');
       await ctx.db.translation.delete({ where: { id: translation.id } });
       return true;
     },
@@ -144,7 +144,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'organization:create-content');
+      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:run');
       if (!ctx.config.translation.provider) {
         throw new PreconditionFailedError('No translation provider is configured on this server (set TRANSLATION_PROVIDER and TRANSLATION_URL)');
       }

@@ -7,21 +7,8 @@
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { documentToMarkdown } from '../../content/document/markdown-print.ts';
-import { childrenByParent, pagePaths } from '../../content/page-tree.ts';
-import type { FileSnapshot, PageSnapshot } from '../../content/snapshot.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
-import { RevisionView } from '../../services/space-content.ts';
-
-export interface PageView {
-  page: PageSnapshot;
-  path: string;
-  revision: RevisionView;
-}
-
-export interface FileView {
-  file: FileSnapshot;
-  revision: RevisionView;
-}
+import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 
 export const DocumentFormat = builder.enumType('DocumentFormat', { values: ['document', 'markdown'] as const });
 
@@ -40,35 +27,8 @@ export const DEFAULT_PAGE_LAYOUT = {
 
 /** The page tree of a revision: views of the children of `parentId`, in order (null: the root pages). */
 export async function pageChildren(ctx: Context, revision: RevisionView, parentId: string | null): Promise<PageView[]> {
-  const tree = await revisionTree(ctx, revision);
+  const tree = await ctx.loaders.revisionTree.load(revision);
   return tree.children.get(parentId) ?? [];
-}
-
-interface RevisionTree {
-  byId: Map<string, PageView>;
-  children: Map<string | null, PageView[]>;
-}
-
-const trees = new WeakMap<object, Map<string, Promise<RevisionTree>>>();
-
-/** The tree of a revision, built once per request. */
-export function revisionTree(ctx: Context, revision: RevisionView): Promise<RevisionTree> {
-  let perRequest = trees.get(ctx.loaders);
-  if (!perRequest) trees.set(ctx.loaders, (perRequest = new Map()));
-  let tree = perRequest.get(revision.id);
-  if (!tree) {
-    tree = ctx.loaders.pagesByRevisionId.load(revision.id).then((list) => {
-      const pages = new Map(list.map((p) => [p.id, p]));
-      const paths = pagePaths(pages);
-      const byId = new Map<string, PageView>();
-      for (const page of list) byId.set(page.id, { page, path: paths.get(page.id) ?? page.slug, revision });
-      const children = new Map<string | null, PageView[]>();
-      for (const [parentId, list2] of childrenByParent(pages)) children.set(parentId, list2.map((p) => byId.get(p.id)!));
-      return { byId, children };
-    });
-    perRequest.set(revision.id, tree);
-  }
-  return tree;
 }
 
 function pageApp(ctx: Context, view: PageView): string {
@@ -195,7 +155,7 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
       type: RevisionPage,
       nullable: true,
       args: { id: t.arg.string({ required: true }) },
-      resolve: async (r, { id }, ctx) => (await revisionTree(ctx, r)).byId.get(id) ?? null,
+      resolve: async (r, { id }, ctx) => (await ctx.loaders.revisionTree.load(r)).byId.get(id) ?? null,
     }),
     pagesCount: t.int({ description: 'How many pages (at every depth)', resolve: async (r, _a, ctx) => (await ctx.loaders.pagesByRevisionId.load(r.id)).length }),
     files: t.field({

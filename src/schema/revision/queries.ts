@@ -16,10 +16,12 @@ import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
 import { rowForSelection } from '../shared/select.ts';
 import { Space } from '../space/type.ts';
-import { RevisionFile, RevisionPage, Revision, revisionTree, type FileView, type PageView } from './type.ts';
+import { RevisionFile, RevisionPage, Revision } from './type.ts';
+import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
 import { sliceList, type ListResult } from '../../db/pagination.ts';
 import { loadSpace, type SpaceRow } from '../../services/space.ts';
-import { type RevisionView, loadContentSource, ContentSource } from '../../services/space-content.ts';
+import { loadContentSource, ContentSource } from '../../services/space-content.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
 
 const contentArgs = builder.args((t) => ({
   spaceId: t.id({ required: true }),
@@ -42,7 +44,7 @@ builder.queryFields((t) => ({
     args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
-      const page = (await revisionTree(ctx, source.revision)).byId.get(args.pageId);
+      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
       if (!page) throw new NotFoundError('Page', args.pageId);
       return page;
     },
@@ -154,7 +156,7 @@ export const ContentReferenceUsageList = builder.objectRef<LinkList>('ContentRef
 export const linkListArgs = builder.args((t) => ({ ...pageArgs, status: t.field({ type: ContentReferenceStatus }) }));
 
 /** The pages of a revision in tree order (depth first, as the table of contents lists them). */
-function pagesInTreeOrder(tree: Awaited<ReturnType<typeof revisionTree>>): PageView[] {
+function pagesInTreeOrder(tree: RevisionTree): PageView[] {
   const out: PageView[] = [];
   const walk = (parentId: string | null) => {
     for (const page of tree.children.get(parentId) ?? []) {
@@ -176,7 +178,7 @@ async function linkList(
   pages: readonly { page: PageView; references: readonly StoredReference[] }[],
   args: { page?: string | null; limit?: number | null; status?: string | null },
 ): Promise<LinkList> {
-  const [tree, fileList] = await Promise.all([revisionTree(ctx, source.revision), ctx.loaders.filesByRevisionId.load(source.revision.id)]);
+  const [tree, fileList] = await Promise.all([ctx.loaders.revisionTree.load(source.revision), ctx.loaders.filesByRevisionId.load(source.revision.id)]);
   const files = new Map(fileList.map((f) => [f.id, f]));
   const links = revisionLinks({
     pages: pages.map(({ page, references }) => ({ pageId: page.page.id, references })),
@@ -205,7 +207,7 @@ async function linkList(
 
 /** Every link of the source's revision: the references of all its pages' documents, located in tree order. */
 export async function revisionLinkList(ctx: Context, source: LinkSource, args: Parameters<typeof linkList>[3]): Promise<LinkList> {
-  const [tree, referencesByHash] = await Promise.all([revisionTree(ctx, source.revision), ctx.loaders.referencesByRevisionId.load(source.revision.id)]);
+  const [tree, referencesByHash] = await Promise.all([ctx.loaders.revisionTree.load(source.revision), ctx.loaders.referencesByRevisionId.load(source.revision.id)]);
   const pages = pagesInTreeOrder(tree)
     .filter((page) => page.page.documentHash)
     .map((page) => ({ page, references: referencesByHash.get(page.page.documentHash!) ?? [] }));
@@ -222,7 +224,7 @@ builder.queryFields((t) => ({
     args: { ...contentArgs, ...linkListArgs, pageId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
-      const page = (await revisionTree(ctx, source.revision)).byId.get(args.pageId);
+      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
       if (!page) throw new NotFoundError('Page', args.pageId);
       const references = page.page.documentHash
         ? await ctx.db.documentReference.findMany({ where: { documentHash: page.page.documentHash }, select: { targetKind: true, target: true } })
@@ -237,7 +239,7 @@ builder.queryFields((t) => ({
     args: { ...contentArgs, ...pageArgs, pageId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
-      const tree = await revisionTree(ctx, source.revision);
+      const tree = await ctx.loaders.revisionTree.load(source.revision);
       if (!tree.byId.has(args.pageId)) throw new NotFoundError('Page', args.pageId);
       return sliceList(await backlinks(ctx, source, { kind: 'page', page: args.pageId }), args.page, args.limit);
     },
@@ -264,7 +266,7 @@ async function backlinks(ctx: Context, source: ContentSource, target: ContentRef
     select: { pageId: true },
   });
   const ids = new Set(rows.map((r) => r.pageId));
-  return pagesInTreeOrder(await revisionTree(ctx, source.revision))
+  return pagesInTreeOrder(await ctx.loaders.revisionTree.load(source.revision))
     .filter((p) => ids.has(p.page.id))
     .map((page) => ({ kind: 'page' as const, source, page }));
 }

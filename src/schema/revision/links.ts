@@ -3,9 +3,9 @@
  * one per target with the pages it is found on; computed as pageLinks' (src/content/links.ts).
  */
 import { NotFoundError } from '../../errors/index.ts';
-import { ContentReferenceUsageList, linkListArgs, revisionLinkList } from '../content/queries.ts';
+import { ContentReferenceUsageList, linkListArgs, revisionLinkList } from './queries.ts';
 import { builder } from '../../builder.ts';
-import { Space } from './type.ts';
+import { Space } from '../space/type.ts';
 
 builder.prismaObjectFields(Space, (t) => ({
   links: t.field({

@@ -22,7 +22,7 @@ builder.mutationField('applySpaceTemplate', (t) =>
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: ApplySpaceTemplateInput, required: true }) },
     resolve: async (_root, { spaceId, input }, ctx) => {
-      const space = await loadSpace(ctx, String(spaceId), 'space:edit');
+      const space = await loadSpace(ctx, String(spaceId), input.changeRequestId ? 'change-request:edit-content' : 'space:edit');
       const template = findTemplate(input.id);
       if (!template) throw new InvalidInputError(`id: no template "${input.id}" (there are ${SPACE_TEMPLATES.map((x) => x.id).join(', ')})`);
       const changes = structuredClone(template.changes);
