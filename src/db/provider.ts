@@ -8,7 +8,7 @@
  *   traps we work around (trap 1: PostgreSQL's `"char"` OID; trap 2: no
  *   shadow database on PostgreSQL; trap 3: SQLite's multi-statement
  *   executeRaw), and each SQLite connection's settings (WAL, 32,766 bound
- *   values);
+ *   values, statements prepared once: provider/sqlite-statement-cache.ts);
  * - provider/setup.ts: how a database is prepared (a folder, a schema) and dropped;
  * - provider/statements.ts: which statements each adapter call sends, for counting;
  * - provider/like.ts: a case-insensitive literal `contains` (PostgreSQL's ILIKE

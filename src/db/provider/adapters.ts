@@ -22,7 +22,7 @@ import type {
   SqlQuery,
   Transaction,
 } from '@prisma/driver-adapter-utils';
-import { cacheSqliteStatements } from '../sqlite-statement-cache.ts';
+import { cacheSqliteStatements } from './sqlite-statement-cache.ts';
 import { pgPoolConfig, requirePg, requireSqliteFile, type DatabaseConfig } from './config.ts';
 
 /** The `"char"` type OID; TEXT's OID. See trap 1. */

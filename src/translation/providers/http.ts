@@ -4,7 +4,7 @@
  */
 import { batches } from '../../batches.ts';
 import { AppError } from '../../errors/index.ts';
-import type { TranslateOptions, Translator } from '../translator.ts';
+import type { TranslateOptions, Translator } from './provider.ts';
 
 /** Why a provider failed. */
 export type TranslationProviderFailure = 'http' | 'timeout' | 'network' | 'malformed';

@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { escapeSegmentText, tokenize } from '../segments.ts';
-import type { TranslateOptions, Translator } from '../translator.ts';
+import type { TranslateOptions, Translator } from './provider.ts';
 import { TranslationProviderError, batchTranslator, postJson } from './http.ts';
 
 /** Options of `createLibreTranslateTranslator`. */

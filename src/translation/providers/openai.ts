@@ -14,7 +14,7 @@
  * truncated by the token limit) is asked again once, then fails.
  */
 import { z } from 'zod';
-import type { TranslateOptions, Translator } from '../translator.ts';
+import type { TranslateOptions, Translator } from './provider.ts';
 import { TranslationProviderError, batchTranslator, postJson, snippet } from './http.ts';
 
 /** Options of `createOpenAITranslator`. */
