@@ -11,11 +11,7 @@
 import FindMyWay from 'find-my-way';
 import {
   GraphQLError,
-  GraphQLInputObjectType,
-  GraphQLScalarType,
   Kind,
-  getNamedType,
-  isInputObjectType,
   isListType,
   isNonNullType,
   parse,
@@ -33,6 +29,7 @@ import {
 } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { AppError, InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { checkInput, coerceQueryValue } from './check-input.ts';
 import type { RestRoute } from './route.ts';
 
 export const REST_PREFIX = '/v1';
@@ -74,44 +71,6 @@ function prepare(route: RestRoute): PreparedRoute {
   return { ...route, parsed, operation, shape: replyShape([operation.selectionSet], fragments) };
 }
 
-/** Coerces one query-string value to the variable's scalar type; a 400 names the parameter. */
-function coerceQueryValue(name: string, raw: string, type: GraphQLInputType): unknown {
-  const named = getNamedType(type);
-  if (!(named instanceof GraphQLScalarType)) return raw; // enums and custom scalars validate themselves
-  switch (named.name) {
-    case 'Int':
-      if (!/^-?\d+$/.test(raw)) throw new InvalidInputError(`${name}: must be an integer`);
-      return Number(raw);
-    case 'Float':
-      if (raw.trim() === '' || Number.isNaN(Number(raw))) throw new InvalidInputError(`${name}: must be a number`);
-      return Number(raw);
-    case 'Boolean':
-      if (raw !== 'true' && raw !== 'false') throw new InvalidInputError(`${name}: must be true or false`);
-      return raw === 'true';
-    default:
-      return raw;
-  }
-}
-
-/**
- * Keeps only the fields an input type declares, recursively: like most JSON
- * APIs (and GitBook's), unknown body fields are ignored rather than refused.
- */
-function pruneUnknownFields(value: unknown, type: GraphQLInputType): unknown {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (value === null || value === undefined) return value;
-  if (isListType(inner)) return Array.isArray(value) ? value.map((v) => pruneUnknownFields(v, inner.ofType)) : value;
-  if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = (inner as GraphQLInputObjectType).getFields();
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .filter(([k]) => k in fields)
-        .map(([k, v]) => [k, pruneUnknownFields(v, fields[k]!.type)]),
-    );
-  }
-  return value;
-}
-
 async function readJsonBody(request: Request): Promise<unknown> {
   const text = await request.text();
   if (text.trim() === '') return undefined;
@@ -122,26 +81,29 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/**
+ * The operation's variables from the path, the query string and the JSON
+ * body, each checked strictly against its GraphQL type (./check-input.ts).
+ */
 async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, request: Request, url: URL, params: Record<string, string | undefined>) {
   const variables: Record<string, unknown> = {};
   for (const variable of route.variables) {
     const type = typeFromAST(schema, parseType(variable.type)) as GraphQLInputType | undefined;
     if (!type) throw new Error(`Unknown type ${variable.type} in ${route.operationName}`);
     if (variable.source === 'path') {
-      variables[variable.name] = params[variable.name];
+      variables[variable.name] = checkInput(params[variable.name], type, variable.name);
     } else if (variable.source === 'body') {
       const body = await readJsonBody(request);
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
         throw new InvalidInputError('The request body must be a JSON object');
       }
-      variables[variable.name] = pruneUnknownFields(body ?? {}, type);
+      variables[variable.name] = checkInput(body ?? {}, type, '');
     } else {
       const values = url.searchParams.getAll(variable.name);
-      if (values.length === 0) continue;
       const inner = isNonNullType(type) ? type.ofType : type;
-      variables[variable.name] = isListType(inner)
-        ? values.map((v) => coerceQueryValue(variable.name, v, inner.ofType))
-        : coerceQueryValue(variable.name, values[values.length - 1]!, type);
+      if (values.length === 0) checkInput(undefined, type, variable.name);
+      else if (isListType(inner)) variables[variable.name] = values.map((v) => coerceQueryValue(variable.name, v, inner.ofType));
+      else variables[variable.name] = coerceQueryValue(variable.name, values[values.length - 1]!, type);
     }
   }
   return variables;
@@ -234,14 +196,6 @@ function errorStatus(errors: readonly GraphQLError[], hasData: boolean): number 
   return status || (hasData ? 500 : 400);
 }
 
-/** Makes GraphQL's variable messages read in terms of the REST body. */
-function restMessage(error: GraphQLError): string {
-  return error.message
-    .replace(/^Variable "\$input" got invalid value (.*?) at "input\.([^"]+)"; /, '$2: ')
-    .replace(/^Variable "\$input" got invalid value .*?; /, '')
-    .replace(/^Variable "\$(\w+)" got invalid value (.*?); /, '$1: ');
-}
-
 /**
  * Validates the routes' documents against `schema` with graphql-js's standard
  * rules; throws one error naming every document that fails. The REST runtime
@@ -312,7 +266,7 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       const status = errorStatus(result.errors, result.data != null);
       const first = result.errors[0]!;
       const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-      return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(first), headers, ResponseOf);
+      return errorResponse(status, status >= 500 ? 'Unexpected error' : first.message, headers, ResponseOf);
     }
     const alternate = route.replyWhen && url.searchParams.get(route.replyWhen.param) === route.replyWhen.equals;
     const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
@@ -357,7 +311,7 @@ export function restErrorResponse(
   if (error instanceof GraphQLError) {
     const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
     const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-    return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(error), headers, ResponseOf);
+    return errorResponse(status, status >= 500 ? 'Unexpected error' : error.message, headers, ResponseOf);
   }
   yoga?.logger.error(error);
   return errorResponse(500, 'Unexpected error', {}, ResponseOf);
