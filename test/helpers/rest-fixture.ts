@@ -38,6 +38,18 @@ export function fillPath(route: Pick<RestRoute, 'path'>, params: Record<string, 
   });
 }
 
+/**
+ * Whether an error message names `field` (`changes[0].title`) as the caller
+ * sent it: `changes[0].title: ...`, or as the content changes' own checks
+ * and zod paths word it (`changes[0]: title ...`, `changes.0.title: ...`).
+ */
+export function namesField(message: string, field: string): boolean {
+  const dotted = (s: string) => s.replace(/\[(\d+)\]/g, '.$1');
+  if (message.startsWith(`${field}: `) || dotted(message).startsWith(`${dotted(field)}: `)) return true;
+  const cut = field.lastIndexOf('].');
+  return cut >= 0 && message.startsWith(`${field.slice(0, cut + 1)}: ${field.slice(cut + 2)}`);
+}
+
 /** Builds the fixture through the API as an admin of a fresh organization. */
 export async function buildRestFixture(server: TestServer): Promise<RestFixture> {
   const user = await server.createUser('Ada');
@@ -190,8 +202,6 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
             document: { markdown: 'Install it.\n' },
             into: pageId,
             at: 0,
-            ref: 'setup',
-            slug: 'setup',
             emoji: '🔧',
             icon: 'gear',
             description: 'How to set up',

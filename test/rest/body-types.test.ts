@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { restErrorResponse } from '../../src/rest/runtime.ts';
 import { schema } from '../../src/schema/index.ts';
-import { buildRestFixture, databaseFingerprint, fillPath, type RestFixture } from '../helpers/rest-fixture.ts';
+import { buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -61,16 +61,6 @@ interface Case {
 }
 
 const nullableOf = (type: GraphQLInputType) => (isNonNullType(type) ? type.ofType : type);
-/**
- * Whether `message` names `field` as sent: `a.b[0].c: ...`, or
- * `a.b[0]: c...` as the content changes' own checks word it.
- */
-function namesField(message: string, field: string): boolean {
-  if (message.startsWith(`${field}: `)) return true;
-  const cut = field.lastIndexOf('].');
-  return cut >= 0 && message.startsWith(`${field.slice(0, cut + 1)}: ${field.slice(cut + 2)}`);
-}
-
 const display = (path: Path) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 
 function setAt(body: unknown, path: Path, value: unknown, remove = false): unknown {
