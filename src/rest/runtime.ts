@@ -131,7 +131,7 @@ function parseType(source: string): TypeNode {
  * in their order, and the shape only says what to keep of each.
  */
 export interface ReplyShape {
-  fields: Map<string, { keepNull: boolean; shape: ReplyShape | null }>;
+  fields: Map<string, { keepNull: boolean; omit: boolean; shape: ReplyShape | null }>;
 }
 
 /** The shape of the union of `selectionSets` (null when there are none: a leaf). */
@@ -158,13 +158,14 @@ export function replyShape(selectionSets: readonly SelectionSetNode[], fragments
   for (const [key, nodes] of byKey) {
     fields.set(key, {
       keepNull: nodes.some((node) => node.directives?.some((d) => d.name.value === 'keepNull')),
+      omit: nodes.every((node) => node.directives?.some((d) => d.name.value === 'omit')),
       shape: replyShape(nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), fragments),
     });
   }
   return { fields };
 }
 
-/** Drops null fields from the reply unless the document marks them `@keepNull` (see ReplyShape). */
+/** Drops null fields from the reply unless the document marks them `@keepNull`, and fields marked `@omit` (see ReplyShape). */
 export function pruneNulls(value: unknown, shape: ReplyShape | null | undefined): unknown {
   if (value === null || value === undefined || !shape) return value;
   if (Array.isArray(value)) return value.map((v) => pruneNulls(v, shape));
@@ -172,7 +173,7 @@ export function pruneNulls(value: unknown, shape: ReplyShape | null | undefined)
   const out: Record<string, unknown> = {};
   for (const [key, fieldValue] of Object.entries(value as Record<string, unknown>)) {
     const field = shape.fields.get(key);
-    if (fieldValue === null && !field?.keepNull) continue;
+    if (field?.omit || (fieldValue === null && !field?.keepNull)) continue;
     out[key] = pruneNulls(fieldValue, field?.shape);
   }
   return out;
@@ -279,8 +280,9 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     if (data === null || data === undefined) throw new NotFoundError('Resource');
     const body = pruneNulls(data, shapeAt(route.shape, path));
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-    // A creation says where the new resource lives, as the wire contract's Location header.
-    const location = route.status === 201 ? (body as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
+    // A creation says where the new resource lives, as the wire contract's Location header: its
+    // `urls.location`, selected `@omit` where the contract's body has none.
+    const location = route.status === 201 ? (data as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
     if (typeof location === 'string') headers.location = location;
     return new ResponseOf(JSON.stringify(body), { status: route.status, headers });
   }
