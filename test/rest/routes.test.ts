@@ -73,9 +73,13 @@ describe('generated files', () => {
   it('src/rest/generated/ matches the operation documents (run `npm run codegen`)', async () => {
     const { default: config } = await import('../../codegen.ts');
     const outputs = await generate({ ...config, cwd: root, silent: true }, false);
-    for (const output of outputs as Array<{ filename: string; content: string }>) {
+    const files = (outputs as Array<{ filename: string; content: string }>).map((output) => {
       const file = path.isAbsolute(output.filename) ? output.filename : path.join(root, output.filename);
       expect(fs.readFileSync(file, 'utf8'), `${output.filename} is stale: run npm run codegen`).toBe(output.content);
-    }
+      return file;
+    });
+    // Nothing else lives there: a file codegen no longer writes is deleted, not left stale.
+    const generatedDir = path.join(root, 'src/rest/generated');
+    expect(fs.readdirSync(generatedDir).map((f) => path.join(generatedDir, f)).sort()).toEqual(files.sort());
   }, 60_000);
 });
