@@ -50,6 +50,9 @@ export function namesField(message: string, field: string): boolean {
   return cut >= 0 && message.startsWith(`${field.slice(0, cut + 1)}: ${field.slice(cut + 2)}`);
 }
 
+/** The environment of a test server the fixture's bodies are valid on (a file fetched from the server itself). */
+export const FIXTURE_SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' };
+
 /** Builds the fixture through the API as an admin of a fresh organization. */
 export async function buildRestFixture(server: TestServer): Promise<RestFixture> {
   const user = await server.createUser('Ada');
@@ -86,14 +89,17 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   });
   const sectionGroupId = ((await group.json()) as { data: { createSiteSectionGroup: { id: string } } }).data.createSiteSectionGroup.id;
 
-  const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
-  const content = await ok('POST', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/content?compat=false`, {
+  // A page and a file in the space's content (merged), then an open change request on it.
+  const firstEdit = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'First page' });
+  const content = await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/content?compat=false`, {
     changes: [
       { operation: 'insert_page', title: 'Welcome', document: { markdown: '# Welcome\n\nHello.\n' } },
       { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: 'aGVsbG8=' }] },
     ],
   });
+  await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/merge`);
   const pageId: string = content.changes[0].page.id;
+  const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
 
   const document = paragraphDocument('Keep answers short.');
@@ -212,7 +218,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { changes: [{ operation: 'update_page', page: pageId, title: 'Welcome!' }] },
       { changes: [{ operation: 'revert_page', page: pageId, revision: changeRequest.revisionInitial, block: ['unknown-block'] }] },
       { changes: [{ operation: 'insert_files', files: [{ name: 'more.txt', contentType: 'text/plain', base64: 'aGk=', ref: 'more.txt' }] }] },
-      { changes: [{ operation: 'insert_files', files: [{ name: 'logo.png', url: 'https://example.com/logo.png' }] }] },
+      // Fetched from the test server itself: its tests allow private addresses (FETCH_ALLOW_PRIVATE_ADDRESSES).
+      { changes: [{ operation: 'insert_files', files: [{ name: 'health.json', url: `${server.baseUrl}/healthz` }] }] },
     ],
     ApplyTemplateToSpace: [{ id: 'blank', changeRequestId: changeRequest.id, params: {} }],
     ImportGitRepository: [{ ...gitFields, standalone: true }],

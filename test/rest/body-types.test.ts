@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { restErrorResponse } from '../../src/rest/runtime.ts';
 import { schema } from '../../src/schema/index.ts';
-import { buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
+import { FIXTURE_SERVER_ENV, buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -166,7 +166,7 @@ const reached = new Set<string>();
 const jsonSeen = new Set<string>();
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(FIXTURE_SERVER_ENV);
   fixture = await buildRestFixture(server);
 }, 60_000);
 afterAll(() => server.close());

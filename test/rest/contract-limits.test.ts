@@ -14,7 +14,7 @@ import { getNamedType, isInputObjectType, isListType, isNonNullType, type GraphQ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { schema } from '../../src/schema/index.ts';
-import { buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
+import { FIXTURE_SERVER_ENV, buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -159,7 +159,7 @@ const operationIdOf = (route: (typeof restRoutes)[number]) => endpoints.find((e)
 let server: TestServer;
 let fixture: RestFixture;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(FIXTURE_SERVER_ENV);
   fixture = await buildRestFixture(server);
 }, 60_000);
 afterAll(() => server.close());

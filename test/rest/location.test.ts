@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
-import { buildRestFixture, fillPath, type RestFixture } from '../helpers/rest-fixture.ts';
+import { FIXTURE_SERVER_ENV, buildRestFixture, fillPath, type RestFixture } from '../helpers/rest-fixture.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const createRoutes = restRoutes.filter((r) => r.status === 201);
@@ -34,7 +34,7 @@ function contractHasLocation(route: (typeof restRoutes)[number]): boolean {
 let server: TestServer;
 let fixture: RestFixture;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(FIXTURE_SERVER_ENV);
   fixture = await buildRestFixture(server);
 }, 60_000);
 afterAll(() => server.close());
