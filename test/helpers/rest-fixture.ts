@@ -4,9 +4,12 @@
  * parameters by name, and valid bodies for every route that takes one, plus a
  * fingerprint of the database to tell that a refused request wrote nothing.
  */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll } from 'vitest';
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
-import type { TestServer } from './server.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 export interface RestFixture {
   user: { id: string; token: string };
@@ -18,6 +21,26 @@ export interface RestFixture {
    * (`position.after` and `position.before`, each kind of content change).
    */
   bodies: Record<string, Record<string, unknown>[]>;
+}
+
+/** A path into a JSON body: member names and list indexes. */
+export type BodyPath = (string | number)[];
+
+/** A body path as the caller wrote the field: `parent.title`, `changes[0].files[0].name`. */
+export function fieldName(path: BodyPath): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** A copy of `body` with `value` at `path`, or without the member at `path` when `value` is `REMOVE`. */
+export const REMOVE = Symbol('remove');
+export function withValueAt(body: unknown, path: BodyPath, value: unknown): unknown {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if (value === REMOVE) delete at[last];
+  else at[last] = value;
+  return copy;
 }
 
 /** A JSON document of one paragraph, as page content, instructions and descriptions take. */
@@ -52,6 +75,21 @@ export function namesField(message: string, field: string): boolean {
 
 /** The environment of a test server the fixture's bodies are valid on (a file fetched from the server itself). */
 export const FIXTURE_SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' };
+
+/**
+ * A test server (with FIXTURE_SERVER_ENV) and a fixture on it for the test
+ * file: started before its tests, closed after them. Read `.server` and
+ * `.fixture` inside tests.
+ */
+export function useFixtureServer(): { server: TestServer; fixture: RestFixture } {
+  const state = {} as { server: TestServer; fixture: RestFixture };
+  beforeAll(async () => {
+    state.server = await startTestServer(FIXTURE_SERVER_ENV);
+    state.fixture = await buildRestFixture(state.server);
+  }, 60_000);
+  afterAll(() => state.server?.close());
+  return state;
+}
 
 /** Builds the fixture through the API as an admin of a fresh organization. */
 export async function buildRestFixture(server: TestServer): Promise<RestFixture> {
@@ -264,4 +302,45 @@ export async function databaseFingerprint(server: TestServer): Promise<Record<st
   ]);
   const [row] = await server.app.db.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT ${columns.join(', ')}`);
   return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, value instanceof Date ? value.toISOString() : String(value)]));
+}
+
+// ----------------------------------------------------------------- the contract
+
+const require = createRequire(import.meta.url);
+/** An OpenAPI document (or a part of one). */
+export type OpenApi = Record<string, any>;
+/** The contract: @gitbook/api 0.146.0, and 0.202.0 for the operations only it has. */
+const contracts: OpenApi[] = [require('@gitbook/api/spec/openapi.json'), require('gitbook-api-next/spec/openapi.json')];
+const endpoints = JSON.parse(fs.readFileSync(new URL('../../spec/endpoints.json', import.meta.url), 'utf8')) as Array<{ method: string; path: string; operationId: string }>;
+
+/** GitBook's operationId of a route (spec/endpoints.json). */
+export function operationIdOf(route: Pick<RestRoute, 'method' | 'path'>): string {
+  const endpoint = endpoints.find((e) => e.method === route.method && e.path === route.path);
+  if (!endpoint) throw new Error(`${route.method} ${route.path} is not in spec/endpoints.json`);
+  return endpoint.operationId;
+}
+
+/** The contract's operation of a route, and the OpenAPI document it is in (its `$ref`s point there). */
+export function contractOperation(route: Pick<RestRoute, 'method' | 'path'>): { spec: OpenApi; operation: OpenApi } {
+  const operationId = operationIdOf(route);
+  for (const spec of contracts) {
+    for (const methods of Object.values(spec.paths) as OpenApi[]) {
+      const operation = Object.values(methods).find((op: OpenApi) => op?.operationId === operationId) as OpenApi | undefined;
+      if (operation) return { spec, operation };
+    }
+  }
+  throw new Error(`No operation ${operationId} in the OpenAPI documents`);
+}
+
+/** `node` with its `$ref`s followed. */
+export function deref(spec: OpenApi, node: OpenApi | undefined): OpenApi | undefined {
+  let at = node;
+  while (at?.$ref) at = (at.$ref as string).split('/').slice(1).reduce((o: OpenApi | undefined, k: string) => o?.[k], spec);
+  return at;
+}
+
+/** The schema of the first content type of a request body or response, or undefined when it has none. */
+export function contentSchema(spec: OpenApi, bodyOrResponse: OpenApi | undefined): OpenApi | undefined {
+  const content = deref(spec, bodyOrResponse)?.content as Record<string, { schema?: OpenApi }> | undefined;
+  return content ? Object.values(content)[0]?.schema : undefined;
 }

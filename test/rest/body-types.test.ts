@@ -16,12 +16,21 @@ import {
   type GraphQLInputObjectType,
   type GraphQLInputType,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { restErrorResponse } from '../../src/rest/runtime.ts';
 import { schema } from '../../src/schema/index.ts';
-import { FIXTURE_SERVER_ENV, buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import {
+  REMOVE,
+  databaseFingerprint,
+  fieldName,
+  fillPath,
+  namesField,
+  useFixtureServer,
+  withValueAt,
+  type BodyPath,
+} from '../helpers/rest-fixture.ts';
+import { expectError } from '../helpers/server.ts';
 
 /**
  * `JSON` fields take any JSON by type: each is sent a value its own
@@ -51,7 +60,6 @@ const WRONG_CUSTOM_SCALAR: Record<string, unknown> = {
   DateTime: 'yesterday',
 };
 
-type Path = (string | number)[];
 interface Case {
   /** The field as the caller sent it: `parent.title`, `changes[0].files[0].name`. */
   field: string;
@@ -61,18 +69,6 @@ interface Case {
 }
 
 const nullableOf = (type: GraphQLInputType) => (isNonNullType(type) ? type.ofType : type);
-const display = (path: Path) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-
-function setAt(body: unknown, path: Path, value: unknown, remove = false): unknown {
-  const copy = structuredClone(body) as Record<string | number, unknown>;
-  let at = copy;
-  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
-  const last = path[path.length - 1]!;
-  if (remove) delete at[last];
-  else at[last] = value;
-  return copy;
-}
-
 /** A value of the wrong type for `type` (a valid item alone, for a list: no single-value-to-list coercion). */
 function wrongValue(type: GraphQLInputType, base: unknown, where: string): unknown {
   const inner = nullableOf(type);
@@ -106,7 +102,7 @@ function wrongValue(type: GraphQLInputType, base: unknown, where: string): unkno
 function casesFor(type: GraphQLInputObjectType, bodies: Record<string, unknown>[], reached: Set<string>, jsonSeen: Set<string>): Case[] {
   const cases: Case[] = [];
   const seen = new Set<string>();
-  const walk = (objectType: GraphQLInputObjectType, body: unknown, path: Path, value: Record<string, unknown>) => {
+  const walk = (objectType: GraphQLInputObjectType, body: unknown, path: BodyPath, value: Record<string, unknown>) => {
     for (const field of Object.values(objectType.getFields())) {
       const fieldPath = [...path, field.name];
       const key = `${objectType.name}.${field.name}`;
@@ -118,20 +114,20 @@ function casesFor(type: GraphQLInputObjectType, bodies: Record<string, unknown>[
           const entry = JSON_FIELDS[key];
           if (!entry) throw new Error(`${key} is a JSON field: add it to JSON_FIELDS (a value its validation refuses, or why it accepts anything)`);
           jsonSeen.add(key);
-          if ('refused' in entry) cases.push({ field: display(fieldPath), body: setAt(body, fieldPath, entry.refused), why: 'refused by its validation' });
+          if ('refused' in entry) cases.push({ field: fieldName(fieldPath), body: withValueAt(body, fieldPath, entry.refused), why: 'refused by its validation' });
           seen.add(shapeKey);
           reached.add(key);
         } else if (!isListType(nullableOf(field.type)) || (Array.isArray(base) && base.length > 0)) {
           seen.add(shapeKey);
           reached.add(key);
-          cases.push({ field: display(fieldPath), body: setAt(body, fieldPath, wrongValue(field.type, base, key)), why: `wrong type for ${String(field.type)}` });
+          cases.push({ field: fieldName(fieldPath), body: withValueAt(body, fieldPath, wrongValue(field.type, base, key)), why: `wrong type for ${String(field.type)}` });
           if (isNonNullType(field.type)) {
-            cases.push({ field: display(fieldPath), body: setAt(body, fieldPath, null), why: 'null for a required field' });
-            if (field.defaultValue === undefined) cases.push({ field: display(fieldPath), body: setAt(body, fieldPath, undefined, true), why: 'a required field left out' });
+            cases.push({ field: fieldName(fieldPath), body: withValueAt(body, fieldPath, null), why: 'null for a required field' });
+            if (field.defaultValue === undefined) cases.push({ field: fieldName(fieldPath), body: withValueAt(body, fieldPath, REMOVE), why: 'a required field left out' });
           }
           const list = nullableOf(field.type);
           if (isListType(list) && isNonNullType(list.ofType)) {
-            cases.push({ field: display([...fieldPath, 0]), body: setAt(body, [...fieldPath, 0], null), why: 'a null item in a list of non-null items' });
+            cases.push({ field: fieldName([...fieldPath, 0]), body: withValueAt(body, [...fieldPath, 0], null), why: 'a null item in a list of non-null items' });
           }
         }
       }
@@ -160,29 +156,23 @@ const bodyRoutes = restRoutes.filter((r) => r.variables.some((v) => v.source ===
 const inputTypeOf = (route: (typeof restRoutes)[number]) =>
   schema.getType(route.variables.find((v) => v.source === 'body')!.type.replace(/!$/, '')) as GraphQLInputObjectType;
 
-let server: TestServer;
-let fixture: RestFixture;
 const reached = new Set<string>();
 const jsonSeen = new Set<string>();
 
-beforeAll(async () => {
-  server = await startTestServer(FIXTURE_SERVER_ENV);
-  fixture = await buildRestFixture(server);
-}, 60_000);
-afterAll(() => server.close());
+const env = useFixtureServer();
 
 describe('body fields of the wrong type', () => {
-  it('the fixture has a valid body for every route that takes one', () => {
-    expect(bodyRoutes.filter((r) => !fixture.bodies[r.operationName]).map((r) => r.operationName)).toEqual([]);
+  it('the env.fixture has a valid body for every route that takes one', () => {
+    expect(bodyRoutes.filter((r) => !env.fixture.bodies[r.operationName]).map((r) => r.operationName)).toEqual([]);
   });
 
   it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: 400 naming the field, nothing written', async (_name, route) => {
-    const cases = casesFor(inputTypeOf(route), fixture.bodies[route.operationName] ?? [], reached, jsonSeen);
+    const cases = casesFor(inputTypeOf(route), env.fixture.bodies[route.operationName] ?? [], reached, jsonSeen);
     const failures: string[] = [];
-    let before = await databaseFingerprint(server);
+    let before = await databaseFingerprint(env.server);
     for (const c of cases) {
-      const res = await server.request(route.method, fillPath(route, fixture.params), { token: fixture.user.token, body: c.body });
-      const after = await databaseFingerprint(server);
+      const res = await env.server.request(route.method, fillPath(route, env.fixture.params), { token: env.fixture.user.token, body: c.body });
+      const after = await databaseFingerprint(env.server);
       const message: unknown = res.body?.error?.message;
       if (res.status !== 400 || typeof message !== 'string' || !namesField(message, c.field)) {
         failures.push(`${c.field} (${c.why}): ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
@@ -203,13 +193,13 @@ describe('body fields of the wrong type', () => {
 
 describe('query-string and path values', () => {
   it('go through the same checker: a 400 naming the parameter', async () => {
-    const { spaceId } = fixture.params;
-    const get = (path: string) => server.request('GET', path, { token: fixture.user.token });
+    const { spaceId } = env.fixture.params;
+    const get = (path: string) => env.server.request('GET', path, { token: env.fixture.user.token });
     expectError(await get(`/v1/spaces/${spaceId}/links?status=fine`), 400, /^status: must be one of ok, broken, in-app$/);
     expectError(await get(`/v1/spaces/${spaceId}/links?limit=1.5`), 400, /^limit: must be an integer$/);
     expectError(await get(`/v1/spaces/${spaceId}/links?limit=99999999999`), 400, /^limit: must be an integer from -2147483648 to 2147483647$/);
     expectError(await get(`/v1/spaces/${spaceId}/search`), 400, /^query: is required$/);
-    expectError(await get(`/v1/orgs/${fixture.params.organizationId}/members?role=owner`), 400, /^role: must be one of /);
+    expectError(await get(`/v1/orgs/${env.fixture.params.organizationId}/members?role=owner`), 400, /^role: must be one of /);
   });
 });
 

@@ -8,37 +8,28 @@
  * GraphQL input type and the fixture's valid bodies: where the contract
  * branches (`oneOf`, `anyOf`), the branches the valid body takes are followed.
  */
-import { createRequire } from 'node:module';
-import fs from 'node:fs';
 import { getNamedType, isInputObjectType, isListType, isNonNullType, type GraphQLInputObjectType, type GraphQLInputType } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { schema } from '../../src/schema/index.ts';
-import { FIXTURE_SERVER_ENV, buildRestFixture, databaseFingerprint, fillPath, namesField, type RestFixture } from '../helpers/rest-fixture.ts';
+import {
+  contentSchema,
+  contractOperation,
+  databaseFingerprint,
+  deref,
+  fieldName,
+  fillPath,
+  namesField,
+  useFixtureServer,
+  withValueAt,
+  type BodyPath,
+  type OpenApi,
+} from '../helpers/rest-fixture.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError } from '../helpers/server.ts';
 
-const require = createRequire(import.meta.url);
-type Schema = Record<string, any>;
-type Spec = { paths: Record<string, Record<string, { operationId?: string; requestBody?: Schema }>>; components: Schema };
-/** The contract: @gitbook/api 0.146.0, and 0.202.0 for the operations only it has. */
-const specs: Spec[] = [require('@gitbook/api/spec/openapi.json'), require('gitbook-api-next/spec/openapi.json')];
-const endpoints = JSON.parse(fs.readFileSync(new URL('../../spec/endpoints.json', import.meta.url), 'utf8')) as Array<{ method: string; path: string; operationId: string }>;
-
-function operationOf(operationId: string): { spec: Spec; requestBody?: Schema } {
-  for (const spec of specs) {
-    for (const methods of Object.values(spec.paths)) {
-      for (const op of Object.values(methods)) if (op?.operationId === operationId) return { spec, requestBody: op.requestBody };
-    }
-  }
-  throw new Error(`No operation ${operationId} in the OpenAPI documents`);
-}
-
-function deref(spec: Spec, node: Schema | undefined): Schema | undefined {
-  let at = node;
-  while (at?.$ref) at = (at.$ref as string).split('/').slice(1).reduce((o: any, k: string) => o?.[k], spec) as Schema | undefined;
-  return at;
-}
+type Schema = OpenApi;
+type Spec = OpenApi;
 
 /** `node` with its `$ref` followed and its `allOf` parts merged (properties, required, limits). */
 function resolve(spec: Spec, node: Schema | undefined): Schema {
@@ -75,7 +66,7 @@ function takes(spec: Spec, branch: Schema, value: unknown, leafType: string): bo
 }
 
 interface LimitCase {
-  path: (string | number)[];
+  path: BodyPath;
   value: unknown;
   limit: string;
 }
@@ -88,7 +79,7 @@ function withLength(base: unknown, length: number): string {
   return points.length >= length ? points.slice(0, length).join('') : text + 'a'.repeat(length - points.length);
 }
 
-function limitCases(node: Schema, value: unknown, path: (string | number)[]): LimitCase[] {
+function limitCases(node: Schema, value: unknown, path: BodyPath): LimitCase[] {
   const out: LimitCase[] = [];
   if (typeof node.maxLength === 'number') out.push({ path, value: withLength(value, node.maxLength + 1), limit: `maxLength ${node.maxLength}` });
   if (typeof node.minLength === 'number' && node.minLength > 0) out.push({ path, value: withLength(value, node.minLength - 1), limit: `minLength ${node.minLength}` });
@@ -113,7 +104,7 @@ const leafJsonType = (type: GraphQLInputType | null) => {
  * followed); `value` the valid body's value there (undefined: none, and only
  * a scalar field is then sent).
  */
-function walk(spec: Spec, raw: Schema | undefined, type: GraphQLInputType | null, value: unknown, path: (string | number)[], depth = 0): LimitCase[] {
+function walk(spec: Spec, raw: Schema | undefined, type: GraphQLInputType | null, value: unknown, path: BodyPath, depth = 0): LimitCase[] {
   if (!raw || depth > 40) return [];
   const node = resolve(spec, raw);
   const named = type ? getNamedType(type) : null;
@@ -144,47 +135,31 @@ function walk(spec: Spec, raw: Schema | undefined, type: GraphQLInputType | null
   return cases;
 }
 
-const display = (path: (string | number)[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-function setAt(body: unknown, path: (string | number)[], value: unknown): unknown {
-  const copy = structuredClone(body) as Record<string | number, unknown>;
-  let at = copy;
-  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
-  at[path[path.length - 1]!] = value;
-  return copy;
-}
-
 const bodyRoutes = restRoutes.filter((r) => r.variables.some((v) => v.source === 'body'));
-const operationIdOf = (route: (typeof restRoutes)[number]) => endpoints.find((e) => e.method === route.method && e.path === route.path)!.operationId;
 
-let server: TestServer;
-let fixture: RestFixture;
-beforeAll(async () => {
-  server = await startTestServer(FIXTURE_SERVER_ENV);
-  fixture = await buildRestFixture(server);
-}, 60_000);
-afterAll(() => server.close());
+const env = useFixtureServer();
 
 describe('contract limits of request bodies', () => {
   it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: just outside a limit is a 400 naming the field, nothing written', async (_name, route) => {
-    const { spec, requestBody } = operationOf(operationIdOf(route));
-    const bodySchema = requestBody && (Object.values(deref(spec, requestBody)!.content as Record<string, Schema>)[0]!.schema as Schema);
+    const { spec, operation } = contractOperation(route);
+    const bodySchema = contentSchema(spec, operation.requestBody);
     const inputType = schema.getType(route.variables.find((v) => v.source === 'body')!.type.replace(/!$/, '')) as GraphQLInputObjectType;
     const seen = new Set<string>();
     const failures: string[] = [];
-    let before = await databaseFingerprint(server);
-    for (const body of fixture.bodies[route.operationName] ?? []) {
+    let before = await databaseFingerprint(env.server);
+    for (const body of env.fixture.bodies[route.operationName] ?? []) {
       for (const c of walk(spec, bodySchema, inputType, body, [])) {
         const key = `${c.path.map((p) => (typeof p === 'number' ? '[]' : p)).join('.')} ${c.limit}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const res = await server.request(route.method, fillPath(route, fixture.params), { token: fixture.user.token, body: setAt(body, c.path, c.value) });
+        const res = await env.server.request(route.method, fillPath(route, env.fixture.params), { token: env.fixture.user.token, body: withValueAt(body, c.path, c.value) });
         const message: unknown = res.body?.error?.message;
-        if (res.status !== 400 || typeof message !== 'string' || !namesField(message, display(c.path))) {
-          failures.push(`${display(c.path)} (${c.limit}): ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+        if (res.status !== 400 || typeof message !== 'string' || !namesField(message, fieldName(c.path))) {
+          failures.push(`${fieldName(c.path)} (${c.limit}): ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
         }
-        const after = await databaseFingerprint(server);
+        const after = await databaseFingerprint(env.server);
         const changed = Object.keys(after).filter((k) => after[k] !== before[k]);
-        if (changed.length) failures.push(`${display(c.path)} (${c.limit}) wrote: ${changed.join(', ')}`);
+        if (changed.length) failures.push(`${fieldName(c.path)} (${c.limit}) wrote: ${changed.join(', ')}`);
         before = after;
       }
     }
@@ -194,15 +169,15 @@ describe('contract limits of request bodies', () => {
 
 describe('change request subjects', () => {
   it('are at most 100 characters on creation too, as the replies carry them (ChangeRequestSubject), so lists keep to the contract', async () => {
-    const { spaceId, changeRequestId } = fixture.params;
-    const token = fixture.user.token;
-    const before = await databaseFingerprint(server);
-    expectError(await server.request('POST', `/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: 's'.repeat(101) } }), 400, /^subject: /);
-    expectError(await server.request('PATCH', `/v1/spaces/${spaceId}/change-requests/${changeRequestId}`, { token, body: { subject: 's'.repeat(101) } }), 400, /^subject: /);
-    expect(await databaseFingerprint(server)).toEqual(before);
-    const created = await server.request('POST', `/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: 's'.repeat(100) } });
+    const { spaceId, changeRequestId } = env.fixture.params;
+    const token = env.fixture.user.token;
+    const before = await databaseFingerprint(env.server);
+    expectError(await env.server.request('POST', `/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: 's'.repeat(101) } }), 400, /^subject: /);
+    expectError(await env.server.request('PATCH', `/v1/spaces/${spaceId}/change-requests/${changeRequestId}`, { token, body: { subject: 's'.repeat(101) } }), 400, /^subject: /);
+    expect(await databaseFingerprint(env.server)).toEqual(before);
+    const created = await env.server.request('POST', `/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: 's'.repeat(100) } });
     expect(created.status).toBe(201);
-    const list = await server.request('GET', `/v1/spaces/${spaceId}/change-requests`, { token });
+    const list = await env.server.request('GET', `/v1/spaces/${spaceId}/change-requests`, { token });
     assertMatchesSpec('listChangeRequestsForSpace', 200, list.body);
   });
 });
