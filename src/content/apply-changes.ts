@@ -11,7 +11,7 @@
  */
 import { InvalidInputError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
-import { slugify } from '../schema/shared/slug.ts';
+import { slugify } from '../slug.ts';
 import { markdownToDocument } from './document/markdown.ts';
 import { documentProblem } from './document/validate.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';

@@ -31,7 +31,7 @@
  * revisions share them).
  */
 import { stringify } from 'safe-stable-stringify';
-import { uniqueSlug } from '../schema/shared/slug.ts';
+import { uniqueSlug } from '../slug.ts';
 import { hashDocument } from './document/hash.ts';
 import { mergeDocuments } from './merge-documents.ts';
 import { PAGE_FIELDS, type FileSnapshot, type JSONDocument, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';

@@ -6,10 +6,10 @@
  */
 import { InvalidInputError } from '../errors/index.ts';
 import type { AppConfig } from '../config.ts';
-import type { ObjectStorage } from '../storage/storage.ts';
 import { fetchRemoteFile } from '../storage/remote-fetch.ts';
 import { imageDimensions } from '../storage/image-dimensions.ts';
 import type { UploadedFile } from './apply-changes.ts';
+import { type ObjectStorage } from '../storage/object-storage.ts';
 
 /** Largest `base64` file, as GitBook documents it. */
 export const MAX_BASE64_BYTES = 1024 * 1024;

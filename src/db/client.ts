@@ -55,6 +55,30 @@ export function createDb(config: DatabaseConfig, options?: CreateDbOptions): Db 
   return new SqlitePrismaClient({ adapter });
 }
 
+/** Operations that write rows of their model. */
+const WRITES = new Set(['create', 'createMany', 'createManyAndReturn', 'update', 'updateMany', 'updateManyAndReturn', 'upsert', 'delete', 'deleteMany']);
+/** Raw statements may write anything: they are reported as a write of every model. */
+const RAW_WRITES = new Set(['$executeRaw', '$executeRawUnsafe']);
+
+/**
+ * `db`, reporting each write after it is done: the model written, or null for
+ * a raw statement (it may have written any table). Inside interactive
+ * transactions too. The app uses it to forget what the request's loaders
+ * cached of that model (src/loaders.ts).
+ */
+export function reportingWrites(db: Db, onWrite: (model: string | null) => void): Db {
+  return db.$extends({
+    query: {
+      async $allOperations({ model, operation, args, query }) {
+        const result = await query(args);
+        if (model && WRITES.has(operation)) onWrite(model);
+        else if (!model && RAW_WRITES.has(operation)) onWrite(null);
+        return result;
+      },
+    },
+  }) as unknown as Db;
+}
+
 export async function closeDb(db: Db): Promise<void> {
   await db.$disconnect();
 }

@@ -26,7 +26,7 @@ import { documentToMarkdown, markdownToDocument } from '../content/document/mark
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
 import type { ContentRef, FileSnapshot, JSONDocument, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
-import { slugify, uniqueSlug } from '../schema/shared/slug.ts';
+import { slugify, uniqueSlug } from '../slug.ts';
 import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig, type ContentConfig } from './content-config.ts';
 import { frontmatterFromMeta, metaFromFrontmatter } from './page-frontmatter.ts';
 import {

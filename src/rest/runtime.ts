@@ -28,7 +28,8 @@ import {
   type TypeNode,
 } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import { AppError, InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors/index.ts';
+import { toAppError } from '../errors/to-app-error.ts';
 import { checkInput, coerceQueryValue } from './check-input.ts';
 import type { RestRoute } from './route.ts';
 
@@ -39,11 +40,6 @@ interface PreparedRoute extends RestRoute {
   operation: OperationDefinitionNode;
   /** What the body keeps of the operation's data. */
   shape: ReplyShape | null;
-}
-
-class MethodNotAllowedError extends AppError {
-  readonly code = 'METHOD_NOT_ALLOWED';
-  readonly status = 405;
 }
 
 /** The Response class of the server's fetch API (whatwg-node's, whose string bodies skip a stream). */
@@ -308,8 +304,8 @@ export function restErrorResponse(
   yoga?: { logger: { error: (...args: unknown[]) => void } },
   ResponseOf: ResponseClass = Response,
 ): Response {
-  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  if (original instanceof AppError) return errorResponse(original.status, original.message, original.headers, ResponseOf);
+  const appError = toAppError(error);
+  if (appError) return errorResponse(appError.status, appError.message, appError.headers, ResponseOf);
   if (error instanceof GraphQLError) {
     const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
     const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};

@@ -3,9 +3,10 @@
  * only its hash stored), update, delete; roles, limits and isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashShareKey, SHARE_KEY_PARAM } from '../../src/schema/site/share-key.ts';
+import { hashShareKey } from '../../src/auth/share-keys.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { SHARE_KEY_PARAM } from '../../src/services/published-urls.ts';
 
 type User = { id: string; token: string };
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeDeletedSpaces } from '../../src/jobs/purge-deleted-spaces.ts';
+import { purgeDeletedSpaces } from '../../src/services/space-purge.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -6,13 +6,14 @@ import { applyContentChanges, MAX_CHANGES_PER_BATCH, type ContentChange, type Pa
 import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
 import type { FileSnapshot } from '../../content/snapshot.ts';
 import { prepareUploads, type FileUploadInput } from '../../content/uploads.ts';
-import { loadSpace } from '../space/queries.ts';
-import { RevisionFile, type RevisionView } from '../content/type.ts';
-import { loadChangeRequest } from './queries.ts';
-import { editChangeRequestContent } from './edit-content.ts';
-import { mergeChangeRequest, updateChangeRequestFromSpace } from './merge-change-request.ts';
+import { RevisionFile } from '../revision/type.ts';
+import { editChangeRequestContent } from '../../services/change-request-content.ts';
+import { mergeChangeRequest, updateChangeRequestFromSpace } from '../../services/change-request-merge.ts';
 import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
 import { documentProblem } from '../../content/document/validate.ts';
+import { loadSpace } from '../../services/space.ts';
+import { loadChangeRequest } from '../../services/change-request.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
 
 /** The contract's ChangeRequestSubject (requests and replies alike). */
 const subject = z.string().max(100, 'must be at most 100 characters');
@@ -123,7 +124,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: CreateChangeRequestInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const space = await loadSpace(ctx, String(args.spaceId), 'space:edit');
+      const space = await loadSpace(ctx, String(args.spaceId), 'change-request:create');
       const viewer = ctx.access.requireViewer();
       return ctx.db.$transaction(async (tx) => {
         // The per-space number: an atomic increment, so concurrent creations get distinct numbers.
@@ -156,7 +157,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateChangeRequestInput, required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:update');
       const { subject: newSubject, description, status } = args.input;
       if (status === 'merged') throw new InvalidInputError('status: merge the change request with its merge endpoint');
       if (changeRequest.status === 'merged' && (status || newSubject !== undefined || description !== undefined)) {
@@ -185,7 +186,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateChangeRequestContentInput, required: true }),
     },
     resolve: async (_root, args, ctx) => {
-      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:edit-content');
       const changes = args.input.changes.map((c) => toChange(c as Record<string, unknown>));
       const result = await editChangeRequestContent(ctx, space, changeRequest, changes);
       const base = `/spaces/${space.id}/change-requests/${changeRequest.id}/content/page`;
@@ -202,7 +203,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:merge');
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:merge');
       return mergeChangeRequest(ctx, space, changeRequest);
     },
   }),
@@ -212,7 +213,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:edit-content');
       return updateChangeRequestFromSpace(ctx, space, changeRequest);
     },
   }),
@@ -226,7 +227,7 @@ builder.mutationFields((t) => ({
       status: t.arg.string({ required: true, description: 'approved | changes-requested', validate: z.enum(REVIEW_STATUSES) }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:review');
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:review');
       if (changeRequest.status === 'merged' || changeRequest.status === 'archived') throw new ConflictError(`The change request is ${changeRequest.status}`);
       const viewer = ctx.access.requireViewer();
       if (viewer.userId === changeRequest.createdById) throw new ConflictError('The author of a change request cannot review it');

@@ -11,7 +11,7 @@ import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
-import { loadContentSource } from '../content/queries.ts';
+import { loadContentSource } from '../../services/space-content.ts';
 
 const PDF_URL_TTL_SECONDS = 60 * 60;
 

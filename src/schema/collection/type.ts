@@ -36,7 +36,7 @@ export const Collection = builder.prismaObject('Collection', {
     permissions: t.field({
       type: CollectionPermissions,
       resolve: async (c, _args, ctx) => {
-        const subject = await ctx.access.content(c);
+        const subject = await ctx.access.collection(c);
         return {
           view: can(subject, 'collection:read'),
           admin: can(subject, 'collection:admin'),

@@ -1,6 +1,7 @@
 import { builder } from '../../builder.ts';
-import { publishedUrl, siteFacts, VISIBLE_SITE_SPACE } from '../site-structure/access.ts';
-import { SECTION_SITE_SPACES_ORDER } from '../site-structure/position.ts';
+import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
+import { publishedUrl } from '../../services/published-urls.ts';
+import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
 const SiteSectionUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSectionUrls').implement({
   fields: (t) => ({
@@ -25,7 +26,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     description: t.exposeString('description', { nullable: true }),
     default: t.boolean({
       description: 'Whether this is the default section of the site',
-      resolve: async (section, _args, ctx) => (await siteFacts(ctx, section.siteId)).defaultSectionId === section.id,
+      resolve: async (section, _args, ctx) => (await ctx.loaders.siteFactsById.load(section.siteId)).defaultSectionId === section.id,
     }),
     path: t.string({ description: 'Path of the section on the site, unique in the site', resolve: (section) => section.path }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the section' }),
@@ -50,7 +51,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     urls: t.field({
       type: SiteSectionUrls,
       resolve: async (section, _args, ctx) => {
-        const site = await siteFacts(ctx, section.siteId);
+        const site = await ctx.loaders.siteFactsById.load(section.siteId);
         return { published: publishedUrl(ctx, site, section.path), location: ctx.urls.api(`/orgs/${site.organizationId}/sites/${site.id}/sections/${section.id}`) };
       },
     }),

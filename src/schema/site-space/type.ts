@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { publishedUrl, sectionPath, siteFacts } from '../site-structure/access.ts';
+import { publishedUrl } from '../../services/published-urls.ts';
 
 const SiteSpaceUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSpaceUrls').implement({
   fields: (t) => ({
@@ -40,8 +40,8 @@ export const SiteSpace = builder.prismaObject('SiteSpace', {
       type: SiteSpaceUrls,
       resolve: async (siteSpace, _args, ctx) => {
         const [site, section] = await Promise.all([
-          siteFacts(ctx, siteSpace.siteId),
-          siteSpace.sectionId ? sectionPath(ctx, siteSpace.sectionId) : null,
+          ctx.loaders.siteFactsById.load(siteSpace.siteId),
+          siteSpace.sectionId ? ctx.loaders.sectionPathById.load(siteSpace.sectionId) : null,
         ]);
         return {
           published: publishedUrl(ctx, site, section, siteSpace.path),

@@ -14,20 +14,13 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { builder } from '../../builder.ts';
-import { AppError, InvalidInputError } from '../../errors/index.ts';
-import { loadSite } from './queries.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { loadSite } from '../../services/site.ts';
+import { siteArgs } from './args.ts';
 
 type Json = Record<string, unknown>;
 
 export const UNSIGNED_DESCRIPTION = 'Unsigned claims of the site visitor.';
-
-class NoAdaptiveSchemaError extends AppError {
-  readonly code = 'NOT_FOUND';
-  readonly status = 404;
-  constructor(siteId: string) {
-    super(`Site ${JSON.stringify(siteId)} has no visitor attribute schema (set one with PUT .../adaptive-schema)`);
-  }
-}
 
 const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -223,11 +216,6 @@ function readSchema(site: { adaptiveSchema: string | null; adaptiveSchemaUpdated
   return { jsonSchema: JSON.parse(site.adaptiveSchema) as Json, updatedAt: site.adaptiveSchemaUpdatedAt ?? site.updatedAt };
 }
 
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-}));
-
 builder.queryFields((t) => ({
   siteAdaptiveSchema: t.field({
     type: SiteAdaptiveSchema,
@@ -237,7 +225,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, { organizationId, siteId }, ctx) => {
       const site = await loadSite(ctx, String(organizationId), String(siteId), 'site:read');
       const schema = readSchema(site);
-      if (!schema) throw new NoAdaptiveSchemaError(site.id);
+      if (!schema) throw new NotFoundError('The visitor attribute schema of site', site.id, 'set one with PUT .../adaptive-schema');
       return schema;
     },
   }),

@@ -12,13 +12,13 @@ import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { loadOrganization } from '../organization/queries.ts';
 import { SiteAgentsContext, SiteType, SiteVisibility } from '../shared/enums.ts';
-import { slugify, uniqueSlug } from '../shared/slug.ts';
-import { isUniqueViolation } from '../site-structure/position.ts';
+import { slugify, uniqueSlug } from '../../slug.ts';
+import { isUniqueViolation } from '../../errors/prisma.ts';
 import { applySiteCustomizations } from './customizations.ts';
-import { loadSite } from './queries.ts';
 import { Site } from './type.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSite } from '../../services/site.ts';
 
 export const DEFAULT_SITE_TITLE = 'Docs site';
 export const SITE_TITLE = z.string().min(2, 'must be between 2 and 128 characters').max(128, 'must be between 2 and 128 characters');

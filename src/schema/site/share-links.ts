@@ -9,10 +9,13 @@ import { authorize } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { listType, pageArgs, paginate } from '../shared/pagination.ts';
-import { loadSite } from './queries.ts';
-import { generateShareKey, withShareKey } from './share-key.ts';
+import { listType, pageArgs } from '../shared/pagination.ts';
+import { generateShareKey } from '../../auth/share-keys.ts';
 import { Site } from './type.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadSite } from '../../services/site.ts';
+import { withShareKey } from '../../services/published-urls.ts';
+import { siteArgs } from './args.ts';
 
 interface ShareLinkShape {
   id: string;
@@ -84,11 +87,6 @@ builder.prismaObjectFields(Site, (t) => ({
       });
     },
   }),
-}));
-
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
 }));
 
 builder.mutationFields((t) => ({

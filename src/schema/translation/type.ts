@@ -57,7 +57,7 @@ export const Translation = builder.prismaObject('Translation', {
       type: TranslationPermissions,
       resolve: (tr, _a, ctx) => {
         const subject = ctx.access.organization(tr.organizationId);
-        return { view: can(subject, 'space:read'), edit: can(subject, 'organization:create-content') };
+        return { view: can(subject, 'translation:read'), edit: can(subject, 'translation:update') };
       },
     }),
     urls: t.field({
