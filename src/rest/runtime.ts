@@ -118,7 +118,8 @@ function parseType(source: string): TypeNode {
 
 /**
  * What the body keeps of a reply: per response key, whether a null stays
- * (`@keepNull`) and the shape beneath it. Built once per route from the
+ * (`@keepNull`), whether the key stays out (`@omit` on every selection of it)
+ * and the shape beneath it. Built once per route from the
  * document, merging every selection of a response key (selected directly and
  * through fragments, or in several fragments) as GraphQL merges fields: the
  * reply of a key holds the union of their subfields, so the shape does too.

@@ -3,8 +3,10 @@
  * `Location` header with the API URL of what was created (the body's
  * `urls.location` where the contract's body has one), and that URL answers.
  */
+import { Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
+import { pruneNulls, replyShape } from '../../src/rest/runtime.ts';
 import { contentSchema, contractOperation, deref, fillPath, useFixtureServer } from '../helpers/rest-fixture.ts';
 
 const createRoutes = restRoutes.filter((r) => r.status === 201);
@@ -50,5 +52,25 @@ describe('Location', () => {
     expect(res.status).toBe(201);
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
     expect(exposed).toEqual(expect.arrayContaining(['location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id']));
+  });
+});
+
+describe('@omit', () => {
+  const shapeOf = (document: string) => {
+    const parsed = parse(document);
+    const operation = parsed.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+    const fragments = new Map(parsed.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+    return replyShape([operation.selectionSet], fragments);
+  };
+  const reply = { section: { id: 's1', urls: { published: 'https://docs.example.com/a', location: 'https://api.example.com/v1/s1' } } };
+
+  it('leaves a field out of the body', () => {
+    const shape = shapeOf('query { section { ...Section urls { location @omit } } } fragment Section on S { id urls { published } }');
+    expect(pruneNulls(reply, shape)).toEqual({ section: { id: 's1', urls: { published: 'https://docs.example.com/a' } } });
+  });
+
+  it('keeps a field another selection asks for without @omit', () => {
+    const shape = shapeOf('query { section { ...Section urls { location @omit } } } fragment Section on S { id urls { published location } }');
+    expect(pruneNulls(reply, shape)).toEqual(reply);
   });
 });
