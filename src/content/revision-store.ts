@@ -12,16 +12,10 @@ import { batches } from '../batches.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
+import { type ContentRef, type JSONDocument } from './document/model.ts';
 import { extractReferences } from './document/references.ts';
 import { pagePaths } from './page-tree.ts';
-import {
-  fileSnapshot,
-  type ContentRef,
-  type FileSnapshot,
-  type JSONDocument,
-  type PageSnapshot,
-  type RevisionSnapshot,
-} from './snapshot.ts';
+import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
 

@@ -4,9 +4,9 @@
  * writes it as a new revision of the target space, with the translation's
  * statistics, in one transaction that also completes the job.
  */
+import { type JSONDocument } from '../content/document/model.ts';
 import { documentPlainText } from '../content/document/text.ts';
 import { loadSnapshot } from '../content/revision-store.ts';
-import type { JSONDocument } from '../content/snapshot.ts';
 import type { Db, Tx } from '../db/client.ts';
 import type { JobHandler } from '../jobs/runner.ts';
 import { translateRevision, type TranslationCache } from '../translation/translate-revision.ts';

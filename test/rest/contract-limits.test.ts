@@ -8,10 +8,18 @@
  * GraphQL input type and the fixture's valid bodies: where the contract
  * branches (`oneOf`, `anyOf`), the branches the valid body takes are followed.
  */
-import { getNamedType, isInputObjectType, isListType, isNonNullType, type GraphQLInputObjectType, type GraphQLInputType } from 'graphql';
+import {
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { schema } from '../../src/schema/index.ts';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
 import {
   contentSchema,
   contractOperation,
@@ -25,7 +33,6 @@ import {
   type BodyPath,
   type OpenApi,
 } from '../helpers/rest-fixture.ts';
-import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError } from '../helpers/server.ts';
 
 type Schema = OpenApi;
@@ -71,7 +78,6 @@ interface LimitCase {
   limit: string;
 }
 
-const codePoints = (s: string) => [...s].length;
 /** `base` made `length` code points long, keeping its shape (characters are added at its end). */
 function withLength(base: unknown, length: number): string {
   const text = typeof base === 'string' ? base : '';
