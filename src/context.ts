@@ -8,10 +8,10 @@ import { Access } from './auth/access.ts';
 import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
-import type { Provider } from './db/provider.ts';
-import { createLoaders, type Loaders } from './loaders.ts';
+import { type Provider } from './db/provider/config.ts';
 import type { Jobs } from './jobs/jobs.ts';
-import type { ObjectStorage } from './storage/storage.ts';
+import { Loaders } from './loaders.ts';
+import { type ObjectStorage } from './storage/object-storage.ts';
 import { Urls } from './urls.ts';
 
 export interface Context extends YogaInitialContext {
@@ -46,12 +46,11 @@ export async function buildContext(
 ): Promise<Omit<Context, keyof YogaInitialContext>> {
   const token = bearerToken(authorization);
   const viewer = token ? await loadViewer(deps.db, token) : null;
-  const loaders = createLoaders(deps.db);
-  return {
-    ...deps,
-    viewer,
-    loaders,
-    access: new Access(viewer, loaders),
-    urls: new Urls(deps.config),
-  };
+  const loaders = new Loaders(deps.db);
+  const access = new Access(viewer, {
+    inheritedLevel: async (kind, id) => (await loaders.contentFacts.load(`${kind}:${id}`)).level,
+    siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
+    sitesPublishing: async (spaceId) => (await loaders.publishedPlacesBySpaceId.load(spaceId)).map((place) => place.siteId),
+  });
+  return { ...deps, viewer, loaders, access, urls: new Urls(deps.config) };
 }

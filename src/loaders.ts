@@ -1,13 +1,22 @@
 /**
- * Per-request DataLoaders for lookups that plugin-prisma relations cannot
- * batch (ancestor walks for permissions, ...). Built per request in the
- * context, never at module level, so nothing is cached across callers.
+ * The request's state: DataLoaders for the lookups plugin-prisma relations
+ * cannot batch, and the uncached batches and notes resolvers share within one
+ * request. One instance per request (context.ts), never at module level, so
+ * nothing is cached across callers.
+ *
+ * A write forgets what it may have changed: every cached loader names the
+ * models it reads, and the database client reports each write to the
+ * loaders of every execution in progress (`LiveLoaders`, wired in server.ts),
+ * so no mutation has to remember to clear anything.
  */
 import DataLoader from 'dataloader';
-import type { Db } from './db/client.ts';
-import { hashShareKey } from './schema/site/share-key.ts';
+import { isMemberRole, type MemberRole } from './auth/roles.ts';
+import { hashShareKey } from './auth/share-keys.ts';
+import { type JSONDocument } from './content/document/model.ts';
+import type { StoredReference } from './content/links.ts';
 import { fileFromRow, pageFromRow } from './content/revision-store.ts';
-import type { JSONDocument } from './content/snapshot.ts';
+import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
+import { Prisma, type Db } from './db/client.ts';
 
 export interface PublishableSite {
   id: string;
@@ -21,99 +30,285 @@ export interface PublishableSite {
 export const SITE_FACTS_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true, defaultSectionId: true } as const;
 export type SiteFacts = PublishableSite & { defaultSectionId: string | null };
 
-/** Where a space is published: a site space of it on a published site. */
+/** Where a space is published: a site space of it on a published site, with what its URL is made of. */
 export interface PublishedPlace {
   siteId: string;
   sectionId: string | null;
   path: string;
+  site: SiteFacts;
+  sectionPath: string | null;
 }
 
-export function createLoaders(db: Db) {
-  return {
-    collectionById: new DataLoader(async (ids: readonly string[]) => {
-      const rows = await db.collection.findMany({
-        where: { id: { in: [...ids] } },
-        select: { id: true, organizationId: true, parentId: true, defaultLevel: true },
+/** A space or a collection, as `contentFacts` keys them. */
+export type ContentNodeKey = `${'space' | 'collection'}:${string}`;
+
+/** What a space or collection answers with beyond its row. */
+export interface ContentFacts {
+  /** The default level it resolves to through its parent collections (undefined: none; null: guests only). */
+  level: MemberRole | null | undefined;
+  /** Spaces: how many change requests it has in each status. */
+  changeRequests: Record<string, number>;
+}
+
+type Model = Prisma.ModelName;
+
+/**
+ * The loaders of the executions in progress in this process (one set per
+ * app): a write reported by the database client makes each of them forget
+ * what it cached of the model written (a write of one request may change what
+ * another read). Executions join while they run (src/plugins/use-live-loaders.ts).
+ */
+export class LiveLoaders {
+  private readonly live = new Set<Loaders>();
+
+  /** Runs `execution` with `loaders` live: writes made meanwhile, by anyone, reach them. */
+  async during<T>(loaders: Loaders, execution: () => Promise<T> | T): Promise<T> {
+    this.live.add(loaders);
+    try {
+      return await execution();
+    } finally {
+      this.live.delete(loaders);
+    }
+  }
+
+  /** A write of `model` (null: a raw statement, any model) was made. */
+  invalidate(model: string | null): void {
+    for (const loaders of this.live) loaders.invalidate(model);
+  }
+}
+
+// Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
+const MAX_BATCH = 30_000;
+
+export class Loaders {
+  /** Cached loaders, by the models they read. */
+  private readonly readers = new Map<Model, Array<DataLoader<never, unknown, unknown>>>();
+  /** Uncached batches, by the place in a document (or the query) they batch for. */
+  private readonly batches = new Map<string, DataLoader<never, unknown>>();
+  /** Per-request notes attached to objects read in this request. */
+  private readonly notebooks = new Map<string, WeakMap<object, unknown>>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Forgets every cached value read from `model` (null: from any model), as the database client reports writes. */
+  invalidate(model: string | null): void {
+    const loaders = model === null ? [...this.readers.values()].flat() : (this.readers.get(model as Model) ?? []);
+    for (const loader of loaders) loader.clearAll();
+  }
+
+  /**
+   * A DataLoader that batches the loads of one tick under `key` (a place in a
+   * document, a query shape) without caching them, so a write earlier in the
+   * request is never hidden.
+   */
+  batch<K, V>(key: string, load: DataLoader.BatchLoadFn<K, V>): DataLoader<K, V> {
+    let loader = this.batches.get(key) as DataLoader<K, V> | undefined;
+    if (!loader) {
+      loader = new DataLoader<K, V>(load, { cache: false, maxBatchSize: MAX_BATCH });
+      this.batches.set(key, loader as DataLoader<never, unknown>);
+    }
+    return loader;
+  }
+
+  /** Notes about objects read in this request (`name` tells the notebooks apart); gone with the request. */
+  notes<K extends object, V>(name: string): WeakMap<K, V> {
+    let notebook = this.notebooks.get(name);
+    if (!notebook) this.notebooks.set(name, (notebook = new WeakMap()));
+    return notebook as WeakMap<K, V>;
+  }
+
+  private cached<K, V, C = K>(models: readonly Model[], load: DataLoader.BatchLoadFn<K, V>, options?: DataLoader.Options<K, V, C>): DataLoader<K, V, C> {
+    const loader = new DataLoader<K, V, C>(load, { maxBatchSize: MAX_BATCH, ...options });
+    for (const model of models) {
+      const list = this.readers.get(model) ?? [];
+      list.push(loader as unknown as DataLoader<never, unknown, unknown>);
+      this.readers.set(model, list);
+    }
+    return loader;
+  }
+
+  /** share key -> the site it opens (an active link of a published share-link site), or null. */
+  readonly siteIdByShareKey = this.cached(['SiteShareLink', 'Site'], async (keys: readonly string[]) => {
+    const hashes = keys.map(hashShareKey);
+    const links = await this.db.siteShareLink.findMany({
+      where: { keyHash: { in: hashes } },
+      select: { keyHash: true, active: true, site: { select: { id: true, published: true, visibility: true } } },
+    });
+    const byHash = new Map(links.map((l) => [l.keyHash, l]));
+    return hashes.map((hash) => {
+      const link = byHash.get(hash);
+      return link?.active && link.site.published && link.site.visibility === 'share-link' ? link.site.id : null;
+    });
+  });
+
+  /**
+   * The few columns of sites that sections and site spaces need for `default`
+   * and `urls` (one query for a whole response; a site read at the root of a
+   * request, or with a published place, is primed).
+   */
+  readonly siteFactsById = this.cached(['Site'], async (ids: readonly string[]) => {
+    const rows = await this.db.site.findMany({ where: { id: { in: [...ids] } }, select: SITE_FACTS_SELECT });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? new Error(`Site ${id} not found`));
+  });
+
+  readonly sectionPathById = this.cached(['SiteSection'], async (ids: readonly string[]) => {
+    const rows = await this.db.siteSection.findMany({ where: { id: { in: [...ids] } }, select: { id: true, path: true } });
+    const byId = new Map(rows.map((r) => [r.id, r.path]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /**
+   * space id -> its site spaces on published sites, oldest first, each with its
+   * site's facts and its section's path: one statement for every space of a
+   * response, whether or not the spaces are published (a join: Prisma would
+   * read sites and sections in statements of their own).
+   */
+  readonly publishedPlacesBySpaceId = this.cached(['SiteSpace', 'Site', 'SiteSection'], async (spaceIds: readonly string[]) => {
+    const rows = await this.db.$queryRaw<Array<Omit<PublishedPlace, 'site'> & Omit<SiteFacts, 'id' | 'published'> & { spaceId: string }>>`
+      SELECT ss."spaceId", ss."siteId", ss."sectionId", ss."path", sec."path" AS "sectionPath",
+             s."organizationId", s."basename", s."hostname", s."defaultSectionId"
+      FROM "SiteSpace" ss
+      JOIN "Site" s ON s."id" = ss."siteId"
+      LEFT JOIN "SiteSection" sec ON sec."id" = ss."sectionId"
+      WHERE ss."spaceId" IN (${Prisma.join(spaceIds)}) AND s."published" = TRUE
+      ORDER BY ss."createdAt", ss."id"`;
+    const bySpace = new Map<string, PublishedPlace[]>();
+    for (const row of rows) {
+      const site: SiteFacts = {
+        id: row.siteId,
+        organizationId: row.organizationId,
+        basename: row.basename,
+        hostname: row.hostname,
+        published: true,
+        defaultSectionId: row.defaultSectionId,
+      };
+      this.siteFactsById.prime(site.id, site);
+      if (row.sectionId) this.sectionPathById.prime(row.sectionId, row.sectionPath);
+      const list = bySpace.get(row.spaceId) ?? [];
+      list.push({ siteId: row.siteId, sectionId: row.sectionId, path: row.path, site, sectionPath: row.sectionPath });
+      bySpace.set(row.spaceId, list);
+    }
+    return spaceIds.map((id) => bySpace.get(id) ?? []);
+  });
+
+  /**
+   * The facts of spaces and collections beyond their rows, in one statement
+   * for all those of a response: the default level each resolves to, walking
+   * up its parent collections while they say `inherit` (a recursive query: any
+   * depth costs the same), and for spaces how many change requests they have
+   * in each status.
+   */
+  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest'], async (keys: readonly ContentNodeKey[]) => {
+    const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
+    const spaceIds = ids('space');
+    const collectionIds = ids('collection');
+    const none = Prisma.sql`SELECT NULL`;
+    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests'; node: string; value: string | null; n: number }>>`
+      WITH RECURSIVE chain("node", "parentId", "level", "depth") AS (
+        SELECT start."node", start."parentId", start."defaultLevel", 0
+        FROM (
+          SELECT 'space:' || s."id" AS "node", s."parentId", s."defaultLevel" FROM "Space" s
+          WHERE s."id" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+          UNION ALL
+          SELECT 'collection:' || c."id", c."parentId", c."defaultLevel" FROM "Collection" c
+          WHERE c."id" IN (${collectionIds.length ? Prisma.join(collectionIds) : none})
+        ) start
+        UNION ALL
+        SELECT chain."node", c."parentId", c."defaultLevel", chain."depth" + 1
+        FROM chain JOIN "Collection" c ON c."id" = chain."parentId"
+        WHERE chain."level" = 'inherit'
+      )
+      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n" FROM chain
+      UNION ALL
+      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER)
+      FROM "ChangeRequest" cr
+      WHERE cr."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+      GROUP BY cr."spaceId", cr."status"`;
+    const facts = new Map<string, ContentFacts & { depth: number; resolved: string | null }>();
+    const factsOf = (node: string) => {
+      let f = facts.get(node);
+      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, depth: -1, resolved: null }));
+      return f;
+    };
+    for (const row of rows) {
+      const f = factsOf(row.node);
+      if (row.fact === 'changeRequests') f.changeRequests[row.value!] = Number(row.n);
+      // The deepest row of a node's chain holds the level it resolves to ('inherit': none up to the top).
+      else if (Number(row.n) > f.depth) Object.assign(f, { depth: Number(row.n), resolved: row.value });
+    }
+    return keys.map((key) => {
+      const f = facts.get(key);
+      if (!f) return { level: undefined, changeRequests: {} };
+      const level = f.resolved === null ? null : isMemberRole(f.resolved) ? f.resolved : undefined;
+      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests };
+    });
+  });
+
+  readonly revisionById = this.cached(['Revision'], async (ids: readonly string[]) => {
+    const rows = await this.db.revision.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /** revision id -> its pages (any order; src/content/page-tree.ts orders them) */
+  readonly pagesByRevisionId = this.cached(['RevisionPage'], async (revisionIds: readonly string[]) => {
+    const rows = await this.db.revisionPage.findMany({ where: { revisionId: { in: [...revisionIds] } } });
+    return groupBy(revisionIds, rows, (r) => r.revisionId, pageFromRow);
+  });
+
+  /** A revision's page tree, built once per request (keyed by the revision's id). */
+  readonly revisionTree = this.cached<RevisionView, RevisionTree, string>(
+    ['RevisionPage'],
+    async (revisions) => {
+      const lists = await this.pagesByRevisionId.loadMany(revisions.map((r) => r.id));
+      return revisions.map((revision, i) => {
+        const list = lists[i]!;
+        return list instanceof Error ? list : buildRevisionTree(revision, list);
       });
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
-    /** share key -> the site it opens (see src/schema/site/share-key.ts), or null. */
-    siteIdByShareKey: new DataLoader(async (keys: readonly string[]) => {
-      const hashes = keys.map(hashShareKey);
-      const links = await db.siteShareLink.findMany({
-        where: { keyHash: { in: hashes } },
-        select: { keyHash: true, active: true, site: { select: { id: true, published: true, visibility: true } } },
-      });
-      const byHash = new Map(links.map((l) => [l.keyHash, l]));
-      return hashes.map((hash) => {
-        const link = byHash.get(hash);
-        return link?.active && link.site.published && link.site.visibility === 'share-link' ? link.site.id : null;
-      });
-    }),
-    /**
-     * The few columns of sites that sections and site spaces need for `default`
-     * and `urls` (one query for a whole response; the site read at the root of a
-     * request is primed, see src/schema/site-structure/access.ts).
-     */
-    siteFactsById: new DataLoader(async (ids: readonly string[]) => {
-      const rows = await db.site.findMany({ where: { id: { in: [...ids] } }, select: SITE_FACTS_SELECT });
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids.map((id) => byId.get(id) ?? new Error(`Site ${id} not found`));
-    }),
-    sectionPathById: new DataLoader(async (ids: readonly string[]) => {
-      const rows = await db.siteSection.findMany({ where: { id: { in: [...ids] } }, select: { id: true, path: true } });
-      const byId = new Map(rows.map((r) => [r.id, r.path]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
-    /** space id -> its site spaces on published sites, oldest first */
-    publishedPlacesBySpaceId: new DataLoader(
-      async (spaceIds: readonly string[]) => {
-        const rows = await db.siteSpace.findMany({
-          where: { spaceId: { in: [...spaceIds] }, site: { published: true } },
-          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-          select: { spaceId: true, siteId: true, sectionId: true, path: true },
-        });
-        const bySpace = new Map<string, PublishedPlace[]>();
-        for (const row of rows) {
-          const list = bySpace.get(row.spaceId) ?? [];
-          list.push(row);
-          bySpace.set(row.spaceId, list);
-        }
-        return spaceIds.map((id) => bySpace.get(id) ?? []);
-      },
-      // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
-      { maxBatchSize: 30_000 },
-    ),
-    /** space id -> how many change requests it has in each status (one statement for every space of a response) */
-    changeRequestCountsBySpaceId: new DataLoader(async (spaceIds: readonly string[]) => {
-      const rows = await db.changeRequest.groupBy({ by: ['spaceId', 'status'], where: { spaceId: { in: [...spaceIds] } }, _count: { _all: true } });
-      const bySpace = new Map<string, Record<string, number>>();
-      for (const row of rows) bySpace.set(row.spaceId, { ...bySpace.get(row.spaceId), [row.status]: row._count._all });
-      return spaceIds.map((id) => bySpace.get(id) ?? {});
-    }),
-    revisionById: new DataLoader(async (ids: readonly string[]) => {
-      const rows = await db.revision.findMany({ where: { id: { in: [...ids] } } });
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
-    /** revision id -> its pages (any order; src/content/page-tree.ts orders them) */
-    pagesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
-      const rows = await db.revisionPage.findMany({ where: { revisionId: { in: [...revisionIds] } } });
-      return groupBy(revisionIds, rows, (r) => r.revisionId, pageFromRow);
-    }),
-    /** revision id -> its files, by name */
-    filesByRevisionId: new DataLoader(async (revisionIds: readonly string[]) => {
-      const rows = await db.revisionFile.findMany({ where: { revisionId: { in: [...revisionIds] } }, orderBy: [{ name: 'asc' }, { fileId: 'asc' }] });
-      return groupBy(revisionIds, rows, (r) => r.revisionId, fileFromRow);
-    }),
-    /** document hash -> the document */
-    documentByHash: new DataLoader(async (hashes: readonly string[]) => {
-      const rows = await db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
-      const byHash = new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
-      return hashes.map((h) => byHash.get(h) ?? null);
-    }),
-  };
+    },
+    { cacheKeyFn: (revision) => revision.id },
+  );
+
+  /** revision id -> its files, by name */
+  readonly filesByRevisionId = this.cached(['RevisionFile'], async (revisionIds: readonly string[]) => {
+    const rows = await this.db.revisionFile.findMany({ where: { revisionId: { in: [...revisionIds] } }, orderBy: [{ name: 'asc' }, { fileId: 'asc' }] });
+    return groupBy(revisionIds, rows, (r) => r.revisionId, fileFromRow);
+  });
+
+  /**
+   * revision id -> the references of its pages' documents, by document hash: one statement
+   * for the documents of every revision asked, however many pages they have.
+   */
+  readonly referencesByRevisionId = this.cached(['RevisionPage', 'DocumentReference'], async (revisionIds: readonly string[]) => {
+    const [rows, pagesOf] = await Promise.all([
+      this.db.documentReference.findMany({
+        where: { document: { pages: { some: { revisionId: { in: [...revisionIds] } } } } },
+        select: { documentHash: true, targetKind: true, target: true },
+      }),
+      this.pagesByRevisionId.loadMany(revisionIds),
+    ]);
+    const byHash = new Map<string, StoredReference[]>();
+    for (const row of rows) {
+      const list = byHash.get(row.documentHash) ?? [];
+      list.push({ targetKind: row.targetKind, target: row.target });
+      byHash.set(row.documentHash, list);
+    }
+    // A batch of several revisions reads their documents together; each keeps its own.
+    return pagesOf.map((pages) => {
+      if (pages instanceof Error) return pages;
+      const own = new Map<string, StoredReference[]>();
+      for (const page of pages) if (page.documentHash) own.set(page.documentHash, byHash.get(page.documentHash) ?? []);
+      return own;
+    });
+  });
+
+  /** document hash -> the document */
+  readonly documentByHash = this.cached(['ContentDocument'], async (hashes: readonly string[]) => {
+    const rows = await this.db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
+    const byHash = new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+    return hashes.map((h) => byHash.get(h) ?? null);
+  });
 }
 
 function groupBy<Row, Out>(keys: readonly string[], rows: Row[], keyOf: (row: Row) => string, map: (row: Row) => Out): Out[][] {
@@ -125,6 +320,3 @@ function groupBy<Row, Out>(keys: readonly string[], rows: Row[], keyOf: (row: Ro
   }
   return keys.map((k) => byKey.get(k) ?? []);
 }
-
-
-export type Loaders = ReturnType<typeof createLoaders>;

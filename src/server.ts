@@ -7,28 +7,33 @@ import http from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
+import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import pino, { type Logger } from 'pino';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
-import { useFileDownloads } from './plugins/use-file-downloads.ts';
-import { createJobs, type Jobs } from './jobs/jobs.ts';
-import { jobHandlers } from './jobs/handlers.ts';
-import { createStorage } from './storage/storage.ts';
-import { loadUrlSecret } from './storage/signed-url.ts';
-import { createDb, type Db } from './db/client.ts';
-import { parseDatabaseUrl, type Provider } from './db/provider.ts';
-import { AppError } from './errors/index.ts';
+import { createDb, reportingWrites, type Db } from './db/client.ts';
+import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
+import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
-import { startSpacePurge } from './jobs/purge-deleted-spaces.ts';
+import { isClientError, toAppError } from './errors/to-app-error.ts';
+import { createJobs, type Jobs } from './jobs/jobs.ts';
+import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
+import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
+import { jobHandlers } from './services/job-handlers.ts';
+import { startSpacePurge } from './services/space-purge.ts';
+import { loadUrlSecret } from './storage/signed-url.ts';
+import { createStorage } from './storage/storage.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 
@@ -63,14 +68,6 @@ function authorizationOf(initial: Partial<YogaInitialContext> & { connectionPara
   return initial.request?.headers.get('authorization') ?? null;
 }
 
-/** An error the caller caused: a GraphQL error with a 4xx status, or one wrapping an AppError of a 4xx (as execution leaves a resolver's throw). */
-function isClientError(value: unknown): boolean {
-  if (!(value instanceof GraphQLError)) return false;
-  if (value.originalError instanceof AppError) return value.originalError.status < 500;
-  const http = value.extensions?.http as { status?: number } | undefined;
-  return (http?.status ?? 500) < 500;
-}
-
 /**
  * graphql-armor's validation rules throw by default, which skips graphql-js's
  * error collection (and yoga's 400 for validation errors). Reported instead,
@@ -101,7 +98,9 @@ export function createApp(options: AppOptions): App {
   const metrics = options.metrics ?? createMetrics();
   const ownsDb = !options.db;
   const database = parseDatabaseUrl(config.databaseUrl);
-  const db = options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() });
+  // Every write makes the loaders of the executions in progress forget what they cached of the model it changed.
+  const liveLoaders = new LiveLoaders();
+  const db = reportingWrites(options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() }), (model) => liveLoaders.invalidate(model));
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -117,15 +116,19 @@ export function createApp(options: AppOptions): App {
       error: (...args) => (args.every(isClientError) ? log.debug({ errors: args }, 'client error') : log.error({ errors: args }, 'error')),
     },
     maskedErrors: { maskError },
+    // Any origin, as yoga's default; browsers may also read the headers our answers carry (a 201's Location, rate limits).
+    cors: { exposedHeaders: ['Location', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
     context: async (initial) => {
       try {
         return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial))) as Context;
       } catch (error) {
-        if (error instanceof AppError) throw toGraphQLError(error);
+        const appError = toAppError(error);
+        if (appError) throw toGraphQLError(appError);
         throw error;
       }
     },
     plugins: [
+      useLiveLoaders(liveLoaders),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
@@ -147,9 +150,29 @@ export function createApp(options: AppOptions): App {
   });
 
   const server = http.createServer(yoga);
+  // Idle keep-alive connections stay open longer than the usual proxy's (60 s): a server that closes one
+  // first races the next request sent on it, which then fails with ECONNRESET (Node's default is 5 s).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const wsServer = new WebSocketServer({ server, path: GRAPHQL_ENDPOINT });
   const wsCleanup = useServer(
     {
+      // A token that is not valid closes the connection at connection_init (4403 with the reason); no token
+      // at all leaves it anonymous, its operations then answering UNAUTHENTICATED where they need a caller.
+      onConnect: async (ctx: { connectionParams?: Record<string, unknown>; extra: { socket: WebSocket } }) => {
+        const authorization = authorizationOf({ connectionParams: ctx.connectionParams });
+        if (!authorization) return true;
+        try {
+          const token = bearerToken(authorization);
+          if (token) await loadViewer(db, token);
+          return true;
+        } catch (error) {
+          const appError = toAppError(error);
+          if (!appError || appError.status !== 401) throw error;
+          ctx.extra.socket.close(CloseCode.Forbidden, appError.message.slice(0, 120));
+          return false;
+        }
+      },
       execute: (args: { rootValue: { execute: (a: unknown) => unknown } }) => args.rootValue.execute(args),
       subscribe: (args: { rootValue: { subscribe: (a: unknown) => unknown } }) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx: { extra: { request: unknown; socket: unknown } }, _id: string, params: { query: string; operationName?: string; variables?: Record<string, unknown> }) => {

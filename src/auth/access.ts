@@ -1,22 +1,38 @@
 /**
- * The caller's effective role on a resource, per request. A member's own role
- * is raised (never lowered) by the nearest explicit `defaultLevel` found
- * walking up from the resource through its parent collections; `inherit`
- * defers to the parent. Guests and non-members get nothing from default levels.
+ * The caller's access in one request: who they are, their role in each
+ * organization, and what share keys opened; from these, the Subject the
+ * policies (./policies.ts) decide on for each resource.
+ *
+ * A member's role on a space or collection is raised (never lowered) by the
+ * default level it resolves to through its parent collections (`inherit`
+ * defers to the parent). Guests and non-members get nothing from default
+ * levels. A share key of a share-link site lets anyone read that site and
+ * the spaces it publishes: the subject then carries `shared`.
  */
-import type { Loaders } from '../loaders.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
 import type { Subject } from './policies.ts';
-import { highest, isMemberRole, type MemberRole, type RoleOrGuest } from './roles.ts';
+import { atLeast, highest, isMemberRole, type MemberRole, type RoleOrGuest } from './roles.ts';
 import type { Viewer } from './viewer.ts';
 
+/** What Access reads to decide, batched and cached per request (src/loaders.ts provides them). */
+export interface AccessLookups {
+  /** The default level a space or collection resolves to through its parents (undefined: none; null: guests only). */
+  inheritedLevel(kind: 'space' | 'collection', id: string): Promise<MemberRole | null | undefined>;
+  /** The site a share key opens (an active link of a published share-link site), or null. */
+  siteOpenedBy(shareKey: string): Promise<string | null>;
+  /** The published sites a space is on. */
+  sitesPublishing(spaceId: string): Promise<string[]>;
+}
+
+/** A space or a collection as its access is decided. */
 export interface ContentNode {
+  id: string;
   organizationId: string;
   parentId: string | null;
   defaultLevel: string | null;
 }
 
-/** What share keys opened in this request (see src/schema/site-structure/access.ts). */
+/** What share keys opened in this request. */
 export interface ShareGrants {
   /** site id -> the share key that opened it */
   readonly sites: Map<string, string>;
@@ -25,12 +41,12 @@ export interface ShareGrants {
 }
 
 export class Access {
-  /** Read-only access a share key gave the caller beyond their memberships. */
+  /** Read-only access share keys gave the caller beyond their memberships; published URLs of those sites carry the key. */
   readonly shareGrants: ShareGrants = { sites: new Map(), spaces: new Set() };
 
   constructor(
     readonly viewer: Viewer | null,
-    private readonly loaders: Loaders,
+    private readonly lookups: AccessLookups,
   ) {}
 
   /** The viewer, or 401. */
@@ -39,37 +55,80 @@ export class Access {
     return this.viewer;
   }
 
-  /** Records a membership created during this request (e.g. the creator of an organization). */
+  /** Records a membership made during this request (the creator of an organization, a member joining). */
   noteMembership(organizationId: string, role: RoleOrGuest): void {
     this.viewer?.memberships.set(organizationId, role);
   }
 
-  /** The caller's own role in an organization (undefined: not a member). */
-  organizationRole(organizationId: string): RoleOrGuest | undefined {
-    return this.viewer?.memberships.get(organizationId);
+  /** The organizations the caller is a member of. */
+  memberOrganizationIds(): string[] {
+    return this.viewer ? [...this.viewer.memberships.keys()] : [];
   }
 
   organization(organizationId: string): Subject {
-    return { organizationId, role: this.organizationRole(organizationId) };
+    return { organizationId, role: this.viewer?.memberships.get(organizationId) };
   }
 
-  /** Subject for a collection or a space; `locked` for spaces in locked edit mode. */
-  async content(node: ContentNode & { editMode?: string }): Promise<Subject> {
-    const own = this.organizationRole(node.organizationId);
-    const locked = node.editMode === 'locked';
-    if (!own) return { organizationId: node.organizationId, role: own, locked };
-    const level = await this.resolveLevel(node);
-    return { organizationId: node.organizationId, role: highest([own, level]), locked };
+  /**
+   * The subject of a space. With `shareKey` (GET /v1/spaces/{id}?shareKey=),
+   * a key of a site publishing the space opens it, and goes into its published
+   * URL (members included); without, a space published on a site a key opened
+   * earlier in the request is open too.
+   */
+  async space(space: ContentNode & { editMode?: string }, options: { shareKey?: string | null } = {}): Promise<Subject> {
+    const base = await this.content('space', space);
+    const subject = { ...base, locked: space.editMode === 'locked' };
+    const opened = options.shareKey ? await this.openSpace(space.id, options.shareKey) : false;
+    if (opened || atLeast(subject.role, 'read')) return { ...subject, shared: opened };
+    return { ...subject, shared: await this.isSpaceShared(space.id) };
   }
 
-  private async resolveLevel(node: ContentNode): Promise<MemberRole | undefined> {
-    let current: ContentNode | null = node;
-    // Bounded by the nesting depth; each step is one batched query for all nodes at that depth.
-    while (current) {
-      if (current.defaultLevel !== 'inherit') return isMemberRole(current.defaultLevel) ? current.defaultLevel : undefined;
-      if (!current.parentId) return undefined;
-      current = await this.loaders.collectionById.load(current.parentId);
-    }
-    return undefined;
+  collection(collection: ContentNode): Promise<Subject> {
+    return this.content('collection', collection);
+  }
+
+  /** The subject of a site; `shareKey` opens a share-link site for reading (ignored when it opens another site). */
+  async site(site: { id: string; organizationId: string }, shareKey?: string | null): Promise<Subject> {
+    const subject = this.organization(site.organizationId);
+    if (!shareKey || (await this.lookups.siteOpenedBy(shareKey)) !== site.id) return subject;
+    this.shareGrants.sites.set(site.id, shareKey);
+    return { ...subject, shared: true };
+  }
+
+  /** The share key that opened `siteId` in this request, if any. */
+  shareKeyFor(siteId: string): string | null {
+    return this.shareGrants.sites.get(siteId) ?? null;
+  }
+
+  private async content(kind: 'space' | 'collection', node: ContentNode): Promise<Subject> {
+    const own = this.viewer?.memberships.get(node.organizationId);
+    // Default levels raise members' own roles only; nothing outranks admin.
+    if (!own || own === 'admin') return { organizationId: node.organizationId, role: own };
+    const level =
+      node.defaultLevel === 'inherit'
+        ? node.parentId
+          ? await this.lookups.inheritedLevel(kind, node.id)
+          : undefined
+        : isMemberRole(node.defaultLevel)
+          ? node.defaultLevel
+          : undefined;
+    return { organizationId: node.organizationId, role: highest([own, level ?? undefined]) };
+  }
+
+  /** Whether `shareKey` opens a site that publishes the space; if so it is recorded for the request. */
+  private async openSpace(spaceId: string, shareKey: string): Promise<boolean> {
+    const siteId = await this.lookups.siteOpenedBy(shareKey);
+    // A key opens only a published site, and a site publishes spaces of its own organization only.
+    if (!siteId || !(await this.lookups.sitesPublishing(spaceId)).includes(siteId)) return false;
+    this.shareGrants.sites.set(siteId, shareKey);
+    this.shareGrants.spaces.add(spaceId);
+    return true;
+  }
+
+  /** Whether the space was opened with a key in this request, or is published on a site a key opened. */
+  private async isSpaceShared(spaceId: string): Promise<boolean> {
+    if (this.shareGrants.spaces.has(spaceId)) return true;
+    if (this.shareGrants.sites.size === 0) return false;
+    return (await this.lookups.sitesPublishing(spaceId)).some((siteId) => this.shareGrants.sites.has(siteId));
   }
 }

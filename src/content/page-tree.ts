@@ -3,7 +3,7 @@
  * writer of a tree needs (insert, move, remove with descendants), keeping
  * sibling indexes 0..n-1 and sibling slugs unique.
  */
-import { uniqueSlug } from '../schema/shared/slug.ts';
+import { uniqueSlug } from '../slug.ts';
 import type { PageSnapshot } from './snapshot.ts';
 
 type Pages = Map<string, PageSnapshot>;

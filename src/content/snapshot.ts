@@ -8,34 +8,7 @@
  * distinct content (content-addressed by `documentHash`), so two revisions
  * that share a page's text share its row.
  */
-
-/** A GitBook rich-text document (`JSONDocument` of the OpenAPI document): `{ object: 'document', data, nodes }`. */
-export interface JSONDocument {
-  object: 'document';
-  data?: Record<string, unknown>;
-  nodes: JSONNode[];
-  [key: string]: unknown;
-}
-
-/** Any node of a JSONDocument (block, inline, text); the converters narrow it. */
-export interface JSONNode {
-  object: 'block' | 'inline' | 'text' | 'fragment';
-  type?: string;
-  key?: string;
-  nodes?: JSONNode[];
-  leaves?: { object: 'leaf'; text: string; marks: { object?: 'mark'; type: string; data?: Record<string, unknown> }[] }[];
-  data?: Record<string, unknown>;
-  isVoid?: boolean;
-  [key: string]: unknown;
-}
-
-/** A ContentRef of the OpenAPI document (kind url, page, file, anchor, ...). */
-export type ContentRef =
-  | { kind: 'url'; url: string }
-  | { kind: 'page'; page: string; space?: string }
-  | { kind: 'file'; file: string; space?: string }
-  | { kind: 'anchor'; anchor: string; page?: string; space?: string }
-  | { kind: string; [key: string]: unknown };
+import type { ContentRef, JSONDocument } from './document/model.ts';
 
 export type PageKind = 'document' | 'group' | 'link';
 
@@ -72,6 +45,11 @@ export interface FileSnapshot {
   storageKey: string;
   width: number | null;
   height: number | null;
+}
+
+/** The file `id` with the fields of `file` (a row, an upload) and nothing else of it. */
+export function fileSnapshot(id: string, file: Omit<FileSnapshot, 'id'>): FileSnapshot {
+  return { id, name: file.name, contentType: file.contentType, size: file.size, storageKey: file.storageKey, width: file.width, height: file.height };
 }
 
 export interface RevisionSnapshot {

@@ -1,7 +1,8 @@
 /**
  * The one error hierarchy. Thrown anywhere (resolvers, policies, the REST
- * runtime); mapped once to GraphQL errors in ./mask.ts, and from there to the
- * REST body `{"error":{"code":<status>,"message"}}`.
+ * runtime); `toAppError` (./to-app-error.ts) finds the one a thrown value
+ * carries, ./mask.ts maps it to a GraphQL error, and the REST runtime to the
+ * body `{"error":{"code":<status>,"message"}}`.
  */
 export abstract class AppError extends Error {
   abstract readonly code: string;
@@ -26,17 +27,25 @@ export class UnauthenticatedError extends AppError {
 export class ForbiddenError extends AppError {
   readonly code = 'FORBIDDEN';
   readonly status = 403;
+  /** `action`: the policy action refused (`space:update`): the message names it. */
   constructor(action: string) {
-    super(`You are not allowed to ${action.replace(':', ' ')} here`);
+    const [resource = '', verb = action] = action.split(':');
+    super(`Your role does not allow this: ${verb.replace(/-/g, ' ')} on a ${resource.replace(/-/g, ' ')} (${action})`);
   }
 }
 
 export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
   readonly status = 404;
-  constructor(type: string, id?: string) {
-    super(id === undefined ? `${type} not found` : `${type} ${JSON.stringify(id)} not found`);
+  /** `hint`: what the caller can do about it, appended to the message. */
+  constructor(type: string, id?: string, hint?: string) {
+    super(`${id === undefined ? `${type} not found` : `${type} ${JSON.stringify(id)} not found`}${hint ? `: ${hint}` : ''}`);
   }
+}
+
+export class MethodNotAllowedError extends AppError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  readonly status = 405;
 }
 
 export class ConflictError extends AppError {

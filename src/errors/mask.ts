@@ -4,17 +4,8 @@
  */
 import { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError } from 'graphql-yoga';
-import { AppError, ConflictError, NotFoundError } from './index.ts';
-
-/** Prisma's known request errors we can explain to the caller. */
-function fromPrisma(error: unknown): AppError | null {
-  const code = (error as { code?: unknown })?.code;
-  const name = (error as { name?: unknown })?.name;
-  if (name !== 'PrismaClientKnownRequestError') return null;
-  if (code === 'P2002') return new ConflictError('A resource with the same unique value already exists');
-  if (code === 'P2025') return new NotFoundError('Resource');
-  return null;
-}
+import type { AppError } from './index.ts';
+import { toAppError } from './to-app-error.ts';
 
 export function toGraphQLError(error: AppError, original?: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, {
@@ -32,10 +23,7 @@ export function toGraphQLError(error: AppError, original?: GraphQLError): GraphQ
 
 /** yoga's `maskedErrors.maskError`: known errors keep their message and status, the rest are logged and hidden. */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  const cause = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  // Errors raised inside resolvers arrive wrapped in a GraphQLError; unwrap nested wrappers too.
-  const root = cause instanceof GraphQLError && cause.originalError ? cause.originalError : cause;
-  const appError = root instanceof AppError ? root : fromPrisma(root);
+  const appError = toAppError(error);
   if (appError) return toGraphQLError(appError, error instanceof GraphQLError ? error : undefined);
   if (error instanceof GraphQLError && !error.originalError) return error; // parse/validation errors: already safe
   return yogaMaskError(error, message, isDev);

@@ -21,13 +21,15 @@
  * and bytes; so importing what was exported gives the same content back.
  */
 import { stringify } from 'safe-stable-stringify';
-import { newId } from '../ids.ts';
-import { documentToMarkdown, markdownToDocument } from '../content/document/markdown.ts';
+import { markdownToDocument } from '../content/document/markdown-parse.ts';
+import { documentToMarkdown } from '../content/document/markdown-print.ts';
+import { type ContentRef, type JSONDocument } from '../content/document/model.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
-import type { ContentRef, FileSnapshot, JSONDocument, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
-import { slugify, uniqueSlug } from '../schema/shared/slug.ts';
-import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig, type ContentConfig } from './content-config.ts';
+import type { FileSnapshot, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import { newId } from '../ids.ts';
+import { slugify, uniqueSlug } from '../slug.ts';
+import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig } from './content-config.ts';
 import { frontmatterFromMeta, metaFromFrontmatter } from './page-frontmatter.ts';
 import {
   basename,

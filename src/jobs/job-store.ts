@@ -11,6 +11,7 @@
  * (`completeJobInTransaction`), so a job's effect and its success commit together.
  */
 import type { Db, Tx } from '../db/client.ts';
+import { LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import type { JobEvent, JobKind, JobPubSub, JobState } from './events.ts';
 
@@ -192,12 +193,5 @@ export class JobStore {
       await this.db.job.updateMany({ where: { id, state: { in: ['queued', 'running'] } }, data: { cancelRequested: true } });
     }
     return this.db.job.findUnique({ where: { id } });
-  }
-}
-
-/** The worker's lease was taken over (it was too slow to renew, or the job was cancelled). */
-export class LostJobError extends Error {
-  constructor(id: string) {
-    super(`Job ${id} is no longer held by this worker`);
   }
 }

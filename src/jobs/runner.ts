@@ -13,11 +13,12 @@
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
+import { type Provider } from '../db/provider/config.ts';
+import { JobCancelledError, LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
-import type { ObjectStorage } from '../storage/storage.ts';
+import { type ObjectStorage } from '../storage/object-storage.ts';
 import type { JobKind } from './events.ts';
-import { JobStore, LostJobError, type JobRow } from './job-store.ts';
+import { JobStore, type JobRow } from './job-store.ts';
 
 export interface JobContext {
   job: JobRow;
@@ -45,12 +46,6 @@ export interface JobRunnerDeps {
   log: Logger;
   store: JobStore;
   handlers: Partial<Record<JobKind, JobHandler>>;
-}
-
-export class JobCancelledError extends Error {
-  constructor() {
-    super('Cancelled');
-  }
 }
 
 export class JobRunner {

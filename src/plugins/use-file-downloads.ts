@@ -10,8 +10,8 @@
 import type { Plugin } from 'graphql-yoga';
 import { errorResponse } from '../rest/runtime.ts';
 import { isStorageKey } from '../storage/local-storage.ts';
+import { type ObjectStorage } from '../storage/object-storage.ts';
 import { DOWNLOAD_PATH_PREFIX, verifyDownload } from '../storage/signed-url.ts';
-import type { ObjectStorage } from '../storage/storage.ts';
 import { setRouteLabel } from './use-http-observability.ts';
 
 export interface FileDownloadsOptions {

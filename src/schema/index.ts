@@ -16,7 +16,6 @@ import './collection/mutations.ts';
 import './space/type.ts';
 import './space/queries.ts';
 import './space/mutations.ts';
-import './space/links.ts';
 import './site/type.ts';
 import './site/queries.ts';
 import './site/mutations.ts';
@@ -31,16 +30,18 @@ import './site-section/mutations.ts';
 import './site-structure/type.ts';
 import './site-structure/queries.ts';
 import './site-structure/mutations.ts';
-import './content/type.ts';
-import './content/queries.ts';
-import './content/mutations.ts';
-import './content/search.ts';
+import './revision/type.ts';
+import './revision/queries.ts';
+import './revision/mutations.ts';
+import './revision/links.ts';
+import './search/queries.ts';
 import './change-request/type.ts';
 import './change-request/queries.ts';
 import './change-request/mutations.ts';
 import './change-request/pdf.ts';
 import './job/type.ts';
 import './job/queries.ts';
+import './job/mutations.ts';
 import './git-sync/type.ts';
 import './git-sync/mutations.ts';
 import './translation/type.ts';
@@ -49,7 +50,8 @@ import './translation/mutations.ts';
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);
  * `@keepNull` keeps a null field in the REST body (nulls are dropped otherwise,
- * since the wire contract marks most absent values as optional, not nullable).
+ * since the wire contract marks most absent values as optional, not nullable);
+ * `@omit` leaves a field out of it.
  */
 export const restDirective = new GraphQLDirective({
   name: 'rest',
@@ -73,4 +75,10 @@ export const keepNullDirective = new GraphQLDirective({
   locations: [DirectiveLocation.FIELD],
 });
 
-export const schema = builder.toSchema({ directives: [restDirective, keepNullDirective], sortSchema: true });
+export const omitDirective = new GraphQLDirective({
+  name: 'omit',
+  description: "In a REST reply, leave this field out of the body (a 201's `urls.location` still sets Location)",
+  locations: [DirectiveLocation.FIELD],
+});
+
+export const schema = builder.toSchema({ directives: [restDirective, keepNullDirective, omitDirective], sortSchema: true });

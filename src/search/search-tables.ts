@@ -1,9 +1,9 @@
+import { type Provider } from '../db/provider/config.ts';
 /**
  * The tables of the search index (see search-index.ts) and the DDL that
  * creates them. Apart from search-index.ts, so that migrate() can create them
  * without loading the content code.
  */
-import type { Provider } from '../db/provider.ts';
 
 /** Tables this module creates, for tools that compare the database with prisma/schema.prisma. */
 export const SEARCH_INDEX_TABLES: Record<Provider, readonly string[]> = {

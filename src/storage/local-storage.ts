@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors/index.ts';
-import type { ObjectStorage } from './storage.ts';
+import { type ObjectStorage } from './object-storage.ts';
 
 /** A storage key: the SHA-256 of an object's bytes, 64 lowercase hex digits. */
 export const STORAGE_KEY_PATTERN = /^[0-9a-f]{64}$/;

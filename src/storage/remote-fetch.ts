@@ -20,7 +20,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { InvalidInputError } from '../errors/index.ts';
+import { RemoteFetchError, RemoteFetchFailure } from '../errors/external.ts';
 
 export interface RemoteFetchOptions {
   /** Allow loopback, private, link-local, ... addresses (FETCH_ALLOW_PRIVATE_ADDRESSES); for development and tests. */
@@ -42,30 +42,12 @@ export interface RemoteFile {
   contentType: string | null;
 }
 
-export type RemoteFetchFailure =
-  | 'invalid-url'
-  | 'scheme'
-  | 'address'
-  | 'redirects'
-  | 'status'
-  | 'too-large'
-  | 'timeout'
-  | 'network';
 
-/** Why a remote file could not be fetched; answered as 400 like any InvalidInputError. */
-export class RemoteFetchError extends InvalidInputError {
-  readonly reason: RemoteFetchFailure;
-
-  constructor(reason: RemoteFetchFailure, message: string) {
-    super(message);
-    this.name = 'RemoteFetchError';
-    this.reason = reason;
-  }
-}
-
+/** Redirects followed at most (file fetches and Git's HTTP alike). */
 export const MAX_REDIRECTS = 5;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** The statuses that redirect. */
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** ::/96, the deprecated IPv4-compatible form (::a.b.c.d); `range()` calls most of it unicast. */
 const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96];
@@ -222,7 +204,8 @@ export function pinnedLookup(host: string, addresses: LookupAddress[]): LookupFu
   };
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+/** A response header's (first) value, or null. */
+export function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
@@ -230,7 +213,7 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 type Hop = { redirect: URL } | { file: RemoteFile };
 
 /** Drops a body we will not read; undici reports the abort as an 'error' event nobody else listens to. */
-function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+export function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
   body.on('error', () => undefined);
   body.destroy();
 }

@@ -1,22 +1,8 @@
 /**
- * Where a space's files (images, attachments) and generated PDFs are kept.
- * Callers see only `ObjectStorage`: objects are content-addressed (the key is
- * the SHA-256 of the bytes), so an object store (S3, GCS, ...) can replace the
- * disk without touching them.
+ * The configured object storage (./object-storage.ts): today the disk.
  */
 import { LocalStorage } from './local-storage.ts';
-
-export { isStorageKey, LocalStorage, STORAGE_KEY_PATTERN, storageKey } from './local-storage.ts';
-
-/** Content-addressed, immutable objects. */
-export interface ObjectStorage {
-  /** Stores `bytes` under their SHA-256 (lowercase hex). Idempotent: storing the same bytes twice keeps one object. */
-  put(bytes: Uint8Array): Promise<{ key: string; size: number }>;
-  /** The object's bytes, or null when there is none under `key`. Throws InvalidInputError for a key that is not 64 hex digits. */
-  get(key: string): Promise<Uint8Array | null>;
-  /** Whether an object is stored under `key`. Throws InvalidInputError for a malformed key. */
-  has(key: string): Promise<boolean>;
-}
+import type { ObjectStorage } from './object-storage.ts';
 
 /** Settings for `createStorage`; `AppConfig['storage']` fits. */
 export interface StorageConfig {

@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { renderContentPdf, toWinAnsi, type PdfPageInput } from '../../src/content/pdf.ts';
-import type { ContentRef, JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
+import { renderContentPdf, type PdfPageInput } from '../../src/content/pdf/render.ts';
+import { toWinAnsi } from '../../src/content/pdf/win-ansi.ts';
 import { png } from '../helpers/png.ts';
 
 // --- document builders -------------------------------------------------------

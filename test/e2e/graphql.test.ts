@@ -248,13 +248,20 @@ describe('GraphQL over graphql-ws', () => {
     expect(again.result?.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
-  it('answers an error, not the data, for a bad token', async () => {
-    const { result, error } = await run(wsClient('gb_api_not-a-real-token'), VIEWER);
-    expect(result).toBeUndefined();
-    expect(Array.isArray(error)).toBe(true);
-    const [first] = error as Array<{ message: string; extensions?: { code?: string } }>;
-    expect(first?.message).toMatch(/invalid|revoked/i);
-    expect(first?.extensions?.code).toBe('UNAUTHENTICATED');
+  it('refuses a connection whose token is not valid at connection_init (4403, with the reason)', async () => {
+    for (const connectionParams of [{ authorization: 'Bearer gb_api_not-a-real-token' }, { authorization: 'Basic YWRhOnNlY3JldA==' }]) {
+      const client = wsClient(undefined, { connectionParams });
+      let acknowledged = false;
+      client.on('connected', () => {
+        acknowledged = true;
+      });
+      const { result, error } = await run(client, VIEWER);
+      expect(result).toBeUndefined();
+      expect(acknowledged).toBe(false);
+      const close = error as { code: number; reason: string };
+      expect(close.code).toBe(4403);
+      expect(close.reason).toMatch(/invalid|revoked|Bearer/i);
+    }
   });
 
   it('answers UNAUTHENTICATED without a token', async () => {

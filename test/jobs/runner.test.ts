@@ -8,12 +8,12 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
-import { parseDatabaseUrl } from '../../src/db/provider.ts';
+import { parseDatabaseUrl } from '../../src/db/provider/config.ts';
 import { newId } from '../../src/ids.ts';
 import { createJobEvents, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
-import type { ObjectStorage } from '../../src/storage/storage.ts';
+import { type ObjectStorage } from '../../src/storage/object-storage.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;

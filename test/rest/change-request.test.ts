@@ -6,7 +6,7 @@
  * validated against @gitbook/api's OpenAPI document.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { markdownToDocument } from '../../src/content/document/markdown.ts';
+import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { png } from '../helpers/png.ts';
 import { expectError, startTestServer, useTestServer } from '../helpers/server.ts';

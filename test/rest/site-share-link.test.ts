@@ -3,7 +3,8 @@
  * only its hash stored), update, delete; roles, limits and isolation.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashShareKey, SHARE_KEY_PARAM } from '../../src/schema/site/share-key.ts';
+import { hashShareKey } from '../../src/auth/share-keys.ts';
+import { SHARE_KEY_PARAM } from '../../src/services/published-urls.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 

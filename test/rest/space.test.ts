@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { purgeDeletedSpaces } from '../../src/jobs/purge-deleted-spaces.ts';
+import { purgeDeletedSpaces } from '../../src/services/space-purge.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { TranslationProviderError } from '../../src/errors/external.ts';
 import { chatCompletionsUrl, createOpenAITranslator, systemPrompt } from '../../src/translation/providers/openai.ts';
-import { TranslationProviderError } from '../../src/translation/translator.ts';
 import { useLocalServers, type RecordedRequest, type Reply } from './local-server.ts';
 
 const start = useLocalServers();

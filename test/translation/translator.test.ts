@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTranslator, translationConfig } from '../../src/translation/translator.ts';
+import { translationConfig } from '../../src/config.ts';
+import { createTranslator } from '../../src/translation/translator.ts';
 import { useLocalServers } from './local-server.ts';
 
 const start = useLocalServers();

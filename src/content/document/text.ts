@@ -1,8 +1,8 @@
+import { type JSONDocument, type JSONNode } from './model.ts';
 /**
  * Plain text of a Document, for search: the page split into sections at its
  * headings, each with the anchor a link to it would use.
  */
-import type { JSONDocument, JSONNode } from '../snapshot.ts';
 
 /** One searchable part of a page: the text under a heading (or before the first one). */
 export interface DocumentSection {
@@ -56,6 +56,13 @@ export function documentPlainText(document: JSONDocument): string {
   const lines: string[] = [];
   walkLines(document.nodes, { heading: (block) => pushLine(lines, nodeText(block)), line: (text) => lines.push(text) });
   return lines.join('\n');
+}
+
+/** The headings of the document in the order `documentSections` reads them (and so numbers duplicate anchors). */
+export function documentHeadings(document: JSONDocument): JSONNode[] {
+  const headings: JSONNode[] = [];
+  walkLines(document.nodes, { heading: (block) => headings.push(block), line: () => undefined });
+  return headings;
 }
 
 /** The anchors of the page's headings, in order (what `#anchor` links may point at). */

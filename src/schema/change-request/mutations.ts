@@ -1,20 +1,20 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
+import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
+import { documentProblem } from '../../content/document/validate.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
+import type { FileSnapshot } from '../../content/snapshot.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { applyContentChanges, MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
-import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
-import type { FileSnapshot } from '../../content/snapshot.ts';
-import { prepareUploads, type FileUploadInput } from '../../content/uploads.ts';
-import { loadSpace } from '../space/queries.ts';
-import { RevisionFile, type RevisionView } from '../content/type.ts';
-import { loadChangeRequest } from './queries.ts';
-import { editChangeRequestContent } from './edit-content.ts';
-import { mergeChangeRequest, updateChangeRequestFromSpace } from './merge-change-request.ts';
+import { editChangeRequestContent } from '../../services/change-request-content.ts';
+import { mergeChangeRequest, updateChangeRequestFromSpace } from '../../services/change-request-merge.ts';
+import { loadChangeRequest } from '../../services/change-request.ts';
+import { loadSpace } from '../../services/space.ts';
+import { RevisionFile } from '../revision/type.ts';
 import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
-import { documentProblem } from '../../content/document/validate.ts';
 
-const subject = z.string().max(256, 'must be at most 256 characters');
+/** The contract's ChangeRequestSubject (requests and replies alike). */
+const subject = z.string().max(100, 'must be at most 100 characters');
 
 const CreateChangeRequestInput = builder.inputType('CreateChangeRequestInput', {
   fields: (t) => ({
@@ -49,10 +49,10 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
     into: t.string({ description: 'Parent page id; null: the root' }),
     at: t.int(),
     ref: t.string(),
-    title: t.string(),
+    title: t.string({ validate: z.string().min(1, 'must not be empty') }),
     slug: t.string(),
-    emoji: t.string(),
-    icon: t.string(),
+    emoji: t.string({ validate: z.string().max(50, 'must be at most 50 characters') }),
+    icon: t.string({ validate: z.string().max(50, 'must be at most 50 characters') }),
     description: t.string(),
     hidden: t.boolean(),
     revision: t.string(),
@@ -122,7 +122,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: CreateChangeRequestInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const space = await loadSpace(ctx, String(args.spaceId), 'space:edit');
+      const space = await loadSpace(ctx, String(args.spaceId), 'change-request:create');
       const viewer = ctx.access.requireViewer();
       return ctx.db.$transaction(async (tx) => {
         // The per-space number: an atomic increment, so concurrent creations get distinct numbers.
@@ -155,7 +155,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateChangeRequestInput, required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:update');
       const { subject: newSubject, description, status } = args.input;
       if (status === 'merged') throw new InvalidInputError('status: merge the change request with its merge endpoint');
       if (changeRequest.status === 'merged' && (status || newSubject !== undefined || description !== undefined)) {
@@ -184,7 +184,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateChangeRequestContentInput, required: true }),
     },
     resolve: async (_root, args, ctx) => {
-      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:edit-content');
       const changes = args.input.changes.map((c) => toChange(c as Record<string, unknown>));
       const result = await editChangeRequestContent(ctx, space, changeRequest, changes);
       const base = `/spaces/${space.id}/change-requests/${changeRequest.id}/content/page`;
@@ -201,7 +201,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:merge');
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:merge');
       return mergeChangeRequest(ctx, space, changeRequest);
     },
   }),
@@ -211,7 +211,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:edit');
+      const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:edit-content');
       return updateChangeRequestFromSpace(ctx, space, changeRequest);
     },
   }),
@@ -225,7 +225,7 @@ builder.mutationFields((t) => ({
       status: t.arg.string({ required: true, description: 'approved | changes-requested', validate: z.enum(REVIEW_STATUSES) }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:review');
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:review');
       if (changeRequest.status === 'merged' || changeRequest.status === 'archived') throw new ConflictError(`The change request is ${changeRequest.status}`);
       const viewer = ctx.access.requireViewer();
       if (viewer.userId === changeRequest.createdById) throw new ConflictError('The author of a change request cannot review it');

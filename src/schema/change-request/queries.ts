@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize, can } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { findChangeRequest } from '../content/queries.ts';
+import { builder } from '../../builder.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadChangeRequest } from '../../services/change-request.ts';
+import { loadSpace } from '../../services/space.ts';
 import { Organization } from '../organization/type.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
-import { loadSpace } from '../space/queries.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Space } from '../space/type.ts';
 import { ChangeRequest, ChangeRequestStatus } from './type.ts';
 
@@ -25,20 +25,13 @@ function filters(args: { status?: string | null; creator?: string | null; contri
   };
 }
 
-/** A change request the caller may act on (the space's rules decide), by id or number. */
-export async function loadChangeRequest(ctx: Context, spaceId: string, idOrNumber: string, action: Parameters<typeof loadSpace>[2]) {
-  const space = await loadSpace(ctx, spaceId, action);
-  const changeRequest = await findChangeRequest(ctx, space.id, idOrNumber);
-  return { space, changeRequest };
-}
-
 builder.queryFields((t) => ({
   changeRequest: t.prismaField({
     type: ChangeRequest,
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), changeRequestId: t.arg.string({ required: true, description: 'Id or number' }) },
     resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'space:read');
+      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:read');
       return ctx.db.changeRequest.findUniqueOrThrow({ ...query, where: { id: changeRequest.id } });
     },
   }),
@@ -51,7 +44,7 @@ builder.queryField('spaceChangeRequests', (t) =>
     authScopes: { authenticated: true },
     args: { spaceId: t.arg.id({ required: true }), ...filterArgs, ...pageArgs },
     resolve: async (_root, args, ctx, info) => {
-      const space = await loadSpace(ctx, String(args.spaceId), 'space:read');
+      const space = await loadSpace(ctx, String(args.spaceId), 'change-request:read');
       const query = itemsQuery(ctx, info);
       return paginate({
         ...args,
@@ -89,7 +82,7 @@ builder.prismaObjectFields(Organization, (t) => ({
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
       // Members who may read content see every space's change requests; others (guests) none.
-      const where = can(subject, 'space:read')
+      const where = can(subject, 'change-request:read')
         ? { space: { organizationId: org.id, deletedAt: null }, ...filters(args) }
         : { id: { in: [] as string[] } };
       const query = itemsQuery(ctx, info);

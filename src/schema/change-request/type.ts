@@ -1,6 +1,6 @@
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
-import { Revision, type RevisionView } from '../content/type.ts';
+import { revisionView } from '../../services/space-content.ts';
+import { Revision } from '../revision/type.ts';
 
 export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });
@@ -10,12 +10,6 @@ export const REVIEW_STATUSES = ['approved', 'changes-requested'] as const;
 const ChangeRequestUrls = builder.objectRef<{ app: string; location: string }>('ChangeRequestUrls').implement({
   fields: (t) => ({ app: t.exposeString('app'), location: t.exposeString('location') }),
 });
-
-/** A revision of a space, read as a RevisionView (batched: one statement for all those of a request). */
-export async function revisionView(ctx: Context, revisionId: string, space: { id: string; organizationId: string }): Promise<RevisionView | null> {
-  const row = await ctx.loaders.revisionById.load(revisionId);
-  return row && row.spaceId === space.id ? { ...row, organizationId: space.organizationId } : null;
-}
 
 export const ChangeRequestReview = builder.prismaObject('ChangeRequestReview', {
   description: 'A review of a change request at one of its revisions',

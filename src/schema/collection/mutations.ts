@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { ConflictError, InvalidInputError, NotFoundError, PreconditionFailedError } from '../../errors/index.ts';
+import { builder } from '../../builder.ts';
+import { ConflictError, InvalidInputError, PreconditionFailedError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { loadOrganization } from '../organization/queries.ts';
+import { loadCollection, collectionSubtree, loadParentCollection } from '../../services/collection.ts';
+import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
+import { loadOrganization } from '../../services/organization.ts';
 import { DefaultLevel } from '../shared/enums.ts';
-import { ContentPositionInput, resolvePosition, type ContentPosition } from '../shared/position.ts';
-import { loadCollection } from './queries.ts';
+import { ContentPositionInput } from '../shared/position.ts';
+import { TransferInput } from '../shared/transfer.ts';
 import { Collection } from './type.ts';
 
 const title = z.string().max(50, 'must be at most 50 characters');
@@ -33,34 +34,6 @@ const MoveCollectionInput = builder.inputType('MoveCollectionInput', {
     position: t.field({ type: ContentPositionInput }),
   }),
 });
-
-const TransferInput = builder.inputType('TransferInput', {
-  fields: (t) => ({ organization: t.string({ required: true, description: 'Id of the target organization' }) }),
-});
-
-/** Ids of a collection and all collections below it (one query per level). */
-export async function collectionSubtree(db: Pick<Context['db'], 'collection'>, rootId: string): Promise<string[]> {
-  const ids = [rootId];
-  let frontier = [rootId];
-  while (frontier.length) {
-    const children = await db.collection.findMany({ where: { parentId: { in: frontier } }, select: { id: true } });
-    frontier = children.map((c) => c.id);
-    ids.push(...frontier);
-  }
-  return ids;
-}
-
-/** Checks a target parent collection: same organization and the caller may create in it. */
-export async function loadParentCollection(ctx: Context, organizationId: string, parentId: string) {
-  const parent = await loadCollection(ctx, parentId, 'collection:create').catch((error: unknown) => {
-    if (error instanceof NotFoundError) throw new InvalidInputError(`parent: no collection ${JSON.stringify(parentId)}`);
-    throw error;
-  });
-  if (parent.organizationId !== organizationId) {
-    throw new InvalidInputError('parent: the collection belongs to another organization');
-  }
-  return parent;
-}
 
 builder.mutationFields((t) => ({
   createCollection: t.prismaField({
@@ -89,7 +62,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { collectionId, input }, ctx) => {
       const id = String(collectionId);
       const collection = await loadCollection(ctx, id, 'collection:update');
-      if (input.defaultLevel !== undefined) authorize(await ctx.access.content(collection), 'collection:admin', { type: 'Collection', id });
+      if (input.defaultLevel !== undefined) authorize(await ctx.access.collection(collection), 'collection:admin', { type: 'Collection', id });
       return ctx.db.collection.update({
         ...query,
         where: { id },
@@ -168,4 +141,3 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-export { TransferInput };

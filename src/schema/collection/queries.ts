@@ -1,21 +1,12 @@
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize, can, type Action } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadCollection } from '../../services/collection.ts';
 import { Organization } from '../organization/type.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Collection } from './type.ts';
 
 export const CollectionList = listType('Collection', Collection);
-
-/** Loads a collection the caller may act on, or answers 404/403. */
-export async function loadCollection<Q extends object>(ctx: Context, id: string, action: Action, query?: Q) {
-  ctx.access.requireViewer();
-  const collection = await ctx.db.collection.findUnique({ ...(query ?? {}), where: { id } });
-  if (!collection) throw new NotFoundError('Collection', id);
-  authorize(await ctx.access.content(collection), action, { type: 'Collection', id });
-  return collection;
-}
 
 builder.queryField('collection', (t) =>
   t.prismaField({

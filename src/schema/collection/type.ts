@@ -1,5 +1,5 @@
-import { builder } from '../../builder.ts';
 import { can } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 import { DefaultLevel } from '../shared/enums.ts';
 
 const CollectionUrls = builder.objectRef<{ location: string; app: string }>('CollectionUrls').implement({
@@ -36,7 +36,7 @@ export const Collection = builder.prismaObject('Collection', {
     permissions: t.field({
       type: CollectionPermissions,
       resolve: async (c, _args, ctx) => {
-        const subject = await ctx.access.content(c);
+        const subject = await ctx.access.collection(c);
         return {
           view: can(subject, 'collection:read'),
           admin: can(subject, 'collection:admin'),

@@ -1,6 +1,6 @@
 import { builder } from '../../builder.ts';
 import { NotFoundError } from '../../errors/index.ts';
-import { loadSpace } from '../space/queries.ts';
+import { loadSpace } from '../../services/space.ts';
 
 type GitSyncRow = NonNullable<Awaited<ReturnType<import('../../db/client.ts').Db['gitSync']['findUnique']>>>;
 

@@ -1,42 +1,18 @@
 /**
- * Jobs: read one, cancel one, and follow them live. Subscriptions are
+ * Jobs: read one, and follow them live. Subscriptions are
  * authorized when they start (the organization, space or translation must be
  * readable) and per event (an event is delivered only for a job the caller
  * may read, checked against the caller's roles as of the subscription).
  */
-import { filter, pipe, Repeater } from 'graphql-yoga';
+import { Repeater } from 'graphql-yoga';
 import { builder } from '../../builder.ts';
-import { authorize, can } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import type { JobEvent } from '../../jobs/events.ts';
 import { jobEvent } from '../../jobs/job-store.ts';
-import { loadOrganization } from '../organization/queries.ts';
-import { loadSpace } from '../space/queries.ts';
+import { loadJob, jobEvents, FINAL_STATES } from '../../services/job.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace } from '../../services/space.ts';
 import { Job } from './type.ts';
-
-const FINAL_STATES = new Set(['succeeded', 'failed', 'cancelled']);
-
-/** Whether the caller may see a job: read access to its space, or to its organization's content. */
-async function canSeeJob(ctx: Context, job: { organizationId: string; spaceId: string | null }, spaces: Map<string, boolean>): Promise<boolean> {
-  if (ctx.access.organizationRole(job.organizationId) === undefined) return false;
-  if (!job.spaceId) return can(ctx.access.organization(job.organizationId), 'space:read');
-  let allowed = spaces.get(job.spaceId);
-  if (allowed === undefined) {
-    const space = await ctx.db.space.findUnique({ where: { id: job.spaceId } });
-    allowed = space ? can(await ctx.access.content(space), 'space:read') : false;
-    spaces.set(job.spaceId, allowed);
-  }
-  return allowed;
-}
-
-/** Loads a job the caller may see, or 404. */
-export async function loadJob(ctx: Context, id: string) {
-  ctx.access.requireViewer();
-  const job = await ctx.jobs.store.get(id);
-  if (!job || !(await canSeeJob(ctx, job, new Map()))) throw new NotFoundError('Job', id);
-  return job;
-}
 
 builder.queryField('job', (t) =>
   t.field({
@@ -46,30 +22,6 @@ builder.queryField('job', (t) =>
     resolve: async (_root, { id }, ctx) => jobEvent(await loadJob(ctx, String(id))),
   }),
 );
-
-builder.mutationField('cancelJob', (t) =>
-  t.field({
-    type: Job,
-    description: 'Cancels a queued job at once, or asks a running one to stop at its next step',
-    authScopes: { authenticated: true },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const job = await loadJob(ctx, String(id));
-      if (job.spaceId) await loadSpace(ctx, job.spaceId, 'space:edit');
-      else authorize(ctx.access.organization(job.organizationId), 'organization:create-content', { type: 'Job', id: job.id });
-      return jobEvent((await ctx.jobs.store.cancel(job.id))!);
-    },
-  }),
-);
-
-/** The events of jobs matching `match` the caller may see. */
-function jobEvents(ctx: Context, match: (event: JobEvent) => boolean): AsyncIterable<JobEvent> {
-  const spaces = new Map<string, boolean>();
-  return pipe(
-    ctx.jobs.pubsub.subscribe('job'),
-    filter(async (event: JobEvent) => match(event) && (await canSeeJob(ctx, event, spaces))),
-  );
-}
 
 builder.subscriptionFields((t) => ({
   jobUpdated: t.field({

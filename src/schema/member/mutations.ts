@@ -1,12 +1,10 @@
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import type { Db } from '../../db/client.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { parseStoredJson } from '../shared/merge-rules.ts';
+import { loadMember, changeMembership, assertAnotherAdmin } from '../../services/member.ts';
+import { parseStoredJson } from '../../services/merge-rules.ts';
 import { MemberRole } from '../shared/enums.ts';
-import { loadMember } from './queries.ts';
 import { Member } from './type.ts';
 
 const UpdateMemberInput = builder.inputType('UpdateMemberInput', {
@@ -14,57 +12,6 @@ const UpdateMemberInput = builder.inputType('UpdateMemberInput', {
     role: t.field({ type: MemberRole, description: 'null makes the member a guest' }),
   }),
 });
-
-type Tx = Pick<Db, 'member'>;
-
-/** An organization never loses its last admin. */
-async function assertAnotherAdmin(tx: Tx, organizationId: string, userId: string) {
-  const others = await tx.member.count({ where: { organizationId, role: 'admin', userId: { not: userId } } });
-  if (others === 0) throw new ConflictError('The organization must keep at least one admin: make another member admin first');
-}
-
-/**
- * A transaction the database aborted for a conflict with a concurrent one
- * (PostgreSQL 40001 or 40P01): Prisma's P2034 when a statement fails, the
- * driver adapter's own error when COMMIT does (seen with Prisma 7.10).
- */
-function isWriteConflict(error: unknown): boolean {
-  const e = error as { code?: unknown; name?: unknown; cause?: { kind?: unknown } } | null;
-  return e?.code === 'P2034' || (e?.name === 'DriverAdapterError' && e.cause?.kind === 'TransactionWriteConflict');
-}
-
-const ATTEMPTS = 5;
-
-/**
- * Runs a change of a member's role or membership, with its last-admin check,
- * in one SERIALIZABLE transaction, retried when the database aborts it for a
- * conflict with a concurrent one.
- *
- * Why SERIALIZABLE and not just a transaction, or a conditional update: the
- * check reads other rows than the write changes. Under PostgreSQL's default
- * READ COMMITTED, two demotions of the two admins each still see the other
- * admin and both commit (write skew), inside a transaction or not; a
- * conditional `UPDATE ... WHERE EXISTS (another admin)` has the same hole, as
- * the two statements update different rows and never wait for each other.
- * SERIALIZABLE makes PostgreSQL abort one of them (40001, see isWriteConflict);
- * the retry then sees the committed change and answers 409 (test/rest/member.test.ts
- * fires two at once: without SERIALIZABLE both go through on PostgreSQL). On SQLite a
- * transaction is serializable anyway (one writer, and the driver adapter runs
- * transactions one at a time on its single connection), and SERIALIZABLE is
- * the one level the adapter accepts, so the same call is correct on both.
- */
-async function changeMembership<T>(ctx: Context, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.db.$transaction(fn, { isolationLevel: 'Serializable' });
-    } catch (error) {
-      if (!isWriteConflict(error)) throw error;
-      if (attempt === ATTEMPTS) throw new ConflictError('The members of the organization were changed at the same time: try again');
-      // A short random pause, so that two retrying requests do not collide again.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    }
-  }
-}
 
 builder.mutationFields((t) => ({
   updateMember: t.prismaField({
@@ -98,7 +45,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const organizationId = String(args.organizationId);
       const viewer = ctx.access.requireViewer();
-      if (ctx.access.organizationRole(organizationId) !== undefined) return true;
+      if (can(ctx.access.organization(organizationId), 'organization:read')) return true;
       const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true } });
       if (!organization) throw new NotFoundError('Organization', organizationId);
       // Users are made by the operator (CLI), never by sign-up: their e-mail addresses are taken as verified.
@@ -124,7 +71,8 @@ builder.mutationFields((t) => ({
       const userId = String(args.userId);
       const subject = ctx.access.organization(organizationId);
       authorize(subject, 'organization:read', { type: 'Organization', id: organizationId });
-      if (userId !== ctx.access.requireViewer().userId) authorize(subject, 'member:remove', { type: 'Member', id: userId });
+      const leaving = userId === ctx.access.requireViewer().userId;
+      authorize(subject, leaving ? 'organization:leave' : 'member:remove', { type: 'Member', id: userId });
       return changeMembership(ctx, async (tx) => {
         const member = await tx.member.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
         if (!member) return false;

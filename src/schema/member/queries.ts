@@ -1,11 +1,12 @@
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
-import { containsInsensitive, escapeLike } from '../../db/provider.ts';
-import { NotFoundError } from '../../errors/index.ts';
-import { MemberRole, SortDirection } from '../shared/enums.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { paginate } from '../../db/pagination.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
+import { loadMember } from '../../services/member.ts';
 import { Organization } from '../organization/type.ts';
+import { MemberRole, SortDirection } from '../shared/enums.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Member } from './type.ts';
 
 export const MemberList = listType('Member', Member);
@@ -15,14 +16,6 @@ const MemberRoleFilter = builder.enumType('MemberRoleFilter', {
   description: 'A member role, or `guest` for members without one',
   values: ['admin', 'create', 'review', 'edit', 'comment', 'read', 'guest'] as const,
 });
-
-/** Loads a member of an organization the caller belongs to, or 404. */
-export async function loadMember<Q extends object>(ctx: Context, organizationId: string, userId: string, query?: Q) {
-  authorize(ctx.access.organization(organizationId), 'member:read', { type: 'Organization', id: organizationId });
-  const member = await ctx.db.member.findUnique({ ...(query ?? {}), where: { organizationId_userId: { organizationId, userId } } });
-  if (!member) throw new NotFoundError('Member', userId);
-  return member;
-}
 
 /**
  * The `where` part for members whose display name or e-mail contains `search`

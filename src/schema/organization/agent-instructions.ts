@@ -5,7 +5,7 @@
 import { builder } from '../../builder.ts';
 import { documentProblem } from '../../content/document/validate.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
-import { loadOrganization } from './queries.ts';
+import { loadOrganization } from '../../services/organization.ts';
 
 const AgentInstructionsUrls = builder.objectRef<{ location: string }>('AgentInstructionsUrls').implement({
   fields: (t) => ({ location: t.exposeString('location') }),

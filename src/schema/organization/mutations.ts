@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
+import { standaloneMergeRules } from '../../services/merge-rules.ts';
+import { loadOrganization } from '../../services/organization.ts';
 import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
-import { standaloneMergeRules } from '../shared/merge-rules.ts';
-import { loadOrganization } from './queries.ts';
 import { Organization } from './type.ts';
 
 const title = z.string().min(2, 'must be 2 to 255 characters').max(255, 'must be 2 to 255 characters').regex(/\S.*\S/, 'must not be blank');

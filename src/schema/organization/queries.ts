@@ -1,18 +1,8 @@
 import { builder } from '../../builder.ts';
-import { authorize, type Action } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { NotFoundError } from '../../errors/index.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Organization } from './type.ts';
-
-/** Loads an organization the caller may act on, or answers 404/403. */
-export async function loadOrganization<Q extends object>(ctx: Context, id: string, action: Action, query?: Q) {
-  // Non-members learn nothing: check membership before touching the database.
-  authorize(ctx.access.organization(id), action, { type: 'Organization', id });
-  const org = await ctx.db.organization.findUnique({ ...(query ?? {}), where: { id } });
-  if (!org) throw new NotFoundError('Organization', id);
-  return org;
-}
 
 export const OrganizationList = listType('Organization', Organization);
 

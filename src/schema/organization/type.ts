@@ -1,7 +1,7 @@
-import { builder } from '../../builder.ts';
 import { can } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
+import { parseStoredJson } from '../../services/merge-rules.ts';
 import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
-import { parseStoredJson } from '../shared/merge-rules.ts';
 
 const OrganizationUrls = builder.objectRef<{ location: string; app: string; logo: string | null }>('OrganizationUrls').implement({
   fields: (t) => ({

@@ -1,25 +1,15 @@
 /**
- * Lists: the List envelope of the wire contract (`items`, `next.page`,
- * `count`) with keyset pagination. A `page` cursor holds the sort values of
- * the last item served, so it stays valid while rows are added or removed.
+ * Lists in GraphQL: the `XList` types of the List envelope, the `page` and
+ * `limit` arguments, and the query planned for a list's items. The pagination
+ * itself is src/db/pagination.ts.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
-import { InvalidInputError } from '../../errors/index.ts';
-import { withColumns } from './select.ts';
-
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
-
-export interface ListResult<T> {
-  items: T[];
-  next: { page: string } | null;
-  /** A number, or a function that counts only when `count` is selected (a COUNT query is not free). */
-  count: number | (() => Promise<number>);
-}
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ListResult, type SortKey } from '../../db/pagination.ts';
+import { withColumns } from '../../db/select.ts';
 
 export const ListNext = builder.objectRef<{ page: string }>('ListNext').implement({
   description: 'Where the next page starts',
@@ -50,62 +40,6 @@ export const pageArgs = builder.args((t) => ({
     validate: z.number().int().min(1, `must be between 1 and ${MAX_PAGE_SIZE}`).max(MAX_PAGE_SIZE, `must be between 1 and ${MAX_PAGE_SIZE}`),
   }),
 }));
-
-type SortValue = string | number | Date | null;
-export type SortKey = readonly [field: string, direction: 'asc' | 'desc'];
-
-function encodeCursor(values: SortValue[]): string {
-  return Buffer.from(JSON.stringify(values.map((v) => (v instanceof Date ? { d: v.toISOString() } : v)))).toString('base64url');
-}
-
-function decodeCursor(page: string, keys: readonly SortKey[]): SortValue[] {
-  try {
-    const raw = JSON.parse(Buffer.from(page, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(raw) || raw.length !== keys.length) throw new Error('shape');
-    return raw.map((v) => {
-      if (v && typeof v === 'object' && typeof (v as { d?: unknown }).d === 'string') return new Date((v as { d: string }).d);
-      if (v === null || typeof v === 'string' || typeof v === 'number') return v;
-      throw new Error('value');
-    });
-  } catch {
-    throw new InvalidInputError('page: not a valid page cursor (use `next.page` of a previous response)');
-  }
-}
-
-/** The Prisma `where` for "rows strictly after this cursor" in the sort order. */
-function afterCursor(keys: readonly SortKey[], values: SortValue[]): Record<string, unknown> {
-  const or = keys.map((_, i) => {
-    const and: Record<string, unknown>[] = keys.slice(0, i).map(([field], j) => ({ [field]: values[j] }));
-    const [field, direction] = keys[i]!;
-    and.push({ [field]: { [direction === 'asc' ? 'gt' : 'lt']: values[i] } });
-    return { AND: and };
-  });
-  return { OR: or };
-}
-
-export interface PaginateOptions<Row> {
-  page?: string | null;
-  limit?: number | null;
-  /** Sort keys; the last one must be unique (use `id`). */
-  orderBy: readonly SortKey[];
-  where: Record<string, unknown>;
-  findMany: (args: { where: Record<string, unknown>; orderBy: Record<string, 'asc' | 'desc'>[]; take: number }) => Promise<Row[]>;
-  count: (args: { where: Record<string, unknown> }) => Promise<number>;
-}
-
-export async function paginate<Row extends Record<string, unknown>>(options: PaginateOptions<Row>): Promise<ListResult<Row>> {
-  const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-  const where = options.page
-    ? { AND: [options.where, afterCursor(options.orderBy, decodeCursor(options.page, options.orderBy))] }
-    : options.where;
-  const rows = await options.findMany({ where, orderBy: options.orderBy.map(([f, d]) => ({ [f]: d })), take: limit + 1 });
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  const missing = last && options.orderBy.find(([f]) => !(f in last));
-  if (missing) throw new Error(`paginate: the rows lack the sort column ${missing[0]} (select it: itemsQuery(ctx, info, orderBy))`);
-  const next = rows.length > limit && last ? { page: encodeCursor(options.orderBy.map(([f]) => last[f] as SortValue)) } : null;
-  return { items, next, count: () => options.count({ where: options.where }) };
-}
 
 /**
  * The plugin-prisma query (select/include) for the `items` of a list field, so relations load in

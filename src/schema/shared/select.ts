@@ -1,27 +1,13 @@
 /**
  * Types in plugin-prisma's select mode (Site, SiteSection, SiteSpace, Space)
  * load only the columns a document asks for, besides those of their type-level
- * `select`. Code that loads such rows with a planned query and reads more
- * columns off them itself (an access check, a cursor, a tree built in memory)
- * adds them with `withColumns`; a field that returns such rows loaded elsewhere
- * with every column answers with `rowForSelection` / `rowsForSelection`.
+ * `select` (src/db/select.ts). A field that returns such rows loaded
+ * elsewhere with every column answers with `rowForSelection` /
+ * `rowsForSelection`.
  */
-import { createContextCache } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.ts';
-
-/**
- * `query` with `columns` added to its `select`. A query without a `select`
- * (no query, or a type in include mode) loads every column already and is
- * returned as it is.
- */
-export function withColumns<Q extends object | undefined>(query: Q, columns: Readonly<Record<string, true>>): Q {
-  const select = (query as { select?: Record<string, unknown> } | undefined)?.select;
-  if (!select) return query;
-  return { ...query, select: { ...select, ...columns } };
-}
 
 /** Whether `row` holds everything `query` selects: only columns, all of them on the row. */
 function rowAnswers(query: { select?: Record<string, unknown> }, row: object): boolean {
@@ -46,9 +32,6 @@ export function rowForSelection<Row extends object>(
   return rowAnswers(query, row) ? row : reload(query);
 }
 
-/** Per request: reloads of rows with a selection, batched by type and query (not cached: a write earlier in the request is never hidden). */
-const reloads = createContextCache((_ctx: Context) => new Map<string, DataLoader<string, object | null>>());
-
 /**
  * `rowForSelection` for a list field: when the rows of `typeName` among `rows` must be reloaded,
  * they are, with those of every other field of the response reloading the same type with the
@@ -66,18 +49,12 @@ export async function rowsForSelection<Row extends { id: string }>(
   if (ofType.length === 0) return rows;
   const query = queryFromInfo({ context: ctx, info, typeName }) as Record<string, unknown>;
   if (rowAnswers(query, ofType[0]!)) return rows;
-  const key = `${typeName} ${JSON.stringify(query)}`;
-  let loader = reloads(ctx).get(key);
-  if (!loader) {
-    loader = new DataLoader(
-      async (ids: readonly string[]) => {
-        const byId = new Map((await reload(query, [...ids])).map((r) => [r.id, r]));
-        return ids.map((id) => byId.get(id) ?? null);
-      },
-      { cache: false },
-    );
-    reloads(ctx).set(key, loader);
-  }
+  // Batched with every other field of the response reloading the same type with the same selection; not cached,
+  // so a write earlier in the request is never hidden.
+  const loader = ctx.loaders.batch<string, Row | null>(`reload:${typeName} ${JSON.stringify(query)}`, async (ids) => {
+    const byId = new Map((await reload(query, [...ids])).map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
   const reloaded = await loader.loadMany(ofType.map((r) => r.id));
   const byId = new Map(reloaded.map((r) => [(r as Row).id, r as Row]));
   return rows.map((r) => (isOfType(r) ? (byId.get(r.id) ?? r) : r));

@@ -6,61 +6,34 @@
  */
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
+import { isUniqueViolation } from '../../errors/prisma.ts';
 import { newId } from '../../ids.ts';
-import { loadSite } from '../site/queries.ts';
-import { forgetSiteFacts } from '../site-structure/access.ts';
-import { anchorOf, CONDITION, loadSpaceForSite, newSiteSpacePath, PATH, setDefaultSiteSpace } from '../site-space/mutations.ts';
 import {
-  byOrder,
   endPosition,
   invalidPosition,
-  isUniqueViolation,
   placeAmong,
   renumberSectionsAndGroups,
   sectionSiblings,
   STRUCTURE_ORDER,
-  type Tx,
-} from '../site-structure/position.ts';
-import { slugify, uniqueSlug } from '../shared/slug.ts';
+  anchorOf,
+  CONDITION,
+  loadSpaceForSite,
+  newSiteSpacePath,
+  PATH,
+  setDefaultSiteSpace,
+  ICON,
+  sectionTitleFor,
+  newSectionPath,
+  firstSectionInStructure,
+  findSection,
+} from '../../services/site-structure.ts';
+import { loadSite } from '../../services/site.ts';
+import { siteArgs } from '../site/args.ts';
 import { SiteSection } from './type.ts';
 
 const TITLE = z.string().min(2, 'must be between 2 and 128 characters').max(128, 'must be between 2 and 128 characters');
-export const ICON = z.string().max(50, 'must be at most 50 characters');
 const DESCRIPTION = z.string().max(256, 'must be at most 256 characters');
-
-/** A section title from a space title: as is when 2..128 characters; padded when shorter. */
-export function sectionTitleFor(spaceTitle: string): string {
-  const title = spaceTitle.trim().slice(0, 128);
-  if (title.length >= 2) return title;
-  return title ? `${title} section` : 'Untitled section';
-}
-
-async function newSectionPath(tx: Tx, siteId: string, title: string): Promise<string> {
-  const taken = await tx.siteSection.findMany({ where: { siteId }, select: { path: true } });
-  return uniqueSlug(slugify(title, 'section'), new Set(taken.map((s) => s.path)));
-}
-
-/** The first section of a site in structure order (depth first through its groups), or null. */
-export async function firstSectionInStructure(tx: Tx, siteId: string): Promise<string | null> {
-  const [sections, groups] = await Promise.all([
-    tx.siteSection.findMany({ where: { siteId }, select: { id: true, position: true, sectionGroupId: true } }),
-    tx.siteSectionGroup.findMany({ where: { siteId }, select: { id: true, position: true, parentGroupId: true } }),
-  ]);
-  const first = (parent: string | null): string | null => {
-    const items = [
-      ...sections.filter((s) => s.sectionGroupId === parent).map((s) => ({ ...s, group: false })),
-      ...groups.filter((g) => g.parentGroupId === parent).map((g) => ({ ...g, group: true })),
-    ].sort(byOrder);
-    for (const item of items) {
-      const found = item.group ? first(item.id) : item.id;
-      if (found) return found;
-    }
-    return null;
-  };
-  // A section in a group that is itself in no reachable place cannot happen; fall back to the first by position anyway.
-  return first(null) ?? [...sections].sort(byOrder)[0]?.id ?? null;
-}
 
 const AddSectionToSiteInput = builder.inputType('AddSectionToSiteInput', {
   fields: (t) => ({
@@ -102,17 +75,6 @@ const MoveSiteSectionInput = builder.inputType('MoveSiteSectionInput', {
   }),
 });
 
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-}));
-
-async function findSection(db: Tx, siteId: string, sectionId: string) {
-  const section = await db.siteSection.findFirst({ where: { id: sectionId, siteId } });
-  if (!section) throw new NotFoundError('SiteSection', sectionId);
-  return section;
-}
-
 /** Runs `write`, answering 409 when it breaks the one-path-per-site rule (a concurrent change may take the path after the check). */
 async function withPathCheck<T>(path: string | null | undefined, write: () => Promise<T>): Promise<T> {
   try {
@@ -136,7 +98,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const space = await loadSpaceForSite(ctx, site.organizationId, args.input.spaceId);
-      const created = await withPathCheck(null, () =>
+      return withPathCheck(null, () =>
         ctx.db.$transaction(async (tx) => {
           const current = await tx.site.findUniqueOrThrow({ where: { id: site.id }, select: { defaultSectionId: true } });
           let defaultSectionId = current.defaultSectionId;
@@ -176,8 +138,6 @@ builder.mutationFields((t) => ({
           return tx.siteSection.findUniqueOrThrow({ ...query, where: { id } });
         }),
       );
-      forgetSiteFacts(ctx);
-      return created;
     },
   }),
   updateSiteSection: t.prismaField({
@@ -189,7 +149,7 @@ builder.mutationFields((t) => ({
       const id = String(args.siteSectionId);
       const { input } = args;
       await findSection(ctx.db, site.id, id);
-      const updated = await withPathCheck(input.path, () =>
+      return withPathCheck(input.path, () =>
         ctx.db.$transaction(async (tx) => {
           const section = await findSection(tx, site.id, id);
           if (input.path && input.path !== section.path) {
@@ -223,8 +183,6 @@ builder.mutationFields((t) => ({
           });
         }),
       );
-      forgetSiteFacts(ctx);
-      return updated;
     },
   }),
   deleteSiteSection: t.boolean({
@@ -236,7 +194,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSectionId);
-      const deleted = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         const section = await tx.siteSection.findFirst({ where: { id, siteId: site.id }, select: { id: true } });
         if (!section) return false;
         await tx.siteSpace.deleteMany({ where: { sectionId: id } });
@@ -249,8 +207,6 @@ builder.mutationFields((t) => ({
         }
         return true;
       });
-      forgetSiteFacts(ctx);
-      return deleted;
     },
   }),
   moveSiteSection: t.prismaField({

@@ -1,9 +1,11 @@
 import { builder } from '../../builder.ts';
-import { publishedUrl, siteFacts, VISIBLE_SITE_SPACE } from '../site-structure/access.ts';
-import { SECTION_SITE_SPACES_ORDER } from '../site-structure/position.ts';
+import { publishedUrl } from '../../services/published-urls.ts';
+import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
+import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
-const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({
+const SiteSectionUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSectionUrls').implement({
   fields: (t) => ({
+    location: t.exposeString('location', { description: 'URL of the section in the API' }),
     published: t.exposeString('published', {
       nullable: true,
       description: 'Published address of the section (with the share key when one opened the site); only while the site is published',
@@ -24,7 +26,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     description: t.exposeString('description', { nullable: true }),
     default: t.boolean({
       description: 'Whether this is the default section of the site',
-      resolve: async (section, _args, ctx) => (await siteFacts(ctx, section.siteId)).defaultSectionId === section.id,
+      resolve: async (section, _args, ctx) => (await ctx.loaders.siteFactsById.load(section.siteId)).defaultSectionId === section.id,
     }),
     path: t.string({ description: 'Path of the section on the site, unique in the site', resolve: (section) => section.path }),
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the section' }),
@@ -48,7 +50,10 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     site: t.relation('site'),
     urls: t.field({
       type: SiteSectionUrls,
-      resolve: async (section, _args, ctx) => ({ published: publishedUrl(ctx, await siteFacts(ctx, section.siteId), section.path) }),
+      resolve: async (section, _args, ctx) => {
+        const site = await ctx.loaders.siteFactsById.load(section.siteId);
+        return { published: publishedUrl(ctx, site, section.path), location: ctx.urls.api(`/orgs/${site.organizationId}/sites/${site.id}/sections/${section.id}`) };
+      },
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

@@ -3,68 +3,27 @@
  * delete and move among the site spaces of the same section. Every change to
  * a site's structure needs site:update (src/auth/policies.ts).
  */
-import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { loadSite } from '../site/queries.ts';
-import { forgetSiteFacts } from '../site-structure/access.ts';
 import {
   endPosition,
   invalidPosition,
   placeAmong,
   renumberSiteSpaces,
   siteSpaceSiblings,
-  STRUCTURE_ORDER,
-  type Tx,
-} from '../site-structure/position.ts';
-import { slugify, uniqueSlug } from '../shared/slug.ts';
-import { loadSpace } from '../space/queries.ts';
+  PATH,
+  CONDITION,
+  loadSpaceForSite,
+  newSiteSpacePath,
+  setDefaultSiteSpace,
+  defaultSectionOf,
+  findSiteSpace,
+  anchorOf,
+} from '../../services/site-structure.ts';
+import { loadSite } from '../../services/site.ts';
+import { siteArgs } from '../site/args.ts';
 import { SiteSpace } from './type.ts';
-
-export const PATH = z.string().min(1, 'must be between 1 and 100 characters').max(100, 'must be between 1 and 100 characters');
-export const CONDITION = z.string().max(1024, 'must be at most 1024 characters');
-
-/**
- * A space that may go on a site of `organizationId`: one the caller can read,
- * not in the bin, of the same organization. A 400 naming `field` otherwise
- * (like other ids given in a body), so another organization's space never lands on a site.
- */
-export async function loadSpaceForSite(ctx: Context, organizationId: string, spaceId: string, field = 'spaceId') {
-  const space = await loadSpace(ctx, spaceId, 'space:read').catch((error: unknown) => {
-    if (error instanceof NotFoundError) throw new InvalidInputError(`${field}: no space ${JSON.stringify(spaceId)}`);
-    throw error;
-  });
-  if (space.organizationId !== organizationId) {
-    throw new InvalidInputError(`${field}: space ${JSON.stringify(spaceId)} belongs to another organization; a site publishes spaces of its own organization only`);
-  }
-  return space;
-}
-
-/** A path for a new site space of `space` among the site spaces of its section (or root): the slug of its title, made unique. */
-export async function newSiteSpacePath(tx: Tx, siteId: string, sectionId: string | null, title: string): Promise<string> {
-  const taken = await tx.siteSpace.findMany({ where: { siteId, sectionId }, select: { path: true } });
-  return uniqueSlug(slugify(title, 'space'), new Set(taken.map((s) => s.path)));
-}
-
-/** Makes `siteSpaceId` the only default site space of its section (or root), or, with null, the first one left. */
-export async function setDefaultSiteSpace(tx: Tx, siteId: string, sectionId: string | null, siteSpaceId: string | null): Promise<void> {
-  const chosen = siteSpaceId ?? (await tx.siteSpace.findFirst({ where: { siteId, sectionId }, orderBy: STRUCTURE_ORDER, select: { id: true } }))?.id ?? null;
-  await tx.siteSpace.updateMany({ where: { siteId, sectionId, isDefault: true, ...(chosen ? { id: { not: chosen } } : {}) }, data: { isDefault: false } });
-  if (chosen) await tx.siteSpace.update({ where: { id: chosen }, data: { isDefault: true } });
-  if (sectionId) await tx.siteSection.update({ where: { id: sectionId }, data: { defaultSiteSpaceId: chosen } });
-}
-
-/** Where a space added without `sectionId` goes: the site's default section (else its first), or the root when it has no sections. */
-async function defaultSectionOf(tx: Tx, site: { id: string; defaultSectionId: string | null }): Promise<string | null> {
-  if (site.defaultSectionId) {
-    const found = await tx.siteSection.findFirst({ where: { id: site.defaultSectionId, siteId: site.id }, select: { id: true } });
-    if (found) return found.id;
-  }
-  const first = await tx.siteSection.findFirst({ where: { siteId: site.id }, orderBy: STRUCTURE_ORDER, select: { id: true } });
-  return first?.id ?? null;
-}
 
 const AddSpaceToSiteInput = builder.inputType('AddSpaceToSiteInput', {
   fields: (t) => ({
@@ -103,31 +62,6 @@ const MoveSiteSpaceInput = builder.inputType('MoveSiteSpaceInput', {
   }),
 });
 
-interface PointerPosition<P> {
-  before?: P | null;
-  after?: P | null;
-}
-
-/** The anchor of a move's position: `{before}` or `{after}`, one of them; 400 "invalid position" otherwise. */
-export function anchorOf<P>(position: PointerPosition<P> | null | undefined): { pointer: P; before: boolean } | null {
-  if (!position) return null;
-  if (position.before && position.after) throw invalidPosition('give `before` or `after`, not both');
-  if (position.before) return { pointer: position.before, before: true };
-  if (position.after) return { pointer: position.after, before: false };
-  throw invalidPosition('give `before` or `after`');
-}
-
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-}));
-
-async function findSiteSpace(db: Tx, siteId: string, siteSpaceId: string) {
-  const found = await db.siteSpace.findFirst({ where: { id: siteSpaceId, siteId } });
-  if (!found) throw new NotFoundError('SiteSpace', siteSpaceId);
-  return found;
-}
-
 builder.mutationFields((t) => ({
   addSpaceToSite: t.prismaField({
     type: SiteSpace,
@@ -137,7 +71,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const space = await loadSpaceForSite(ctx, site.organizationId, args.input.spaceId);
-      const created = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         let sectionId: string | null;
         if (args.input.sectionId) {
           const section = await tx.siteSection.findFirst({ where: { id: args.input.sectionId, siteId: site.id }, select: { id: true } });
@@ -162,8 +96,6 @@ builder.mutationFields((t) => ({
         if (!siblings.some((s) => s.isDefault)) await setDefaultSiteSpace(tx, site.id, sectionId, id);
         return tx.siteSpace.findUniqueOrThrow({ ...query, where: { id } });
       });
-      forgetSiteFacts(ctx);
-      return created;
     },
   }),
   updateSiteSpace: t.prismaField({
@@ -176,7 +108,7 @@ builder.mutationFields((t) => ({
       const { input } = args;
       await findSiteSpace(ctx.db, site.id, id);
       const space = input.spaceId ? await loadSpaceForSite(ctx, site.organizationId, input.spaceId) : null;
-      const updated = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         const siteSpace = await findSiteSpace(tx, site.id, id);
         if (input.path && input.path !== siteSpace.path) {
           const clash = await tx.siteSpace.findFirst({ where: { siteId: site.id, sectionId: siteSpace.sectionId, path: input.path, id: { not: id } }, select: { id: true } });
@@ -193,8 +125,6 @@ builder.mutationFields((t) => ({
           },
         });
       });
-      forgetSiteFacts(ctx);
-      return updated;
     },
   }),
   deleteSiteSpace: t.boolean({
@@ -204,15 +134,13 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSpaceId);
-      const deleted = await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
         const siteSpace = await tx.siteSpace.findFirst({ where: { id, siteId: site.id }, select: { sectionId: true, isDefault: true } });
         if (!siteSpace) return false;
         await tx.siteSpace.delete({ where: { id } });
         if (siteSpace.isDefault) await setDefaultSiteSpace(tx, site.id, siteSpace.sectionId, null);
         return true;
       });
-      forgetSiteFacts(ctx);
-      return deleted;
     },
   }),
   moveSiteSpace: t.prismaField({

@@ -1,9 +1,10 @@
 import { builder } from '../../builder.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { paginate } from '../../db/pagination.ts';
+import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
+import { loadReadableSite } from '../../services/site.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
+import { readableSiteArgs } from '../site/args.ts';
 import { Site } from '../site/type.ts';
-import { loadReadableSite } from '../site-structure/access.ts';
-import { STRUCTURE_ORDER } from '../site-structure/position.ts';
-import { readableSiteArgs } from '../site-structure/queries.ts';
 import { SiteSpace } from './type.ts';
 
 /** List order (paginate's sort keys). */

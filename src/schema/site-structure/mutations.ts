@@ -7,9 +7,6 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { loadSite } from '../site/queries.ts';
-import { ICON } from '../site-section/mutations.ts';
-import { anchorOf } from '../site-space/mutations.ts';
 import {
   byOrder,
   endPosition,
@@ -21,9 +18,15 @@ import {
   siteSpaceSiblings,
   type ItemKind,
   type Placed,
-  type Tx,
-} from './position.ts';
-import { MAX_GROUP_DEPTH, SiteSectionGroup, SiteStructureItem } from './type.ts';
+  ICON,
+  anchorOf,
+  MAX_GROUP_DEPTH,
+  locate,
+  parentGroupFor,
+} from '../../services/site-structure.ts';
+import { loadSite } from '../../services/site.ts';
+import { siteArgs } from '../site/args.ts';
+import { SiteSectionGroup, SiteStructureItem } from './type.ts';
 
 const ITEM_KINDS = ['site-space', 'site-section', 'site-section-group'] as const;
 const GROUP_TITLE = z.string().min(1, 'must be between 1 and 100 characters').max(100, 'must be between 1 and 100 characters');
@@ -65,45 +68,6 @@ const UpdateSiteSectionGroupInput = builder.inputType('UpdateSiteSectionGroupInp
     sectionGroup: t.string({ description: 'Id of a (top-level) group to move the group into, at its end; null: to the top level' }),
   }),
 });
-
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-}));
-
-interface Located {
-  kind: ItemKind;
-  id: string;
-  /** The parent: a section for site spaces (null: root), a group for sections and groups (null: top level). */
-  parentId: string | null;
-}
-
-async function locate(tx: Tx, siteId: string, kind: ItemKind, id: string): Promise<Located> {
-  if (kind === 'site-space') {
-    const row = await tx.siteSpace.findFirst({ where: { id, siteId }, select: { sectionId: true } });
-    if (row) return { kind, id, parentId: row.sectionId };
-  } else if (kind === 'site-section') {
-    const row = await tx.siteSection.findFirst({ where: { id, siteId }, select: { sectionGroupId: true } });
-    if (row) return { kind, id, parentId: row.sectionGroupId };
-  } else {
-    const row = await tx.siteSectionGroup.findFirst({ where: { id, siteId }, select: { parentGroupId: true } });
-    if (row) return { kind, id, parentId: row.parentGroupId };
-  }
-  throw new NotFoundError(kind === 'site-space' ? 'SiteSpace' : kind === 'site-section' ? 'SiteSection' : 'SiteSectionGroup', id);
-}
-
-/** A group a section or group can go into: one of this site, at a depth that keeps nesting within MAX_GROUP_DEPTH. */
-async function parentGroupFor(tx: Tx, siteId: string, groupId: string, movingGroupId?: string) {
-  const group = await tx.siteSectionGroup.findFirst({ where: { id: groupId, siteId }, select: { id: true, parentGroupId: true } });
-  if (!group) throw new InvalidInputError(`sectionGroup: the site has no section group ${JSON.stringify(groupId)}`);
-  if (movingGroupId) {
-    if (groupId === movingGroupId) throw new InvalidInputError('sectionGroup: a group cannot be put into itself');
-    if (group.parentGroupId) throw new InvalidInputError(`sectionGroup: section groups nest ${MAX_GROUP_DEPTH} deep at most`);
-    const nested = await tx.siteSectionGroup.count({ where: { parentGroupId: movingGroupId } });
-    if (nested > 0) throw new InvalidInputError(`sectionGroup: the group has groups of its own; section groups nest ${MAX_GROUP_DEPTH} deep at most`);
-  }
-  return group;
-}
 
 builder.mutationFields((t) => ({
   sortSiteStructure: t.field({

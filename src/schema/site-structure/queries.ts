@@ -1,13 +1,7 @@
 import { builder } from '../../builder.ts';
-import { loadReadableSite } from './access.ts';
+import { loadReadableSite } from '../../services/site.ts';
+import { readableSiteArgs } from '../site/args.ts';
 import { PublishedContentSite, SiteStructure } from './type.ts';
-
-/** The arguments of every read of a site's structure (REST: the path, and `shareKey` from the query string). */
-export const readableSiteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-  shareKey: t.string({ description: 'Share key of a share-link site: lets a non-member read it, and goes into the published URLs' }),
-}));
 
 builder.queryField('siteStructure', (t) =>
   t.prismaField({

@@ -22,15 +22,15 @@
  * group read elsewhere (`Site.sectionGroups`, a mutation's result) loads the
  * tree of its site, batched for every group of the response.
  */
-import { createContextCache } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.ts';
 import type PrismaTypes from '../../db/generated/pothos-types.ts';
-import { rowsForSelection, withColumns } from '../shared/select.ts';
-import { VISIBLE_SECTION, VISIBLE_SECTION_GROUP, VISIBLE_SITE_SPACE } from './access.ts';
-import { byOrder, STRUCTURE_ORDER } from './position.ts';
+import { withColumns } from '../../db/select.ts';
+import { byOrder, STRUCTURE_ORDER } from '../../services/site-structure.ts';
+import { VISIBLE_SECTION, VISIBLE_SECTION_GROUP, VISIBLE_SITE_SPACE } from '../../services/site.ts';
+import { rowsForSelection } from '../shared/select.ts';
 
 /**
  * Rows as Prisma returns them: every column, or (from `loadStructure`: SiteSection and SiteSpace
@@ -54,8 +54,8 @@ interface GroupItems {
   sections: SectionRow[];
 }
 
-/** Group row -> its items, for the rows of a tree that was read (weak: the rows go with the request). */
-const itemsOfGroup = new WeakMap<object, GroupItems>();
+/** Group row -> its items, for the rows of a tree read in this request (a notebook of the request's loaders). */
+const itemsOfGroup = (ctx: Context) => ctx.loaders.notes<GroupRow, GroupItems>('site-structure:group-items');
 
 /** What building the tree reads off the rows of each level, whatever the document selects. */
 const TREE_COLUMNS = {
@@ -113,66 +113,55 @@ function bySite<Row extends { siteId: string }>(rows: Row[]): Map<string, Row[]>
 }
 
 /**
- * Per request, per place in the document: a batch of the sites whose structure
- * is read there. Not cached (each `structure` field reads once), so a write
- * earlier in the request is never hidden.
+ * Per place in the document: a batch of the sites whose structure is read
+ * there (an uncached batch of the request's loaders: each `structure` field
+ * reads once, so a write earlier in the request is never hidden).
  */
-const structureBatches = createContextCache((_ctx: Context) => new Map<string, DataLoader<StructureLoad, Loaded>>());
-
 function structureBatch(ctx: Context, key: string, onlyVisible: boolean): DataLoader<StructureLoad, Loaded> {
-  const batches = structureBatches(ctx);
-  let batch = batches.get(key);
-  if (!batch) {
-    batch = new DataLoader<StructureLoad, Loaded>(
-      async (loads) => {
-        // One plan per place, so the first load's queries stand for all of them.
-        const { queries } = loads[0]!;
-        const ids = (pick: (site: StructureCounts) => boolean) => [...new Set(loads.filter((l) => pick(l.site)).map((l) => l.site.id))];
-        const withSections = ids((s) => s._count.sections > 0);
-        const withGroups = ids((s) => s._count.sections > 0 && s._count.sectionGroups > 0);
-        const withRoot = ids((s) => s._count.sections === 0);
-        const [sections, groups, siteSpaces] = await Promise.all([
-          withSections.length === 0
-            ? []
-            : ctx.db.siteSection.findMany({
-                ...queries.section,
-                where: { siteId: { in: withSections }, ...(onlyVisible ? VISIBLE_SECTION : {}) },
-                orderBy: STRUCTURE_ORDER,
-              }),
-          withGroups.length === 0
-            ? []
-            : ctx.db.siteSectionGroup.findMany({
-                ...queries.group,
-                where: { siteId: { in: withGroups }, ...(onlyVisible ? VISIBLE_SECTION_GROUP : {}) },
-                orderBy: STRUCTURE_ORDER,
-              }),
-          withRoot.length === 0
-            ? []
-            : ctx.db.siteSpace.findMany({
-                ...queries.siteSpace,
-                where: { siteId: { in: withRoot }, sectionId: null, ...(onlyVisible ? VISIBLE_SITE_SPACE : {}) },
-                orderBy: STRUCTURE_ORDER,
-              }),
-        ]);
-        const [sectionsBySite, groupsBySite, siteSpacesBySite] = [bySite(sections), bySite(groups), bySite(siteSpaces)];
-        return loads.map(({ site }) => ({
-          sections: sectionsBySite.get(site.id) ?? [],
-          groups: groupsBySite.get(site.id) ?? [],
-          siteSpaces: siteSpacesBySite.get(site.id) ?? [],
-        }));
-      },
-      { cache: false },
-    );
-    batches.set(key, batch);
-  }
-  return batch;
+  return ctx.loaders.batch<StructureLoad, Loaded>(`site-structure:${key}`, async (loads) => {
+    // One plan per place, so the first load's queries stand for all of them.
+    const { queries } = loads[0]!;
+    const ids = (pick: (site: StructureCounts) => boolean) => [...new Set(loads.filter((l) => pick(l.site)).map((l) => l.site.id))];
+    const withSections = ids((s) => s._count.sections > 0);
+    const withGroups = ids((s) => s._count.sections > 0 && s._count.sectionGroups > 0);
+    const withRoot = ids((s) => s._count.sections === 0);
+    const [sections, groups, siteSpaces] = await Promise.all([
+      withSections.length === 0
+        ? []
+        : ctx.db.siteSection.findMany({
+            ...queries.section,
+            where: { siteId: { in: withSections }, ...(onlyVisible ? VISIBLE_SECTION : {}) },
+            orderBy: STRUCTURE_ORDER,
+          }),
+      withGroups.length === 0
+        ? []
+        : ctx.db.siteSectionGroup.findMany({
+            ...queries.group,
+            where: { siteId: { in: withGroups }, ...(onlyVisible ? VISIBLE_SECTION_GROUP : {}) },
+            orderBy: STRUCTURE_ORDER,
+          }),
+      withRoot.length === 0
+        ? []
+        : ctx.db.siteSpace.findMany({
+            ...queries.siteSpace,
+            where: { siteId: { in: withRoot }, sectionId: null, ...(onlyVisible ? VISIBLE_SITE_SPACE : {}) },
+            orderBy: STRUCTURE_ORDER,
+          }),
+    ]);
+    const [sectionsBySite, groupsBySite, siteSpacesBySite] = [bySite(sections), bySite(groups), bySite(siteSpaces)];
+    return loads.map(({ site }) => ({
+      sections: sectionsBySite.get(site.id) ?? [],
+      groups: groupsBySite.get(site.id) ?? [],
+      siteSpaces: siteSpacesBySite.get(site.id) ?? [],
+    }));
+  });
 }
 
 /**
  * The top-level items of a site's sections and groups, each group's items
  * recorded for its `children` and `sections`.
  */
-function buildTree(sections: SectionRow[], groups: GroupRow[], onlyVisible: boolean): Array<SectionRow | GroupRow> {
+function buildTree(ctx: Context, sections: SectionRow[], groups: GroupRow[], onlyVisible: boolean): Array<SectionRow | GroupRow> {
   const items = new Map<string | null, { children: Array<SectionRow | GroupRow>; sections: SectionRow[] }>();
   const itemsOf = (groupId: string | null) => {
     let entry = items.get(groupId);
@@ -188,7 +177,7 @@ function buildTree(sections: SectionRow[], groups: GroupRow[], onlyVisible: bool
   for (const group of groups) itemsOf(group.parentGroupId).children.push(group);
   for (const group of groups) {
     const entry = itemsOf(group.id);
-    itemsOfGroup.set(group, { onlyVisible, children: entry.children.sort(byOrder), sections: entry.sections });
+    itemsOfGroup(ctx).set(group, { onlyVisible, children: entry.children.sort(byOrder), sections: entry.sections });
   }
   return itemsOf(null).children.sort(byOrder);
 }
@@ -210,42 +199,38 @@ export async function loadStructure(ctx: Context, info: GraphQLResolveInfo, site
   if (site._count.sections === 0) return loaded.siteSpaces;
   // The paths of site space URLs, without another statement.
   for (const section of loaded.sections) ctx.loaders.sectionPathById.prime(section.id, section.path);
-  return buildTree(loaded.sections, loaded.groups, onlyVisible);
+  return buildTree(ctx, loaded.sections, loaded.groups, onlyVisible);
 }
 
 /**
- * Per request: the items of every group of sites (key `onlyVisible:siteId`),
- * for groups read outside a structure (plain rows: what a document selects
- * beneath them loads on its own). Batched for every group of a response; not
- * cached, like the above.
+ * The items of every group of sites (key `onlyVisible:siteId`), for groups
+ * read outside a structure (plain rows: what a document selects beneath them
+ * loads on its own). Batched for every group of a response; not cached, like
+ * the above.
  */
-const siteGroupItems = createContextCache(
-  (ctx: Context) =>
-    new DataLoader<string, Map<string, GroupItems>>(
-      async (keys) => {
-        const byKey = new Map<string, Map<string, GroupItems>>();
-        for (const onlyVisible of [false, true]) {
-          const siteIds = [...new Set(keys.filter((k) => k.startsWith(`${onlyVisible}:`)).map((k) => k.slice(k.indexOf(':') + 1)))];
-          if (siteIds.length === 0) continue;
-          const [sections, groups] = await Promise.all([
-            ctx.db.siteSection.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? VISIBLE_SECTION : {}) }, orderBy: STRUCTURE_ORDER }),
-            ctx.db.siteSectionGroup.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? VISIBLE_SECTION_GROUP : {}) }, orderBy: STRUCTURE_ORDER }),
-          ]);
-          const sectionsBySite = bySite(sections);
-          for (const [siteId, siteGroups] of bySite(groups)) {
-            buildTree(sectionsBySite.get(siteId) ?? [], siteGroups, onlyVisible);
-            byKey.set(`${onlyVisible}:${siteId}`, new Map(siteGroups.map((g) => [g.id, itemsOfGroup.get(g)!])));
-          }
-        }
-        return keys.map((key) => byKey.get(key) ?? new Map());
-      },
-      { cache: false },
-    ),
-);
+function siteGroupItems(ctx: Context): DataLoader<string, Map<string, GroupItems>> {
+  return ctx.loaders.batch<string, Map<string, GroupItems>>('site-structure:group-items', async (keys) => {
+    const byKey = new Map<string, Map<string, GroupItems>>();
+    for (const onlyVisible of [false, true]) {
+      const siteIds = [...new Set(keys.filter((k) => k.startsWith(`${onlyVisible}:`)).map((k) => k.slice(k.indexOf(':') + 1)))];
+      if (siteIds.length === 0) continue;
+      const [sections, groups] = await Promise.all([
+        ctx.db.siteSection.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? VISIBLE_SECTION : {}) }, orderBy: STRUCTURE_ORDER }),
+        ctx.db.siteSectionGroup.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? VISIBLE_SECTION_GROUP : {}) }, orderBy: STRUCTURE_ORDER }),
+      ]);
+      const sectionsBySite = bySite(sections);
+      for (const [siteId, siteGroups] of bySite(groups)) {
+        buildTree(ctx, sectionsBySite.get(siteId) ?? [], siteGroups, onlyVisible);
+        byKey.set(`${onlyVisible}:${siteId}`, new Map(siteGroups.map((g) => [g.id, itemsOfGroup(ctx).get(g)!])));
+      }
+    }
+    return keys.map((key) => byKey.get(key) ?? new Map());
+  });
+}
 
 /** A group's items, and whether they were read with the structure it came in (with the document's selection). */
 async function itemsOf(ctx: Context, group: GroupRow, onlyVisible: boolean): Promise<{ items: GroupItems | undefined; planned: boolean }> {
-  const known = itemsOfGroup.get(group);
+  const known = itemsOfGroup(ctx).get(group);
   if (known?.onlyVisible === onlyVisible) return { items: known, planned: true };
   // A group the read leaves out (none of its sections visible) has no items.
   return { items: (await siteGroupItems(ctx).load(`${onlyVisible}:${group.siteId}`)).get(group.id), planned: false };

@@ -14,20 +14,13 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { builder } from '../../builder.ts';
-import { AppError, InvalidInputError } from '../../errors/index.ts';
-import { loadSite } from './queries.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { loadSite } from '../../services/site.ts';
+import { siteArgs } from './args.ts';
 
 type Json = Record<string, unknown>;
 
 export const UNSIGNED_DESCRIPTION = 'Unsigned claims of the site visitor.';
-
-class NoAdaptiveSchemaError extends AppError {
-  readonly code = 'NOT_FOUND';
-  readonly status = 404;
-  constructor(siteId: string) {
-    super(`Site ${JSON.stringify(siteId)} has no visitor attribute schema (set one with PUT .../adaptive-schema)`);
-  }
-}
 
 const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -110,14 +103,15 @@ function checkClaims(properties: unknown, path: string, allowUnsigned: boolean) 
 export function assertValidAdaptiveSchema(jsonSchema: unknown): asserts jsonSchema is Json {
   const root = 'jsonSchema';
   if (!isObject(jsonSchema)) fail(root, 'must be a JSON Schema object');
+  // Before validateSchema, which throws on a meta-schema it does not know.
+  if (jsonSchema.$schema !== undefined && jsonSchema.$schema !== 'http://json-schema.org/draft-07/schema#') {
+    fail(`${root}.$schema`, 'must be "http://json-schema.org/draft-07/schema#" when given');
+  }
   const instance = ajv();
   if (!instance.validateSchema(jsonSchema)) {
     fail(root, `is not a valid draft-07 JSON Schema: ${instance.errorsText(instance.errors, { dataVar: root })}`);
   }
   allowOnly(jsonSchema, root, ['$schema', 'type', 'properties', 'additionalProperties']);
-  if (jsonSchema.$schema !== undefined && jsonSchema.$schema !== 'http://json-schema.org/draft-07/schema#') {
-    fail(`${root}.$schema`, 'must be "http://json-schema.org/draft-07/schema#" when given');
-  }
   if (jsonSchema.type !== 'object') fail(`${root}.type`, 'must be "object"');
   if (jsonSchema.additionalProperties !== false) fail(`${root}.additionalProperties`, 'must be false');
   checkClaims(jsonSchema.properties, `${root}.properties`, true);
@@ -222,11 +216,6 @@ function readSchema(site: { adaptiveSchema: string | null; adaptiveSchemaUpdated
   return { jsonSchema: JSON.parse(site.adaptiveSchema) as Json, updatedAt: site.adaptiveSchemaUpdatedAt ?? site.updatedAt };
 }
 
-const siteArgs = builder.args((t) => ({
-  organizationId: t.id({ required: true }),
-  siteId: t.id({ required: true }),
-}));
-
 builder.queryFields((t) => ({
   siteAdaptiveSchema: t.field({
     type: SiteAdaptiveSchema,
@@ -236,7 +225,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, { organizationId, siteId }, ctx) => {
       const site = await loadSite(ctx, String(organizationId), String(siteId), 'site:read');
       const schema = readSchema(site);
-      if (!schema) throw new NoAdaptiveSchemaError(site.id);
+      if (!schema) throw new NotFoundError('The visitor attribute schema of site', site.id, 'set one with PUT .../adaptive-schema');
       return schema;
     },
   }),

@@ -162,7 +162,7 @@ export function assertValidSiteSpaceCustomizations(full: Json, root = 'customiza
  * full result (400 naming the bad path) and returns the new stored JSON text.
  */
 export function applySiteCustomizations(stored: string, patch: unknown, root = 'customizations'): string {
-  if (!isPlainObject(patch)) throw new InvalidInputError(`${root} must be an object`);
+  if (!isPlainObject(patch)) throw new InvalidInputError(`${root}: must be an object`);
   const next = mergeCustomizations(parseStoredCustomizations(stored), patch);
   assertValidSiteCustomizations(mergeCustomizations(structuredClone(DEFAULT_SITE_CUSTOMIZATIONS) as Json, next), root);
   return JSON.stringify(next);

@@ -7,17 +7,17 @@
  * deletion site:delete.
  */
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
+import { isUniqueViolation } from '../../errors/prisma.ts';
 import { newId } from '../../ids.ts';
-import { loadOrganization } from '../organization/queries.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSite } from '../../services/site.ts';
+import { slugify, uniqueSlug } from '../../slug.ts';
 import { SiteAgentsContext, SiteType, SiteVisibility } from '../shared/enums.ts';
-import { slugify, uniqueSlug } from '../shared/slug.ts';
-import { isUniqueViolation } from '../site-structure/position.ts';
 import { applySiteCustomizations } from './customizations.ts';
-import { loadSite } from './queries.ts';
 import { Site } from './type.ts';
 
 export const DEFAULT_SITE_TITLE = 'Docs site';

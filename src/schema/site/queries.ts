@@ -1,27 +1,16 @@
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize, can, type Action } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
-import { containsInsensitive, escapeLike } from '../../db/provider.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { paginate } from '../../db/pagination.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
+import { loadSite } from '../../services/site.ts';
 import { Organization } from '../organization/type.ts';
 import { SiteType } from '../shared/enums.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Site } from './type.ts';
 
 /** List order (paginate's sort keys). */
 const SITE_LIST_ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;
-
-/**
- * Loads a site of an organization that the caller may act on, or answers
- * 404 (no such site in that organization, or not visible) / 403.
- */
-export async function loadSite<Q extends object>(ctx: Context, organizationId: string, siteId: string, action: Action, query?: Q) {
-  ctx.access.requireViewer();
-  const site = await ctx.db.site.findUnique({ ...(query ?? {}), where: { id: siteId } });
-  if (!site || site.organizationId !== organizationId) throw new NotFoundError('Site', siteId);
-  authorize(ctx.access.organization(site.organizationId), action, { type: 'Site', id: siteId });
-  return site;
-}
 
 builder.queryField('site', (t) =>
   t.prismaField({

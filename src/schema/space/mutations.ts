@@ -1,17 +1,15 @@
 import { z } from 'zod';
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
-import { newId } from '../../ids.ts';
-import { loadParentCollection, TransferInput } from '../collection/mutations.ts';
-import { loadOrganization } from '../organization/queries.ts';
+import { loadParentCollection } from '../../services/collection.ts';
+import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
+import { spaceMergeRules } from '../../services/merge-rules.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace, SPACE_RETENTION_MS, createSpaceRow } from '../../services/space.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
-import { spaceMergeRules } from '../shared/merge-rules.ts';
-import { ContentPositionInput, resolvePosition, type ContentPosition } from '../shared/position.ts';
-import { loadSpace, SPACE_RETENTION_MS } from './queries.ts';
-import { loadSnapshot, writeRevision } from '../../content/revision-store.ts';
-import { reindexSpace } from '../../search/search-index.ts';
+import { ContentPositionInput } from '../shared/position.ts';
+import { TransferInput } from '../shared/transfer.ts';
 import { Space } from './type.ts';
 
 const title = z.string().max(50, 'must be at most 50 characters');
@@ -48,52 +46,6 @@ const MoveSpaceInput = builder.inputType('MoveSpaceInput', {
   }),
 });
 
-type SpaceQuery = Record<string, unknown>;
-
-/** Creates a space with its first revision: empty, or a copy of `parentRevisionId` (duplicates). */
-async function createSpaceRow(
-  ctx: Context,
-  query: SpaceQuery,
-  data: { organizationId: string; parentId: string | null; title: string; emoji: string; visibility?: string | null; editMode?: string | null; language?: string | null; defaultLevel?: string | null; mergeRules?: string; parentRevisionId?: string | null; position?: ContentPosition | null; after?: string },
-) {
-  const id = newId();
-  const revisionId = newId();
-  return ctx.db.$transaction(async (tx) => {
-    const position = await resolvePosition(
-      tx,
-      { organizationId: data.organizationId, parentId: data.parentId, itemId: id },
-      data.after ? { after: { type: 'space', space: data.after } } : data.position,
-    );
-    const space = await tx.space.create({
-      ...query,
-      data: {
-        id,
-        organizationId: data.organizationId,
-        parentId: data.parentId,
-        title: data.title,
-        emoji: data.emoji,
-        visibility: data.visibility ?? 'private',
-        editMode: data.editMode ?? 'live',
-        language: data.language ?? null,
-        defaultLevel: data.defaultLevel === undefined ? 'inherit' : data.defaultLevel,
-        mergeRules: data.mergeRules,
-        position,
-        revisionId,
-      },
-    });
-    if (data.parentRevisionId) {
-      // A duplicate starts with a copy of the source's content (documents are shared, not copied).
-      const snapshot = await loadSnapshot(tx, data.parentRevisionId, { documents: true });
-      const copyFrom = { revisionId: data.parentRevisionId, snapshot };
-      await writeRevision(tx, { id: revisionId, spaceId: id, parentId: data.parentRevisionId, type: 'edits', snapshot, copyFrom });
-      await reindexSpace(tx, ctx.provider, { spaceId: id, previous: null, current: snapshot });
-    } else {
-      await tx.revision.create({ data: { id: revisionId, spaceId: id } });
-    }
-    return space;
-  });
-}
-
 builder.mutationFields((t) => ({
   createSpace: t.prismaField({
     type: Space,
@@ -126,7 +78,7 @@ builder.mutationFields((t) => ({
       const id = String(spaceId);
       const space = await loadSpace(ctx, id, 'space:update');
       const settings = ['editMode', 'defaultLevel', 'mergeRules', 'visibility'] as const;
-      if (settings.some((k) => input[k] !== undefined)) authorize(await ctx.access.content(space), 'space:configure', { type: 'Space', id });
+      if (settings.some((k) => input[k] !== undefined)) authorize(await ctx.access.space(space), 'space:configure', { type: 'Space', id });
       if (input.visibility === 'in-collection' && !space.parentId) {
         throw new InvalidInputError('visibility: in-collection is only for spaces in a collection');
       }
@@ -166,7 +118,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { spaceId }, ctx) => {
       const id = String(spaceId);
       const live = await ctx.db.space.findUnique({ where: { id }, select: { deletedAt: true, organizationId: true } });
-      if (live && !live.deletedAt && ctx.access.organizationRole(live.organizationId) !== undefined) {
+      if (live && !live.deletedAt && can(ctx.access.organization(live.organizationId), 'organization:read')) {
         throw new ConflictError('The space is not deleted: there is nothing to restore');
       }
       const space = await loadSpace(ctx, id, 'space:restore', undefined, { inBin: true });

@@ -1,8 +1,10 @@
-import { builder } from '../../builder.ts';
 import { can, type Action } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
+import { parseStoredJson } from '../../services/merge-rules.ts';
+import { publishedSpaceUrl } from '../../services/published-urls.ts';
+import { readableOrganizationIds } from '../../services/site.ts';
+import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
-import { parseStoredJson } from '../shared/merge-rules.ts';
-import { isSpaceShared, publishedSpaceUrl, readableOrganizationIds } from '../site-structure/access.ts';
 
 interface SpaceUrlsShape {
   location: string;
@@ -32,8 +34,8 @@ const SPACE_PERMISSIONS = {
   edit: 'space:edit',
   triggerGitSync: 'space:edit',
   comment: 'space:comment',
-  merge: 'space:merge',
-  review: 'space:review',
+  merge: 'change-request:merge',
+  review: 'change-request:review',
   installIntegration: 'space:admin',
 } as const satisfies Record<string, Action>;
 type SpacePermissionName = keyof typeof SPACE_PERMISSIONS;
@@ -43,18 +45,12 @@ const SpacePermissions = builder.objectRef<Record<SpacePermissionName, boolean>>
   fields: (t) => Object.fromEntries(Object.keys(SPACE_PERMISSIONS).map((k) => [k, t.exposeBoolean(k as SpacePermissionName)])) as never,
 });
 
-/**
- * The columns of a space that who may do what with it depends on (ctx.access.content); loadSpace
- * selects them whatever the document asks for.
- */
-export const SPACE_ACCESS_SELECT = { organizationId: true, parentId: true, defaultLevel: true, editMode: true } as const;
-
 // Select mode: a space row always carries its small columns (ids and keys, title, emoji,
 // visibility, language, and the access columns urls and permissions are made of), and the fields
 // reading them resolve straight off the row; dates, mergeRules and the other columns are read only
 // when a field asks for them (t.expose*, or select on the field). A field that selects looks its
 // selection up for every row it resolves, which costs more than reading a small column; a date
-// costs about as much (a Date per row). Measured on 1,000 spaces with bench/ab-site-graph.ts.
+// costs about as much (a Date per row). Measured on 1,000 spaces with bench/ab.ts.
 export const Space = builder.prismaObject('Space', {
   description: 'A space: pages, files and their revisions',
   select: { id: true, title: true, emoji: true, visibility: true, language: true, revisionId: true, ...SPACE_ACCESS_SELECT },
@@ -86,29 +82,26 @@ export const Space = builder.prismaObject('Space', {
     defaultLevel: t.field({ type: DefaultLevel, nullable: true, resolve: (s) => s.defaultLevel as never }),
     // Comment threads are not served yet: a space has none.
     comments: t.int({ description: 'Open comments', resolve: () => 0 }),
-    // One grouped count for every space of a response (three filtered relation counts would conflict in plugin-prisma's select).
+    // Counted with the space's other facts, in one statement for every space of a response
+    // (three filtered relation counts would conflict in plugin-prisma's select).
     changeRequestsCount: t.int({
       description: 'How many change requests (any status)',
-      resolve: async (s, _a, ctx) => Object.values(await ctx.loaders.changeRequestCountsBySpaceId.load(s.id)).reduce((a, b) => a + b, 0),
+      resolve: async (s, _a, ctx) => Object.values((await ctx.loaders.contentFacts.load(`space:${s.id}`)).changeRequests).reduce((a, b) => a + b, 0),
     }),
     changeRequestsOpenCount: t.int({
       description: 'How many open change requests',
-      resolve: async (s, _a, ctx) => (await ctx.loaders.changeRequestCountsBySpaceId.load(s.id)).open ?? 0,
+      resolve: async (s, _a, ctx) => (await ctx.loaders.contentFacts.load(`space:${s.id}`)).changeRequests.open ?? 0,
     }),
     changeRequestsDraftCount: t.int({
       description: 'How many draft change requests',
-      resolve: async (s, _a, ctx) => (await ctx.loaders.changeRequestCountsBySpaceId.load(s.id)).draft ?? 0,
+      resolve: async (s, _a, ctx) => (await ctx.loaders.contentFacts.load(`space:${s.id}`)).changeRequests.draft ?? 0,
     }),
     permissions: t.field({
       type: SpacePermissions,
       resolve: async (s, _args, ctx) => {
-        const subject = await ctx.access.content(s);
-        const permissions = Object.fromEntries(
-          Object.entries(SPACE_PERMISSIONS).map(([k, action]) => [k, can(subject, action)]),
-        ) as Record<SpacePermissionName, boolean>;
-        // Opened with the share key of a site publishing it: read-only.
-        if (!permissions.view && (await isSpaceShared(ctx, s.id))) Object.assign(permissions, { view: true, access: true });
-        return permissions;
+        // Opened with the share key of a site publishing it, the subject says so: read-only.
+        const subject = await ctx.access.space(s);
+        return Object.fromEntries(Object.entries(SPACE_PERMISSIONS).map(([k, action]) => [k, can(subject, action)])) as Record<SpacePermissionName, boolean>;
       },
     }),
   }),

@@ -4,28 +4,19 @@
  * Reading needs read; creating, changing, deleting and running need create.
  * The target space is created with the translation, beside its source.
  */
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { ConflictError, InvalidInputError, NotFoundError, PreconditionFailedError } from '../../errors/index.ts';
+import { builder } from '../../builder.ts';
+import { paginate } from '../../db/pagination.ts';
+import { ConflictError, InvalidInputError, PreconditionFailedError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { jobEvent } from '../../jobs/job-store.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace } from '../../services/space.ts';
+import { loadTranslation, EMPTY_DOCUMENT, checkDocument } from '../../services/translation.ts';
 import { Job } from '../job/type.ts';
-import { loadOrganization } from '../organization/queries.ts';
 import { TranslationLanguage } from '../shared/enums.ts';
-import { itemsQuery, listType, pageArgs, paginate } from '../shared/pagination.ts';
-import { loadSpace } from '../space/queries.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Translation } from './type.ts';
-
-const EMPTY_DOCUMENT = { object: 'document', data: {}, nodes: [] };
-
-function checkDocument(value: unknown, field: string): string {
-  const d = value as { object?: unknown; nodes?: unknown } | null;
-  if (!d || typeof d !== 'object' || d.object !== 'document' || !Array.isArray(d.nodes)) throw new InvalidInputError(`${field}: must be a JSON document`);
-  const text = JSON.stringify(d);
-  if (text.length > 100_000) throw new InvalidInputError(`${field}: at most 100,000 characters of JSON`);
-  return text;
-}
 
 const TranslationSourceInput = builder.inputType('TranslationSourceInput', {
   fields: (t) => ({
@@ -46,14 +37,6 @@ const UpdateTranslationInput = builder.inputType('UpdateTranslationInput', {
   fields: (t) => ({ instructions: t.field({ type: 'JSON', required: true }) }),
 });
 
-export async function loadTranslation<Q extends object>(ctx: Context, organizationId: string, id: string, action: 'space:read' | 'organization:create-content', query?: Q) {
-  await loadOrganization(ctx, organizationId, 'organization:read');
-  const translation = await ctx.db.translation.findUnique({ ...(query ?? {}), where: { id } });
-  if (!translation || translation.organizationId !== organizationId) throw new NotFoundError('Translation', id);
-  authorize(ctx.access.organization(organizationId), action, { type: 'Translation', id });
-  return translation;
-}
-
 export const TranslationList = listType('Translation', Translation);
 
 builder.queryFields((t) => ({
@@ -61,7 +44,7 @@ builder.queryFields((t) => ({
     type: Translation,
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'space:read', query),
+    resolve: (query, _root, args, ctx) => loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:read', query),
   }),
   translations: t.field({
     type: TranslationList,
@@ -69,7 +52,7 @@ builder.queryFields((t) => ({
     args: { organizationId: t.arg.id({ required: true }), ...pageArgs },
     resolve: async (_root, args, ctx, info) => {
       const org = await loadOrganization(ctx, String(args.organizationId), 'organization:read');
-      authorize(ctx.access.organization(org.id), 'space:read', { type: 'Organization', id: org.id });
+      authorize(ctx.access.organization(org.id), 'translation:read', { type: 'Organization', id: org.id });
       const query = itemsQuery(ctx, info);
       return paginate({
         ...args,
@@ -88,7 +71,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), input: t.arg({ type: CreateTranslationInput, required: true }) },
     resolve: async (query, _root, { organizationId, input }, ctx) => {
-      const org = await loadOrganization(ctx, String(organizationId), 'organization:create-content');
+      const org = await loadOrganization(ctx, String(organizationId), 'translation:create');
       const source = await loadSpace(ctx, input.source.space, 'space:read');
       if (source.organizationId !== org.id) throw new InvalidInputError('source.space: not a space of this organization');
       if (input.language === input.source.language) throw new InvalidInputError('language: must differ from the source language');
@@ -135,7 +118,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }), input: t.arg({ type: UpdateTranslationInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'organization:create-content');
+      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:update');
       return ctx.db.translation.update({ ...query, where: { id: translation.id }, data: { instructions: checkDocument(args.input.instructions, 'instructions') } });
     },
   }),
@@ -149,7 +132,7 @@ builder.mutationFields((t) => ({
         await loadOrganization(ctx, String(args.organizationId), 'organization:read');
         return false;
       }
-      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'organization:create-content');
+      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:delete');
       await ctx.db.translation.delete({ where: { id: translation.id } });
       return true;
     },
@@ -160,7 +143,7 @@ builder.mutationFields((t) => ({
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'organization:create-content');
+      const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:run');
       if (!ctx.config.translation.provider) {
         throw new PreconditionFailedError('No translation provider is configured on this server (set TRANSLATION_PROVIDER and TRANSLATION_URL)');
       }

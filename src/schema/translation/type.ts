@@ -1,5 +1,5 @@
-import { builder } from '../../builder.ts';
 import { can } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 
 const TranslationSourceRef = builder.objectRef<{ space: string; language: string | null }>('TranslationSource').implement({
   fields: (t) => ({
@@ -57,7 +57,7 @@ export const Translation = builder.prismaObject('Translation', {
       type: TranslationPermissions,
       resolve: (tr, _a, ctx) => {
         const subject = ctx.access.organization(tr.organizationId);
-        return { view: can(subject, 'space:read'), edit: can(subject, 'organization:create-content') };
+        return { view: can(subject, 'translation:read'), edit: can(subject, 'translation:update') };
       },
     }),
     urls: t.field({

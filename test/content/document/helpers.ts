@@ -1,7 +1,8 @@
 /** Shared helpers of the Document <-> Markdown tests. */
 import { expect } from 'vitest';
-import { documentToMarkdown, markdownToDocument, type MarkdownToDocumentOptions } from '../../../src/content/document/markdown.ts';
-import type { JSONDocument, JSONNode } from '../../../src/content/snapshot.ts';
+import { markdownToDocument, type MarkdownToDocumentOptions } from '../../../src/content/document/markdown-parse.ts';
+import { documentToMarkdown } from '../../../src/content/document/markdown-print.ts';
+import { type JSONDocument, type JSONNode } from '../../../src/content/document/model.ts';
 import { validateSchema } from '../../helpers/openapi-schema.ts';
 
 /** Markdown -> Document, checked against the OpenAPI `JSONDocument` schema (both API versions we serve). */

@@ -1,0 +1,284 @@
+/**
+ * Reading content: the current revision of a space, or of one of its change
+ * requests (`changeRequestId`, an id or the per-space number): the revision,
+ * a page, files, and the links between pages and files. The same root fields
+ * serve the "Space content" and "Change request content" REST groups.
+ */
+import { builder } from '../../builder.ts';
+import { type ContentRef } from '../../content/document/model.ts';
+import { linkStats, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
+import { referenceTarget } from '../../content/revision-store.ts';
+import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
+import type { Context } from '../../context.ts';
+import { sliceList, type ListResult } from '../../db/pagination.ts';
+import { NotFoundError } from '../../errors/index.ts';
+import { loadContentSource, ContentSource } from '../../services/space-content.ts';
+import { type SpaceRow } from '../../services/space.ts';
+import { Organization } from '../organization/type.ts';
+import { ContentReferenceStatus } from '../shared/enums.ts';
+import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
+import { rowForSelection } from '../shared/select.ts';
+import { Space } from '../space/type.ts';
+import { RevisionFile, RevisionPage, Revision } from './type.ts';
+
+const contentArgs = builder.args((t) => ({
+  spaceId: t.id({ required: true }),
+  changeRequestId: t.string({ description: 'Read a change request content instead of the space (its id or number)' }),
+  metadata: t.boolean({ description: 'Accepted for compatibility (Git metadata is not stored yet)' }),
+  computed: t.boolean({ description: 'Accepted for compatibility (there is no computed content)' }),
+}));
+
+builder.queryFields((t) => ({
+  revisionContent: t.field({
+    type: Revision,
+    description: 'The current revision of a space, or of one of its change requests',
+    authScopes: { authenticated: true },
+    args: contentArgs,
+    resolve: async (_root, args, ctx) => (await loadContentSource(ctx, String(args.spaceId), args.changeRequestId)).revision,
+  }),
+  revisionPage: t.field({
+    type: RevisionPage,
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
+      if (!page) throw new NotFoundError('Page', args.pageId);
+      return page;
+    },
+  }),
+  revisionFile: t.field({
+    type: RevisionFile,
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, fileId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const file = (await ctx.loaders.filesByRevisionId.load(source.revision.id)).find((f) => f.id === args.fileId);
+      if (!file) throw new NotFoundError('File', args.fileId);
+      return { file, revision: source.revision };
+    },
+  }),
+  revisionFiles: t.field({
+    type: listType<FileView>('RevisionFile', RevisionFile),
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const files = (await ctx.loaders.filesByRevisionId.load(source.revision.id)).map((file) => ({ file, revision: source.revision }));
+      return sliceList(files, args.page, args.limit);
+    },
+  }),
+}));
+
+// ---- Links and backlinks ------------------------------------------------
+
+/** Where links are read: a revision, its space, and the change request it is read through, if any. */
+export interface LinkSource {
+  /** The space's row; a Space in the response reloads the columns it lacks (rowForSelection). */
+  space: { id: string; organizationId: string };
+  revision: RevisionView;
+  changeRequest: { id: string; number: number } | null;
+}
+
+/** An absolute reference to content (ContentLocation of the wire contract): a page, a file or a URL. */
+export interface LocationView {
+  kind: 'page' | 'file' | 'url';
+  source: LinkSource;
+  page?: PageView;
+  file?: FileView;
+  url?: string;
+}
+
+const ContentLocation = builder.objectRef<LocationView>('ContentLocation').implement({
+  description: 'Where a link points or is found: a page or file of a space, or a URL',
+  fields: (t) => ({
+    kind: t.string({ resolve: (l) => l.kind }),
+    organization: t.field({
+      type: Organization,
+      nullable: true,
+      resolve: (l, _a, ctx) => (l.kind === 'url' ? null : ctx.db.organization.findUnique({ where: { id: l.source.space.organizationId } })),
+    }),
+    space: t.field({
+      type: Space,
+      nullable: true,
+      // rowForSelection answers with the row only when it holds every column the selection reads.
+      resolve: (l, _a, ctx, info) =>
+        l.kind === 'url'
+          ? null
+          : rowForSelection(ctx, info, 'Space', l.source.space as SpaceRow, (query) => ctx.db.space.findUniqueOrThrow({ ...query, where: { id: l.source.space.id } })),
+    }),
+    page: t.field({ type: RevisionPage, nullable: true, resolve: (l) => l.page ?? null }),
+    file: t.field({ type: RevisionFile, nullable: true, resolve: (l) => l.file ?? null }),
+    url: t.string({ nullable: true, resolve: (l) => l.url ?? null }),
+  }),
+});
+
+interface LinkView {
+  status: LinkStatus;
+  target: LocationView;
+  locations: LocationView[];
+}
+
+const ContentReferenceUsage = builder.objectRef<LinkView>('ContentReferenceUsage').implement({
+  description: 'A link: its target and the pages it is found on',
+  fields: (t) => ({
+    status: t.field({ type: ContentReferenceStatus, resolve: (l) => l.status }),
+    relation: t.string({ resolve: () => 'reference' }),
+    targetReference: t.field({ type: ContentLocation, nullable: true, resolve: (l) => (l.status === 'broken' ? null : l.target) }),
+    locationReferences: t.field({ type: [ContentLocation], resolve: (l) => l.locations }),
+  }),
+});
+
+const BrokenLinkStats = builder.objectRef<LinkStats['broken']>('BrokenLinkStats').implement({
+  fields: (t) => ({ total: t.exposeInt('total'), changeRequest: t.exposeInt('changeRequest') }),
+});
+const LinkStatsType = builder.objectRef<LinkStats>('LinkStats').implement({
+  description: 'Counts over every link, whatever the status filter',
+  fields: (t) => ({ total: t.exposeInt('total'), broken: t.field({ type: BrokenLinkStats, resolve: (s) => s.broken }) }),
+});
+
+type LinkList = ListResult<LinkView> & { stats: LinkStats };
+
+/** The list `pageLinks` and `Space.links` answer. */
+export const ContentReferenceUsageList = builder.objectRef<LinkList>('ContentReferenceUsageList').implement({
+  description: 'A page of links, with counts over all of them',
+  fields: (t) => ({
+    items: t.field({ type: [ContentReferenceUsage], resolve: (l) => l.items }),
+    next: t.field({ type: ListNext, nullable: true, resolve: (l) => l.next }),
+    count: t.int({ description: 'How many links match the status filter', resolve: (l) => (typeof l.count === 'number' ? l.count : l.count()) }),
+    stats: t.field({ type: LinkStatsType, resolve: (l) => l.stats }),
+  }),
+});
+
+/** The arguments of a link list: pagination and a status filter. */
+export const linkListArgs = builder.args((t) => ({ ...pageArgs, status: t.field({ type: ContentReferenceStatus }) }));
+
+/** The pages of a revision in tree order (depth first, as the table of contents lists them). */
+function pagesInTreeOrder(tree: RevisionTree): PageView[] {
+  const out: PageView[] = [];
+  const walk = (parentId: string | null) => {
+    for (const page of tree.children.get(parentId) ?? []) {
+      out.push(page);
+      walk(page.page.id);
+    }
+  };
+  walk(null);
+  return out;
+}
+
+/**
+ * The links found on `pages` of the source's revision (each with its document's references), one
+ * per target with every page it is found on, as the page of the list `args` asks for.
+ */
+async function linkList(
+  ctx: Context,
+  source: LinkSource,
+  pages: readonly { page: PageView; references: readonly StoredReference[] }[],
+  args: { page?: string | null; limit?: number | null; status?: string | null },
+): Promise<LinkList> {
+  const [tree, fileList] = await Promise.all([ctx.loaders.revisionTree.load(source.revision), ctx.loaders.filesByRevisionId.load(source.revision.id)]);
+  const files = new Map(fileList.map((f) => [f.id, f]));
+  const links = revisionLinks({
+    pages: pages.map(({ page, references }) => ({ pageId: page.page.id, references })),
+    hasPage: (id) => tree.byId.has(id),
+    hasFile: (id) => files.has(id),
+    appUrl: ctx.config.appUrl,
+  });
+  const filtered = args.status ? links.filter((l) => l.status === args.status) : links;
+  const { items, next, count } = sliceList(filtered, args.page, args.limit, (l) => l.key);
+  const locationOf = (pageId: string): LocationView => ({ kind: 'page', source, page: tree.byId.get(pageId)! });
+  const views = items.map(({ status, target, locations }): LinkView => {
+    const file = target.kind === 'file' ? files.get(target.fileId) : undefined;
+    return {
+      status,
+      target:
+        target.kind === 'page'
+          ? { kind: 'page', source, page: tree.byId.get(target.pageId) }
+          : target.kind === 'file'
+            ? { kind: 'file', source, file: file ? { file, revision: source.revision } : undefined }
+            : { kind: 'url', source, url: target.url },
+      locations: locations.map(locationOf),
+    };
+  });
+  return { items: views, next, count, stats: linkStats(links, source.changeRequest !== null) };
+}
+
+/** Every link of the source's revision: the references of all its pages' documents, located in tree order. */
+export async function revisionLinkList(ctx: Context, source: LinkSource, args: Parameters<typeof linkList>[3]): Promise<LinkList> {
+  const [tree, referencesByHash] = await Promise.all([ctx.loaders.revisionTree.load(source.revision), ctx.loaders.referencesByRevisionId.load(source.revision.id)]);
+  const pages = pagesInTreeOrder(tree)
+    .filter((page) => page.page.documentHash)
+    .map((page) => ({ page, references: referencesByHash.get(page.page.documentHash!) ?? [] }));
+  return linkList(ctx, source, pages, args);
+}
+
+const ContentLocationList = listType<LocationView>('ContentLocation', ContentLocation);
+
+builder.queryFields((t) => ({
+  pageLinks: t.field({
+    type: ContentReferenceUsageList,
+    description: 'The links of a page: pages, files and URLs its document points at',
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, ...linkListArgs, pageId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
+      if (!page) throw new NotFoundError('Page', args.pageId);
+      const references = page.page.documentHash
+        ? await ctx.db.documentReference.findMany({ where: { documentHash: page.page.documentHash }, select: { targetKind: true, target: true } })
+        : [];
+      return linkList(ctx, source, [{ page, references }], args);
+    },
+  }),
+  pageBacklinks: t.field({
+    type: ContentLocationList,
+    description: 'The pages of the revision linking to a page',
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, ...pageArgs, pageId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const tree = await ctx.loaders.revisionTree.load(source.revision);
+      if (!tree.byId.has(args.pageId)) throw new NotFoundError('Page', args.pageId);
+      return sliceList(await backlinks(ctx, source, { kind: 'page', page: args.pageId }), args.page, args.limit);
+    },
+  }),
+  fileBacklinks: t.field({
+    type: ContentLocationList,
+    description: 'The pages of the revision linking to a file',
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, ...pageArgs, fileId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const files = await ctx.loaders.filesByRevisionId.load(source.revision.id);
+      if (!files.some((f) => f.id === args.fileId)) throw new NotFoundError('File', args.fileId);
+      return sliceList(await backlinks(ctx, source, { kind: 'file', file: args.fileId }), args.page, args.limit);
+    },
+  }),
+}));
+
+/** The pages of the source revision whose document references `target`, in tree order. */
+async function backlinks(ctx: Context, source: ContentSource, target: ContentRef): Promise<LocationView[]> {
+  const key = referenceTarget(target)!;
+  const rows = await ctx.db.revisionPage.findMany({
+    where: { revisionId: source.revision.id, document: { references: { some: { targetKind: key.kind, target: key.target } } } },
+    select: { pageId: true },
+  });
+  const ids = new Set(rows.map((r) => r.pageId));
+  return pagesInTreeOrder(await ctx.loaders.revisionTree.load(source.revision))
+    .filter((p) => ids.has(p.page.id))
+    .map((page) => ({ kind: 'page' as const, source, page }));
+}
+
+builder.prismaObjectFields(Space, (t) => ({
+  revision: t.field({
+    type: Revision,
+    description: 'The current content',
+    select: { revisionId: true, organizationId: true, id: true },
+    resolve: async (space, _a, ctx) => {
+      const row = await ctx.loaders.revisionById.load(space.revisionId);
+      if (!row) throw new NotFoundError('Revision', space.revisionId);
+      return { ...row, organizationId: space.organizationId };
+    },
+  }),
+}));

@@ -1,0 +1,167 @@
+/**
+ * A revision's content as GraphQL types: Revision, RevisionPage (documents,
+ * groups and links in one type, told apart by `type`) and RevisionFile.
+ * Pages and files of any number of revisions load in one statement each
+ * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
+ */
+import { builder } from '../../builder.ts';
+import { documentToMarkdown } from '../../content/document/markdown-print.ts';
+import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
+import type { Context } from '../../context.ts';
+import { signDownloadUrl } from '../../storage/signed-url.ts';
+
+export const DocumentFormat = builder.enumType('DocumentFormat', { values: ['document', 'markdown'] as const });
+
+/** The default page layout GitBook answers when a page has none. */
+export const DEFAULT_PAGE_LAYOUT = {
+  width: 'default',
+  cover: true,
+  coverSize: 'hero',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+} as const;
+
+/** The page tree of a revision: views of the children of `parentId`, in order (null: the root pages). */
+export async function pageChildren(ctx: Context, revision: RevisionView, parentId: string | null): Promise<PageView[]> {
+  const tree = await ctx.loaders.revisionTree.load(revision);
+  return tree.children.get(parentId) ?? [];
+}
+
+function pageApp(ctx: Context, view: PageView): string {
+  return ctx.urls.app(`/o/${view.revision.organizationId}/s/${view.revision.spaceId}/${view.path}`);
+}
+
+const PageUrls = builder.objectRef<{ app: string }>('RevisionPageUrls').implement({
+  fields: (t) => ({ app: t.exposeString('app') }),
+});
+
+export const RevisionPage = builder.objectRef<PageView>('RevisionPage');
+
+RevisionPage.implement({
+  description: 'A page of a revision: a document, a group of pages, or a link',
+  fields: (t) => ({
+    id: t.string({ resolve: (v) => v.page.id }),
+    type: t.string({ description: 'document | group | link', resolve: (v) => v.page.kind }),
+    kind: t.string({
+      description: 'Deprecated: sheet | group | link',
+      deprecationReason: 'Use `type`',
+      resolve: (v) => (v.page.kind === 'document' ? 'sheet' : v.page.kind),
+    }),
+    title: t.string({ resolve: (v) => v.page.title }),
+    emoji: t.string({ nullable: true, resolve: (v) => v.page.emoji }),
+    icon: t.string({ nullable: true, resolve: (v) => v.page.icon }),
+    createdAt: t.field({ type: 'DateTime', resolve: (v) => v.page.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (v) => v.page.updatedAt }),
+    slug: t.string({ nullable: true, resolve: (v) => (v.page.kind === 'link' ? null : v.page.slug) }),
+    path: t.string({ nullable: true, resolve: (v) => (v.page.kind === 'link' ? null : v.path) }),
+    description: t.string({ nullable: true, resolve: (v) => v.page.description }),
+    hidden: t.boolean({ resolve: (v) => v.page.hidden }),
+    parentId: t.string({ nullable: true, description: 'The parent page (null at the root)', resolve: (v) => v.page.parentId }),
+    layout: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Layout options (document pages)',
+      resolve: (v) => (v.page.kind === 'document' ? { ...DEFAULT_PAGE_LAYOUT, ...(v.page.layout ?? {}) } : null),
+    }),
+    target: t.field({ type: 'JSON', nullable: true, description: 'Where a link page points', resolve: (v) => v.page.linkTarget }),
+    href: t.string({
+      nullable: true,
+      description: 'The URL a link page opens',
+      resolve: (v) => {
+        const target = v.page.linkTarget;
+        return target && target.kind === 'url' && typeof target.url === 'string' ? target.url : null;
+      },
+    }),
+    urls: t.field({ type: PageUrls, nullable: true, resolve: (v, _a, ctx) => (v.page.kind === 'document' ? { app: pageApp(ctx, v) } : null) }),
+    pages: t.field({
+      type: [RevisionPage],
+      nullable: true,
+      description: 'Child pages, in order (document and group pages)',
+      resolve: (v, _a, ctx) => (v.page.kind === 'link' ? null : pageChildren(ctx, v.revision, v.page.id)),
+    }),
+    document: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The rich-text document (document pages; null when `format` is markdown)',
+      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'document' }) },
+      resolve: async (v, { format }, ctx) => {
+        if (format === 'markdown' || v.page.kind !== 'document') return null;
+        const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
+        return document ?? EMPTY_DOCUMENT;
+      },
+    }),
+    markdown: t.string({
+      nullable: true,
+      description: 'The document as Markdown (document pages; only when `format` is markdown)',
+      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'markdown' }) },
+      resolve: async (v, { format }, ctx) => {
+        if (format !== 'markdown' || v.page.kind !== 'document') return null;
+        const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
+        return document ? documentToMarkdown(document) : '';
+      },
+    }),
+  }),
+});
+
+export const EMPTY_DOCUMENT = { object: 'document', data: {}, nodes: [] } as const;
+
+const Dimensions = builder.objectRef<{ width: number; height: number }>('FileDimensions').implement({
+  fields: (t) => ({ width: t.exposeInt('width'), height: t.exposeInt('height') }),
+});
+
+/** How long a file's download URL stays valid. */
+const FILE_URL_TTL_SECONDS = 24 * 60 * 60;
+
+export const RevisionFile = builder.objectRef<FileView>('RevisionFile').implement({
+  description: 'A file of a revision (an image or an attachment)',
+  fields: (t) => ({
+    id: t.string({ resolve: (v) => v.file.id }),
+    name: t.string({ resolve: (v) => v.file.name }),
+    contentType: t.string({ resolve: (v) => v.file.contentType }),
+    size: t.int({ resolve: (v) => v.file.size }),
+    downloadURL: t.string({
+      description: 'A signed URL to the bytes, valid for a day',
+      resolve: (v, _a, ctx) =>
+        signDownloadUrl(ctx.config, { key: v.file.storageKey, name: v.file.name, contentType: v.file.contentType, expiresInSeconds: FILE_URL_TTL_SECONDS }),
+    }),
+    dimensions: t.field({
+      type: Dimensions,
+      nullable: true,
+      resolve: (v) => (v.file.width !== null && v.file.height !== null ? { width: v.file.width, height: v.file.height } : null),
+    }),
+  }),
+});
+
+const RevisionUrls = builder.objectRef<{ app: string }>('RevisionUrls').implement({
+  fields: (t) => ({ app: t.exposeString('app') }),
+});
+
+export const Revision = builder.objectRef<RevisionView>('Revision').implement({
+  description: 'An immutable version of a space content',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'revision' }),
+    id: t.exposeString('id'),
+    type: t.exposeString('type', { description: 'edits | merge | rollback | update' }),
+    parents: t.stringList({ resolve: (r) => [r.parentId, r.mergedParentId].filter((p): p is string => p !== null) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    variables: t.field({ type: 'JSON', resolve: (r) => JSON.parse(r.variables) as unknown }),
+    reusableContents: t.field({ type: ['JSON'], description: 'Reusable contents (none yet)', resolve: () => [] }),
+    pages: t.field({ type: [RevisionPage], description: 'The root pages, each with its children', resolve: (r, _a, ctx) => pageChildren(ctx, r, null) }),
+    page: t.field({
+      type: RevisionPage,
+      nullable: true,
+      args: { id: t.arg.string({ required: true }) },
+      resolve: async (r, { id }, ctx) => (await ctx.loaders.revisionTree.load(r)).byId.get(id) ?? null,
+    }),
+    pagesCount: t.int({ description: 'How many pages (at every depth)', resolve: async (r, _a, ctx) => (await ctx.loaders.pagesByRevisionId.load(r.id)).length }),
+    files: t.field({
+      type: [RevisionFile],
+      resolve: async (r, _a, ctx) => (await ctx.loaders.filesByRevisionId.load(r.id)).map((file) => ({ file, revision: r })),
+    }),
+    urls: t.field({ type: RevisionUrls, resolve: (r, _a, ctx) => ({ app: ctx.urls.app(`/o/${r.organizationId}/s/${r.spaceId}/~/revisions/${r.id}`) }) }),
+  }),
+});

@@ -1,0 +1,168 @@
+/**
+ * Merging a change request into its space, and bringing it up to date with
+ * the space ("update"): both are the three-way merge of src/content/merge.ts
+ * between the change request's content (ours), the space's current content
+ * (theirs) and their common ancestor (the revision the change request was
+ * created from or last updated with). Conflicts write nothing.
+ */
+import { mergeRevisions } from '../content/merge.ts';
+import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
+import type { Context } from '../context.ts';
+import type { Tx } from '../db/client.ts';
+import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
+import { commitChangeRequestRevision } from './change-request.ts';
+import { parseStoredJson } from './merge-rules.ts';
+import { commitSpaceRevision } from './space-content.ts';
+
+type ChangeRequestRow = NonNullable<Awaited<ReturnType<Context['db']['changeRequest']['findUnique']>>>;
+type SpaceRow = { id: string; organizationId: string; revisionId: string; mergeRules: string };
+
+export interface MergeOutcome {
+  result: 'merge' | 'update' | 'conflicts';
+  revision: string;
+  conflicts: { kind: string; id: string; reason: string; fields?: string[] }[];
+}
+
+function assertOpen(changeRequest: ChangeRequestRow) {
+  if (changeRequest.status === 'merged') throw new ConflictError('The change request is already merged');
+  if (changeRequest.status === 'archived') throw new ConflictError('The change request is archived; reopen it first');
+}
+
+interface Rule {
+  rule: string;
+  users?: string[];
+}
+
+/** The merge rules in force for a space: its own, or its organization's when it inherits. */
+async function effectiveRules(ctx: Context, space: SpaceRow): Promise<Rule[]> {
+  let config = parseStoredJson<{ type: string; rules?: Rule[] }>(space.mergeRules, { type: 'inherit' });
+  if (config.type === 'inherit') {
+    const org = await ctx.db.organization.findUnique({ where: { id: space.organizationId }, select: { mergeRules: true } });
+    config = parseStoredJson(org?.mergeRules ?? '{"type":"none"}', { type: 'none' });
+  }
+  return config.type === 'rules' ? (config.rules ?? []) : [];
+}
+
+/** What stops this merge, as sentences for the error; empty when it may go ahead. */
+async function unmetRules(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow, viewerId: string): Promise<string[]> {
+  const rules = await effectiveRules(ctx, space);
+  if (rules.length === 0) return [];
+  if (rules.some((r) => r.rule === 'allow_bypass' && r.users?.includes(viewerId))) return [];
+  const reviews = await ctx.db.changeRequestReview.findMany({ where: { changeRequestId: changeRequest.id }, orderBy: { createdAt: 'asc' } });
+  // A reviewer's latest review counts, and only if it is of the current content.
+  const latest = new Map<string, (typeof reviews)[number]>();
+  for (const review of reviews) latest.set(review.reviewerId, review);
+  const current = [...latest.values()].filter((r) => r.revisionId === changeRequest.revisionId);
+  const approvedBy = new Set(current.filter((r) => r.status === 'approved').map((r) => r.reviewerId));
+  const unmet: string[] = [];
+  for (const rule of rules) {
+    switch (rule.rule) {
+      case 'require_specific_reviewers': {
+        const missing = (rule.users ?? []).filter((u) => !approvedBy.has(u));
+        if (missing.length) unmet.push(`approval of ${missing.join(', ')} is required`);
+        break;
+      }
+      case 'require_one_of_specific_reviewers':
+        if (!(rule.users ?? []).some((u) => approvedBy.has(u))) unmet.push(`approval of one of ${(rule.users ?? []).join(', ')} is required`);
+        break;
+      case 'require_at_least_one_review':
+        if (approvedBy.size === 0) unmet.push('at least one approving review is required');
+        break;
+      case 'require_all_reviews_approved':
+        if (current.some((r) => r.status !== 'approved')) unmet.push('every review must approve');
+        break;
+      case 'require_up_to_date_change_request':
+        if ((changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId) !== space.revisionId) unmet.push('the change request must be up to date with the space');
+        break;
+      case 'require_change_request_subject':
+        if (!changeRequest.subject.trim()) unmet.push('the change request needs a subject');
+        break;
+      case 'require_change_request_description':
+        if (!changeRequest.description) unmet.push('the change request needs a description');
+        break;
+      default:
+        // agent reviews and custom expressions cannot be evaluated by this service: they block, visibly
+        unmet.push(`merge rule ${rule.rule} cannot be satisfied through this API`);
+    }
+  }
+  return unmet;
+}
+
+/**
+ * The three contents of a merge: pages and files of each, and only the
+ * documents the merge reads, those of pages whose document changed on both
+ * sides (the rest are already stored and are not needed in memory).
+ */
+async function loadMergeInputs(tx: Tx, baseId: string, oursId: string, theirsId: string) {
+  const [base, ours, theirs] = await Promise.all([
+    loadSnapshot(tx, baseId, { documents: false }),
+    loadSnapshot(tx, oursId, { documents: false }),
+    loadSnapshot(tx, theirsId, { documents: false }),
+  ]);
+  const hashes = new Set<string>();
+  for (const [id, o] of ours.pages) {
+    const t = theirs.pages.get(id);
+    const b = base.pages.get(id)?.documentHash ?? null;
+    if (!t || o.documentHash === t.documentHash || o.documentHash === b || t.documentHash === b) continue;
+    for (const hash of [b, o.documentHash, t.documentHash]) if (hash) hashes.add(hash);
+  }
+  const documents = await loadDocuments(tx, [...hashes]);
+  for (const snapshot of [base, ours, theirs]) for (const [hash, document] of documents) snapshot.documents.set(hash, document);
+  return { base, ours, theirs };
+}
+
+export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {
+  assertOpen(changeRequest);
+  const viewer = ctx.access.requireViewer();
+  const unmet = await unmetRules(ctx, space, changeRequest, viewer.userId);
+  if (unmet.length) throw new PreconditionFailedError(`The merge rules of the space are not met: ${unmet.join('; ')}`);
+  const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+  return ctx.db.$transaction(async (tx) => {
+    const fastForward = space.revisionId === baseId;
+    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
+    const merged = fastForward ? { snapshot: ours, conflicts: [] } : mergeRevisions({ base, ours, theirs });
+    if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
+    const revision = await commitSpaceRevision(tx, ctx.provider, {
+      spaceId: space.id,
+      expectedRevisionId: space.revisionId,
+      previous: theirs,
+      snapshot: merged.snapshot,
+      mergedParentId: changeRequest.revisionId,
+      // Rows are copied from the side most of the result repeats.
+      copyFrom: fastForward ? { revisionId: changeRequest.revisionId, snapshot: ours } : { revisionId: space.revisionId, snapshot: theirs },
+      type: 'merge',
+      changeRequestId: changeRequest.id,
+      createdById: viewer.userId,
+    });
+    const done = await tx.changeRequest.updateMany({
+      where: { id: changeRequest.id, revisionId: changeRequest.revisionId, status: changeRequest.status },
+      data: { status: 'merged', revisionMergedId: revision, mergedAt: new Date() },
+    });
+    if (done.count !== 1) throw new ConflictError('The change request changed while it was merged; try again');
+    return { result: 'merge' as const, revision, conflicts: [] };
+  });
+}
+
+export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {
+  assertOpen(changeRequest);
+  const viewer = ctx.access.requireViewer();
+  const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+  if (baseId === space.revisionId) return { result: 'update', revision: changeRequest.revisionId, conflicts: [] };
+  return ctx.db.$transaction(async (tx) => {
+    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
+    const merged = mergeRevisions({ base, ours, theirs });
+    if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
+    const revision = await commitChangeRequestRevision(tx, {
+      changeRequest,
+      spaceId: space.id,
+      mergedParentId: space.revisionId,
+      type: 'update',
+      createdById: viewer.userId,
+      snapshot: merged.snapshot,
+      copyFrom: { revisionId: changeRequest.revisionId, snapshot: ours },
+      data: { revisionMergedAncestorId: space.revisionId },
+      conflict: 'The change request changed while it was updated; try again',
+    });
+    return { result: 'update' as const, revision, conflicts: [] };
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Change requests: finding one of a space by id or number, loading one the
+ * caller may act on, and moving one to new content.
+ */
+import type { Action } from '../auth/policies.ts';
+import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
+import type { Context } from '../context.ts';
+import type { Prisma, Tx } from '../db/client.ts';
+import { ConflictError, NotFoundError } from '../errors/index.ts';
+import { loadSpace } from './space.ts';
+
+/** Finds a change request of a space by id or by its per-space number. */
+export async function findChangeRequest(ctx: Context, spaceId: string, idOrNumber: string) {
+  const number = /^\d{1,9}$/.test(idOrNumber) ? Number(idOrNumber) : null;
+  const changeRequest = await ctx.db.changeRequest.findFirst({
+    where: { spaceId, OR: [{ id: idOrNumber }, ...(number !== null ? [{ number }] : [])] },
+  });
+  if (!changeRequest) throw new NotFoundError('Change request', idOrNumber);
+  return changeRequest;
+}
+
+/** A change request the caller may act on (the space's rules decide), by id or number. */
+export async function loadChangeRequest(ctx: Context, spaceId: string, idOrNumber: string, action: Action) {
+  const space = await loadSpace(ctx, spaceId, action);
+  const changeRequest = await findChangeRequest(ctx, space.id, idOrNumber);
+  return { space, changeRequest };
+}
+
+export interface CommitChangeRequestRevisionInput extends Omit<WriteRevisionInput, 'parentId' | 'changeRequestId'> {
+  changeRequest: { id: string; revisionId: string };
+  /** What else the change request's row gets with its new revision. */
+  data?: Prisma.ChangeRequestUpdateManyMutationInput;
+  /** The 409's message when the change request moved meanwhile. */
+  conflict: string;
+}
+
+/**
+ * Moves a change request to new content, in the caller's transaction: writes
+ * the revision on top of its current one, and points it there only if nobody
+ * else moved it meanwhile (compare-and-set on `revisionId`; 409 otherwise).
+ */
+export async function commitChangeRequestRevision(tx: Tx, input: CommitChangeRequestRevisionInput): Promise<string> {
+  const { changeRequest, data, conflict, ...write } = input;
+  const revisionId = await writeRevision(tx, { ...write, parentId: changeRequest.revisionId, changeRequestId: changeRequest.id });
+  const moved = await tx.changeRequest.updateMany({
+    where: { id: changeRequest.id, revisionId: changeRequest.revisionId },
+    data: { ...data, revisionId },
+  });
+  if (moved.count !== 1) throw new ConflictError(conflict);
+  return revisionId;
+}

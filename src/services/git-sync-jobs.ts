@@ -1,0 +1,232 @@
+/**
+ * The Git Sync jobs. Import: clone the branch, turn its files into the space's
+ * content (src/git-sync/layout.ts), write it as a new revision. Export: write
+ * the space's content in the same layout, commit and push. Both can run again
+ * after a crash without doubling anything: the import's revision and the job's
+ * success commit in one transaction, and an export of content already on the
+ * branch makes no commit.
+ */
+import { createHash } from 'node:crypto';
+import mime from 'mime-types';
+import { stringify } from 'safe-stable-stringify';
+import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
+import type { RevisionSnapshot } from '../content/snapshot.ts';
+import type { Tx } from '../db/client.ts';
+import { decryptCredentials } from '../git-sync/credentials.ts';
+import {
+  readRepository,
+  remoteBranchTip,
+  splitCredentials,
+  writeRepository,
+  type GitProgress,
+  type RemotePolicy,
+} from '../git-sync/git-client.ts';
+import { exportRepository, importRepository } from '../git-sync/layout.ts';
+import type { JobContext, JobHandler } from '../jobs/runner.ts';
+import { imageDimensions } from '../storage/image-dimensions.ts';
+import { commitSpaceRevision } from './space-content.ts';
+
+interface SyncInput {
+  url: string;
+  ref: string;
+  projectDirectory: string | null;
+  standalone?: boolean;
+  commitMessage?: string | null;
+}
+
+function policy(ctx: JobContext): RemotePolicy {
+  return { allowPrivateAddresses: ctx.config.fetch.allowPrivateAddresses, timeoutMs: ctx.config.fetch.timeoutMs };
+}
+
+async function credentialsOf(ctx: JobContext, spaceId: string) {
+  const sync = await ctx.db.gitSync.findUnique({ where: { spaceId }, select: { credentials: true } });
+  return sync?.credentials ? decryptCredentials(ctx.config, sync.credentials) : null;
+}
+
+/** Git's transfer progress as job steps, at most one update per 5 percent. */
+function transferProgress(ctx: JobContext, step: string, from: number, to: number) {
+  let last = -1;
+  let pending: Promise<void> = Promise.resolve();
+  return (p: GitProgress) => {
+    if (!p.total) return;
+    const percent = Math.floor(from + ((to - from) * p.loaded) / p.total);
+    if (percent < last + 5) return;
+    last = percent;
+    pending = pending.then(() => ctx.progress(step, percent, p.phase)).catch(() => undefined);
+  };
+}
+
+/**
+ * The version of what an import makes of a commit (src/git-sync/layout.ts): raise it when the same
+ * files would now import differently, so that fingerprints recorded before no longer match.
+ */
+const IMPORT_LAYOUT_VERSION = 1;
+
+/**
+ * What a successful sync leaves in agreement: this branch of this repository (directory included)
+ * at `commit` holds the space's content at `revisionId`. An import that finds the same fingerprint
+ * (the branch still at that commit, the space still at that revision) has nothing to do.
+ */
+function syncFingerprint(input: SyncInput, commit: string, revisionId: string): string {
+  const key = [IMPORT_LAYOUT_VERSION, splitCredentials(input.url).url, input.ref, input.projectDirectory ?? '', commit, revisionId];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}
+
+async function recordSync(
+  db: JobContext['db'] | Tx,
+  spaceId: string,
+  jobId: string,
+  data: { lastSyncStatus: string; lastSyncError?: string | null; lastCommit?: string; lastSyncFingerprint?: string | null },
+) {
+  await db.gitSync.updateMany({
+    where: { spaceId, lastJobId: jobId },
+    data: { ...data, lastSyncAt: new Date(), lastSyncError: data.lastSyncError ?? null },
+  });
+}
+
+/** Runs `work`, recording a failure on the space's sync state before the job fails. */
+async function recorded(ctx: JobContext, spaceId: string, work: () => Promise<Record<string, unknown>>) {
+  await recordSync(ctx.db, spaceId, ctx.job.id, { lastSyncStatus: 'running' });
+  try {
+    return await work();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await recordSync(ctx.db, spaceId, ctx.job.id, { lastSyncStatus: ctx.signal.aborted ? 'cancelled' : 'failed', lastSyncError: message }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Whether an import changes nothing (the same pages, fields and files; key order aside). */
+function sameContent(a: RevisionSnapshot, b: RevisionSnapshot): boolean {
+  if (a.pages.size !== b.pages.size || a.files.size !== b.files.size) return false;
+  for (const [id, page] of a.pages) if (stringify(page) !== stringify(b.pages.get(id))) return false;
+  for (const [id, file] of a.files) if (stringify(file) !== stringify(b.files.get(id))) return false;
+  return true;
+}
+
+/**
+ * Completes the import job at once, as unchanged, when the branch is still at the commit the last
+ * successful sync of this space left and the space still at the revision it left: the import would
+ * clone and read every page to find nothing to change. One ls-refs exchange with the server.
+ */
+async function alreadyImported(ctx: JobContext, input: SyncInput, spaceId: string, revisionId: string): Promise<boolean> {
+  const sync = await ctx.db.gitSync.findUnique({ where: { spaceId }, select: { lastSyncFingerprint: true } });
+  if (!sync?.lastSyncFingerprint) return false;
+  await ctx.progress('checking the branch', 5, input.url);
+  let tip: string | null;
+  try {
+    tip = await remoteBranchTip({ url: input.url, ref: input.ref, credentials: await credentialsOf(ctx, spaceId), policy: policy(ctx), signal: ctx.signal });
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    // Only a shortcut: a server that cannot list its refs alone (say, no ls-refs) still gets the full import, which reports its own failures.
+    ctx.log.warn({ err: error, spaceId }, 'git import: could not read the branch tip, importing in full');
+    return false;
+  }
+  if (!tip || syncFingerprint(input, tip, revisionId) !== sync.lastSyncFingerprint) return false;
+  const [pages, files] = await Promise.all([
+    ctx.db.revisionPage.count({ where: { revisionId } }),
+    ctx.db.revisionFile.count({ where: { revisionId } }),
+  ]);
+  await ctx.db.$transaction(async (tx) => {
+    await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: tip });
+    // Warnings are those of a full import; here nothing was read, so there are none to repeat.
+    await ctx.complete(tx, { revision: revisionId, commit: tip, pages, files, unchanged: true, warnings: [] });
+  });
+  return true;
+}
+
+export const importGitRepositoryJob: JobHandler = async (ctx) => {
+  const input = ctx.input as unknown as SyncInput;
+  const spaceId = ctx.job.spaceId!;
+  return recorded(ctx, spaceId, async () => {
+    const before = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
+    if (!input.standalone && (await alreadyImported(ctx, input, spaceId, before.revisionId))) return {};
+    await ctx.progress('cloning', 5, input.url);
+    const repository = await readRepository({
+      url: input.url,
+      ref: input.ref,
+      credentials: await credentialsOf(ctx, spaceId),
+      policy: policy(ctx),
+      signal: ctx.signal,
+      onProgress: transferProgress(ctx, 'cloning', 5, 45),
+    });
+    await ctx.progress('reading pages', 50, `commit ${repository.commit.slice(0, 7)}, ${repository.files.size} files`);
+    // Read again after the clone: the space may have moved on while it ran, and the import builds on its latest revision.
+    const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
+    const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
+    const { snapshot, warnings } = await importRepository(repository.files, {
+      projectDirectory: input.projectDirectory,
+      previous,
+      now: new Date(),
+      storeFile: async (bytes, name) => {
+        const { key, size } = await ctx.storage.put(bytes);
+        const contentType = mime.lookup(name) || 'application/octet-stream';
+        const dimensions = contentType.startsWith('image/') ? imageDimensions(bytes, contentType) : null;
+        return { storageKey: key, size, contentType, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
+      },
+    });
+    await ctx.progress('writing the revision', 80, `${snapshot.pages.size} pages, ${snapshot.files.size} files${warnings.length ? `, ${warnings.length} warnings` : ''}`);
+    const unchanged = !input.standalone && sameContent(previous, snapshot);
+    let revision = space.revisionId;
+    await ctx.db.$transaction(async (tx) => {
+      if (!unchanged) {
+        revision = input.standalone
+          ? await writeRevision(tx, { spaceId, parentId: space.revisionId, type: 'edits', snapshot, copyFrom: { revisionId: space.revisionId, snapshot: previous } })
+          : await commitSpaceRevision(tx, ctx.provider, {
+              spaceId,
+              expectedRevisionId: space.revisionId,
+              previous,
+              snapshot,
+              copyFrom: { revisionId: space.revisionId, snapshot: previous },
+              type: 'edits',
+              createdById: ctx.job.createdById,
+            });
+      }
+      await recordSync(tx, spaceId, ctx.job.id, {
+        lastSyncStatus: 'succeeded',
+        lastCommit: repository.commit,
+        // A standalone import (a new space's first content) is not the space's sync state.
+        lastSyncFingerprint: input.standalone ? null : syncFingerprint(input, repository.commit, revision),
+      });
+      await ctx.complete(tx, { revision, commit: repository.commit, pages: snapshot.pages.size, files: snapshot.files.size, unchanged, warnings });
+    });
+    return {};
+  });
+};
+
+export const exportToGitRepositoryJob: JobHandler = async (ctx) => {
+  const input = ctx.input as unknown as SyncInput;
+  const spaceId = ctx.job.spaceId!;
+  return recorded(ctx, spaceId, async () => {
+    await ctx.progress('reading content', 5);
+    const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
+    const snapshot = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
+    const files = await exportRepository(snapshot, {
+      readFile: async (key) => {
+        const bytes = await ctx.storage.get(key);
+        if (!bytes) throw new Error(`A file of the space is missing from storage (${key})`);
+        return bytes;
+      },
+    });
+    const author = ctx.job.createdById ? await ctx.db.user.findUnique({ where: { id: ctx.job.createdById }, select: { displayName: true, email: true } }) : null;
+    await ctx.progress('pushing', 30, `${files.size} files`);
+    const pushed = await writeRepository({
+      url: input.url,
+      ref: input.ref,
+      credentials: await credentialsOf(ctx, spaceId),
+      projectDirectory: input.projectDirectory,
+      files,
+      message: input.commitMessage || 'Update from the docs API',
+      author: { name: author?.displayName || 'Docs API', email: author?.email || 'docs-api@localhost' },
+      policy: policy(ctx),
+      signal: ctx.signal,
+      onProgress: transferProgress(ctx, 'pushing', 30, 95),
+    });
+    await ctx.db.$transaction(async (tx) => {
+      // The branch now holds the export of this revision, which imports back to the same content (layout.ts round trip).
+      await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: pushed.commit, lastSyncFingerprint: syncFingerprint(input, pushed.commit, space.revisionId) });
+      await ctx.complete(tx, { revision: space.revisionId, commit: pushed.commit, changed: pushed.changed, files: files.size });
+    });
+    return {};
+  });
+};

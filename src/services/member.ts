@@ -1,0 +1,55 @@
+/** Members of an organization: loading one, and changing roles or memberships without losing the last admin. */
+import { authorize } from '../auth/policies.ts';
+import type { Context } from '../context.ts';
+import type { Db } from '../db/client.ts';
+import { ConflictError, NotFoundError } from '../errors/index.ts';
+import { isWriteConflict } from '../errors/prisma.ts';
+
+/** Loads a member of an organization the caller belongs to, or 404. */
+export async function loadMember<Q extends object>(ctx: Context, organizationId: string, userId: string, query?: Q) {
+  authorize(ctx.access.organization(organizationId), 'member:read', { type: 'Organization', id: organizationId });
+  const member = await ctx.db.member.findUnique({ ...(query ?? {}), where: { organizationId_userId: { organizationId, userId } } });
+  if (!member) throw new NotFoundError('Member', userId);
+  return member;
+}
+
+export type MemberTx = Pick<Db, 'member'>;
+
+/** An organization never loses its last admin. */
+export async function assertAnotherAdmin(tx: MemberTx, organizationId: string, userId: string) {
+  const others = await tx.member.count({ where: { organizationId, role: 'admin', userId: { not: userId } } });
+  if (others === 0) throw new ConflictError('The organization must keep at least one admin: make another member admin first');
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Runs a change of a member's role or membership, with its last-admin check,
+ * in one SERIALIZABLE transaction, retried when the database aborts it for a
+ * conflict with a concurrent one.
+ *
+ * Why SERIALIZABLE and not just a transaction, or a conditional update: the
+ * check reads other rows than the write changes. Under PostgreSQL's default
+ * READ COMMITTED, two demotions of the two admins each still see the other
+ * admin and both commit (write skew), inside a transaction or not; a
+ * conditional `UPDATE ... WHERE EXISTS (another admin)` has the same hole, as
+ * the two statements update different rows and never wait for each other.
+ * SERIALIZABLE makes PostgreSQL abort one of them (40001, see isWriteConflict);
+ * the retry then sees the committed change and answers 409 (test/rest/member.test.ts
+ * fires two at once: without SERIALIZABLE both go through on PostgreSQL). On SQLite a
+ * transaction is serializable anyway (one writer, and the driver adapter runs
+ * transactions one at a time on its single connection), and SERIALIZABLE is
+ * the one level the adapter accepts, so the same call is correct on both.
+ */
+export async function changeMembership<T>(ctx: Context, fn: (tx: MemberTx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.$transaction(fn, { isolationLevel: 'Serializable' });
+    } catch (error) {
+      if (!isWriteConflict(error)) throw error;
+      if (attempt === ATTEMPTS) throw new ConflictError('The members of the organization were changed at the same time: try again');
+      // A short random pause, so that two retrying requests do not collide again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Published URLs: where a site, a section, a site space or a space is served
+ * to visitors, with the share key when one opened the site in this request.
+ */
+import { can } from '../auth/policies.ts';
+import type { Context } from '../context.ts';
+import type { PublishableSite } from '../loaders.ts';
+
+/** The query parameter a published URL carries the key in. */
+export const SHARE_KEY_PARAM = 'share';
+
+/** A published URL opened with a share key. */
+export function withShareKey(url: string, key: string | null | undefined): string {
+  if (!key) return url;
+  const u = new URL(url);
+  u.searchParams.set(SHARE_KEY_PARAM, key);
+  return u.toString();
+}
+
+/**
+ * The published address of a site, or of a section / site space on it (`paths`),
+ * with the share key when one opened the site in this request; null while the
+ * site is not published.
+ */
+export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Array<string | null | undefined>): string | null {
+  if (!site.published) return null;
+  return withShareKey(ctx.urls.publishedSite(site, ...paths.filter((p): p is string => Boolean(p))), ctx.access.shareKeyFor(site.id));
+}
+
+/**
+ * The published URL of a space: that of its site space on the site a share
+ * key opened in this request, else (for members of its organization) that of
+ * its first site space on a published site; null when there is none.
+ */
+export async function publishedSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
+  // Each place comes with its site's facts and its section's path (one statement for every space of a response).
+  const places = await ctx.loaders.publishedPlacesBySpaceId.load(space.id);
+  const place =
+    places.find((p) => ctx.access.shareKeyFor(p.siteId) !== null) ??
+    (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined);
+  return place ? publishedUrl(ctx, place.site, place.sectionPath, place.path) : null;
+}

@@ -1,0 +1,31 @@
+/** The periodic sweep that removes spaces whose 7 days in the bin are over. */
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.ts';
+import { type Provider } from '../db/provider/config.ts';
+import { deleteSpaceIndex } from '../search/search-index.ts';
+import { SPACE_RETENTION_MS } from './space.ts';
+
+/** Deletes, for good, every space deleted before `now - 7 days` (with its search index); returns how many. */
+export async function purgeDeletedSpaces(db: Db, provider: Provider, now = new Date()): Promise<number> {
+  const expired = { deletedAt: { lt: new Date(now.getTime() - SPACE_RETENTION_MS) } };
+  const spaces = await db.space.findMany({ where: expired, select: { id: true } });
+  let count = 0;
+  for (const { id } of spaces) {
+    await db.$transaction(async (tx) => {
+      await deleteSpaceIndex(tx, provider, id);
+      count += (await tx.space.deleteMany({ where: { id, ...expired } })).count;
+    });
+  }
+  return count;
+}
+
+/** Runs the sweep every `intervalSeconds` (first one after one interval); returns a stop function. */
+export function startSpacePurge(options: { db: Db; provider: Provider; log: Logger; intervalSeconds: number }): () => void {
+  const run = () =>
+    purgeDeletedSpaces(options.db, options.provider)
+      .then((count) => count && options.log.info({ count }, 'purged spaces deleted more than 7 days ago'))
+      .catch((error: unknown) => options.log.error({ err: error }, 'space purge failed'));
+  const timer = setInterval(run, options.intervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,85 @@
+/**
+ * GET /v1/spaces/{spaceId} costs the same number of SQL statements for every
+ * space, at most 4 (the caller; the space; its default level through its
+ * collections with its change request counts; its published places with
+ * their sites and sections), whether it is in nested collections or not, on
+ * a published site or not, with change requests or not.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/ids.ts';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let admin: { id: string; token: string };
+let editor: { id: string; token: string };
+let org: string;
+const spaces: Record<string, string> = {};
+
+async function statementsOf(token: string, spaceId: string) {
+  const before = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
+  const res = await server.request('GET', `/v1/spaces/${spaceId}`, { token });
+  const after = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  assertMatchesSpec('getSpaceById', 200, res.body);
+  return { statements: after - before, body: res.body };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.createUser('Admin');
+  editor = await server.createUser('Editor');
+  org = (await server.request('POST', '/v1/orgs', { token: admin.token, body: { title: 'Statements' } })).body.id;
+  const db = server.app.db;
+  await db.member.create({ data: { id: newId(), organizationId: org, userId: editor.id, role: 'read' } });
+  // Collections three deep: the innermost two inherit, the outer one raises members to edit.
+  const [outer, middle, inner] = [newId(), newId(), newId()];
+  await db.collection.create({ data: { id: outer, organizationId: org, title: 'Outer', defaultLevel: 'edit' } });
+  await db.collection.create({ data: { id: middle, organizationId: org, title: 'Middle', parentId: outer } });
+  await db.collection.create({ data: { id: inner, organizationId: org, title: 'Inner', parentId: middle } });
+  const create = async (name: string, parent?: string) => {
+    const res = await server.request('POST', `/v1/orgs/${org}/spaces`, { token: admin.token, body: { title: name, ...(parent ? { parent } : {}) } });
+    expect(res.status).toBe(201);
+    spaces[name] = res.body.id;
+  };
+  await create('top');
+  await create('nested', inner);
+  await create('with change requests');
+  await create('published');
+  await create('unpublished site');
+  for (const subject of ['one', 'two']) {
+    await server.request('POST', `/v1/spaces/${spaces['with change requests']}/change-requests`, { token: admin.token, body: { subject } });
+  }
+  const open = (await server.request('POST', `/v1/spaces/${spaces['with change requests']}/change-requests`, { token: admin.token, body: { subject: 'three' } })).body;
+  await server.request('PATCH', `/v1/spaces/${spaces['with change requests']}/change-requests/${open.id}`, { token: admin.token, body: { status: 'open' } });
+  const site = (await server.request('POST', `/v1/orgs/${org}/sites`, { token: admin.token, body: { title: 'Docs' } })).body;
+  const added = await server.request('POST', `/v1/orgs/${org}/sites/${site.id}/sections`, { token: admin.token, body: { spaceId: spaces.published } });
+  expect(added.status).toBe(201);
+  expect((await server.request('POST', `/v1/orgs/${org}/sites/${site.id}/publish`, { token: admin.token })).status).toBe(200);
+  const hidden = (await server.request('POST', `/v1/orgs/${org}/sites`, { token: admin.token, body: { title: 'Draft', spaces: [spaces['unpublished site']] } })).body;
+  expect(hidden.id).toBeTruthy();
+});
+afterAll(() => server?.close());
+
+describe('GET /v1/spaces/{spaceId}', () => {
+  it('costs the same statements, at most 4, for every space and caller', async () => {
+    // Warm up the statement caches of both callers' paths.
+    for (const user of [admin, editor]) await statementsOf(user.token, spaces.top!);
+    const counts: Record<string, number> = {};
+    for (const user of [admin, editor]) {
+      for (const [name, id] of Object.entries(spaces)) {
+        const { statements, body } = await statementsOf(user.token, id);
+        counts[`${user === admin ? 'admin' : 'reader'}: ${name}`] = statements;
+        if (name === 'nested') expect(body.permissions.edit, 'the outer collection raises members to edit').toBe(true);
+        if (name === 'top') expect(body.permissions.edit).toBe(user === admin);
+        if (name === 'with change requests') expect([body.changeRequests, body.changeRequestsOpen, body.changeRequestsDraft]).toEqual([3, 1, 2]);
+        if (name === 'published') expect(body.urls.published).toMatch(/^http/);
+        if (name === 'unpublished site') expect(body.urls.published).toBeUndefined();
+      }
+    }
+    console.log(`GET /v1/spaces/{spaceId}: ${JSON.stringify(counts)}`);
+    const distinct = new Set(Object.values(counts));
+    expect(distinct.size, JSON.stringify(counts)).toBe(1);
+    expect([...distinct][0]).toBeLessThanOrEqual(4);
+  });
+});
