@@ -14,7 +14,7 @@ import DataLoader from 'dataloader';
 import { hashShareKey } from './auth/share-keys.ts';
 import { isMemberRole, type MemberRole } from './auth/roles.ts';
 import type { StoredReference } from './content/links.ts';
-import { fileFromRow, pageFromRow } from './content/revision-store.ts';
+import { fileFromRow, pageFromRow, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
 import type { JSONDocument } from './content/snapshot.ts';
 import { Prisma, type Db } from './db/client.ts';
@@ -288,7 +288,7 @@ export class Loaders {
   /** document hash -> the document */
   readonly documentByHash = this.cached(['ContentDocument'], async (hashes: readonly string[]) => {
     const rows = await this.db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
-    const byHash = new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+    const byHash = new Map(rows.map((r) => [r.hash, storedDocument(r.json)]));
     return hashes.map((h) => byHash.get(h) ?? null);
   });
 }

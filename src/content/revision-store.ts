@@ -8,8 +8,10 @@
  * once, when the document is first stored; a page's links in any revision are
  * the references of its document.
  */
+import { stringify } from 'safe-stable-stringify';
 import { newId } from '../ids.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
+import { isOneOf, REFERENCE_TARGET_KINDS, type ReferenceTargetKind, type RevisionType } from '../db/value-sets.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { extractReferences } from './document/references.ts';
 import type { ContentRef, FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
@@ -17,7 +19,7 @@ import { pagePaths } from './page-tree.ts';
 
 type DbOrTx = Db | Tx;
 
-export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update';
+export type { RevisionType };
 
 export interface RevisionRow {
   id: string;
@@ -27,7 +29,7 @@ export interface RevisionRow {
   type: string;
   changeRequestId: string | null;
   createdById: string | null;
-  variables: string;
+  variables: Prisma.JsonValue;
   createdAt: Date;
 }
 
@@ -35,13 +37,31 @@ export function emptySnapshot(): RevisionSnapshot {
   return { pages: new Map(), files: new Map(), documents: new Map() };
 }
 
-function parseJson<T>(text: string | null): T | null {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return null;
+/**
+ * A stored document (ContentDocument.json, which holds what writeRevision stored, a JSONDocument)
+ * as it was stored: its keys in canonical order (sorted, canonicalDocumentJson). SQLite gives the
+ * stored text back as it is; PostgreSQL's jsonb orders keys by length first, which would change
+ * what follows key order (the columns of a table without a view, the JSON answered).
+ */
+export function storedDocument(json: Prisma.JsonValue): JSONDocument {
+  return withSortedKeys(json) as unknown as JSONDocument;
+}
+
+/** `value` with the keys of every object in sorted order; objects already in order are kept (and filled in place). */
+function withSortedKeys(value: Prisma.JsonValue): Prisma.JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = withSortedKeys(value[i]!);
+    return value;
   }
+  const keys = Object.keys(value);
+  if (keys.every((key, i) => i === 0 || keys[i - 1]! < key)) {
+    for (const key of keys) value[key] = withSortedKeys(value[key]!);
+    return value;
+  }
+  const sorted: Prisma.JsonObject = {};
+  for (const key of keys.sort()) sorted[key] = withSortedKeys(value[key]!);
+  return sorted;
 }
 
 export function pageFromRow(row: {
@@ -56,8 +76,8 @@ export function pageFromRow(row: {
   icon: string | null;
   hidden: boolean;
   documentHash: string | null;
-  linkTarget: string | null;
-  layout: string | null;
+  linkTarget: Prisma.JsonValue | null;
+  layout: Prisma.JsonValue | null;
   createdAt: Date;
   updatedAt: Date;
 }): PageSnapshot {
@@ -73,8 +93,8 @@ export function pageFromRow(row: {
     icon: row.icon,
     hidden: row.hidden,
     documentHash: row.documentHash,
-    linkTarget: parseJson<ContentRef>(row.linkTarget),
-    layout: parseJson<Record<string, unknown>>(row.layout),
+    linkTarget: (row.linkTarget ?? null) as ContentRef | null,
+    layout: (row.layout ?? null) as Record<string, unknown> | null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -123,7 +143,7 @@ export async function loadSnapshot(db: DbOrTx, revisionId: string, options: { do
 export async function loadDocuments(db: DbOrTx, hashes: readonly string[]): Promise<Map<string, JSONDocument>> {
   if (hashes.length === 0) return new Map();
   const rows = await db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
-  return new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+  return new Map(rows.map((r) => [r.hash, storedDocument(r.json)]));
 }
 
 /** Adds a document to a snapshot (or finds it there) and returns its hash. */
@@ -133,8 +153,11 @@ export function putDocument(snapshot: RevisionSnapshot, document: JSONDocument):
   return hash;
 }
 
-/** The target string a reference is stored and looked up under. */
-export function referenceTarget(ref: ContentRef): { kind: string; target: string } | null {
+/**
+ * The target string a reference is stored and looked up under; null for a reference that is not
+ * stored (an anchor within the page, or content of a kind outside REFERENCE_TARGET_KINDS).
+ */
+export function referenceTarget(ref: ContentRef): { kind: ReferenceTargetKind; target: string } | null {
   switch (ref.kind) {
     case 'page':
       return typeof ref.page === 'string' ? { kind: 'page', target: ref.page } : null;
@@ -146,7 +169,7 @@ export function referenceTarget(ref: ContentRef): { kind: string; target: string
       return null; // an anchor within the same page is not a link between pages
     default: {
       const id = (ref as Record<string, unknown>)[ref.kind];
-      return typeof id === 'string' ? { kind: ref.kind, target: id } : null;
+      return isOneOf(REFERENCE_TARGET_KINDS, ref.kind) && typeof id === 'string' ? { kind: ref.kind, target: id } : null;
     }
   }
 }
@@ -187,7 +210,8 @@ async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, need
       referenceRows.push(Prisma.sql`(${hash}, ${target.kind}, ${target.target}, ${nodeKey ?? null})`);
     }
   }
-  // Documents first: a reference row needs its document (foreign key).
+  // Documents first: a reference row needs its document (foreign key). The JSON goes as text: the
+  // column types it (PostgreSQL infers the untyped parameter as jsonb; SQLite stores the text).
   for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES)) {
     await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES ${Prisma.join(batch)} ON CONFLICT ("hash") DO NOTHING`;
   }
@@ -253,8 +277,9 @@ function samePage(a: PageSnapshot | undefined, b: PageSnapshot): boolean {
     a.icon === b.icon &&
     a.hidden === b.hidden &&
     a.documentHash === b.documentHash &&
-    JSON.stringify(a.linkTarget) === JSON.stringify(b.linkTarget) &&
-    JSON.stringify(a.layout) === JSON.stringify(b.layout) &&
+    // Key order aside: a page read back from jsonb (PostgreSQL) has its keys in jsonb's order.
+    stringify(a.linkTarget) === stringify(b.linkTarget) &&
+    stringify(a.layout) === stringify(b.layout) &&
     a.createdAt.getTime() === b.createdAt.getTime() &&
     a.updatedAt.getTime() === b.updatedAt.getTime()
   );
@@ -309,8 +334,8 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
         icon: p.icon,
         hidden: p.hidden,
         documentHash: p.documentHash,
-        linkTarget: p.linkTarget ? JSON.stringify(p.linkTarget) : null,
-        layout: p.layout ? JSON.stringify(p.layout) : null,
+        linkTarget: p.linkTarget ? (p.linkTarget as Prisma.InputJsonValue) : Prisma.DbNull,
+        layout: p.layout ? (p.layout as Prisma.InputJsonValue) : Prisma.DbNull,
         createdAt: p.createdAt,
         updatedAt: p.updatedAt,
       })),

@@ -8,6 +8,7 @@
  * distinct content (content-addressed by `documentHash`), so two revisions
  * that share a page's text share its row.
  */
+import type { PageKind } from '../db/value-sets.ts';
 
 /** A GitBook rich-text document (`JSONDocument` of the OpenAPI document): `{ object: 'document', data, nodes }`. */
 export interface JSONDocument {
@@ -37,7 +38,8 @@ export type ContentRef =
   | { kind: 'anchor'; anchor: string; page?: string; space?: string }
   | { kind: string; [key: string]: unknown };
 
-export type PageKind = 'document' | 'group' | 'link';
+/** document | group | link (PAGE_KINDS). */
+export type { PageKind };
 
 export interface PageSnapshot {
   id: string;

@@ -17,7 +17,7 @@ import type { Provider } from '../db/provider.ts';
 import { newId } from '../ids.ts';
 import type { JobKind } from './events.ts';
 import { JobCancelledError, LostJobError } from '../errors/internal.ts';
-import { JobStore, type JobRow } from './job-store.ts';
+import { JobStore, jobInput, type JobRow } from './job-store.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 
 export interface JobContext {
@@ -86,7 +86,7 @@ export class JobRunner {
     controller.signal.addEventListener('abort', () => clearInterval(heartbeat), { once: true });
     const context: JobContext = {
       job,
-      input: JSON.parse(job.input) as Record<string, unknown>,
+      input: jobInput(job),
       db: this.deps.db,
       provider: this.deps.provider,
       storage: this.deps.storage,

@@ -28,6 +28,7 @@ import type { Provider } from '../db/provider.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import { documentSections } from '../content/document/text.ts';
 import { pagePaths } from '../content/page-tree.ts';
+import { storedDocument } from '../content/revision-store.ts';
 import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
 import { ftsMatchExpression, tsqueryText } from './query.ts';
 import { PG_LOCK_NAMESPACE } from './search-tables.ts';
@@ -201,7 +202,7 @@ async function documentsOf(db: Tx, current: RevisionSnapshot, pages: PageSnapsho
   const missing = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null && !documents.has(h)))];
   for (let i = 0; i < missing.length; i += IDS_PER_STATEMENT) {
     const found = await db.contentDocument.findMany({ where: { hash: { in: missing.slice(i, i + IDS_PER_STATEMENT) } } });
-    for (const row of found) documents.set(row.hash, JSON.parse(row.json) as JSONDocument);
+    for (const row of found) documents.set(row.hash, storedDocument(row.json));
   }
   const lost = missing.filter((hash) => !documents.has(hash));
   if (lost.length > 0) throw new Error(`Search index: documents not found: ${lost.join(', ')}`);

@@ -8,7 +8,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { documentPlainText } from '../content/document/text.ts';
 import { loadSnapshot } from '../content/revision-store.ts';
 import { commitSpaceRevision } from './space-content.ts';
-import type { JSONDocument } from '../content/snapshot.ts';
+import { storedInstructions } from './translation.ts';
 import type { JobHandler } from '../jobs/runner.ts';
 import { translateRevision, type TranslationCache } from '../translation/translate-revision.ts';
 import { createTranslator } from '../translation/translator.ts';
@@ -49,7 +49,7 @@ export const translationRunJob: JobHandler = async (ctx) => {
     loadSnapshot(ctx.db, source.revisionId, { documents: true }),
     loadSnapshot(ctx.db, target.revisionId, { documents: false }),
   ]);
-  const instructions = documentPlainText(JSON.parse(translation.instructions) as JSONDocument).trim() || null;
+  const instructions = documentPlainText(storedInstructions(translation.instructions)).trim() || null;
   let reported = 0;
   const { snapshot, stats } = await translateRevision({
     source: sourceContent,

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import type { Provider } from '../../src/db/provider.ts';
-import { hashDocument, canonicalDocumentJson } from '../../src/content/document/hash.ts';
+import { hashDocument } from '../../src/content/document/hash.ts';
+import { jsonInput } from '../../src/db/json.ts';
 import type { JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { InvalidInputError } from '../../src/errors/index.ts';
 import { ensureSearchIndex, reindexSpace, searchSpace, deleteSpaceIndex, type SearchSpaceInput } from '../../src/search/search-index.ts';
@@ -387,7 +388,7 @@ describe('reindexSpace', () => {
     const stored = doc(h1('Quotas'), p('Each plan has a monthly quota.'));
     await db.contentDocument.upsert({
       where: { hash: hashDocument(stored) },
-      create: { hash: hashDocument(stored), json: canonicalDocumentJson(stored) },
+      create: { hash: hashDocument(stored), json: jsonInput(stored) },
       update: {},
     });
     const current = snapshot([{ id: 'limits', title: 'Limits', doc: stored }]);

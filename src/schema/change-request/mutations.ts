@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
+import { nullableJsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { applyContentChanges, MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
@@ -169,7 +170,7 @@ builder.mutationFields((t) => ({
         where: { id: changeRequest.id },
         data: {
           ...(newSubject !== undefined && newSubject !== null ? { subject: newSubject } : {}),
-          ...(description !== undefined ? { description: description === null ? null : JSON.stringify(description) } : {}),
+          ...(description !== undefined ? { description: nullableJsonInput(description) } : {}),
           ...(status ? { status } : {}),
         },
       });

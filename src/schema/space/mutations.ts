@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { authorize, can } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
+import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
@@ -96,7 +97,7 @@ builder.mutationFields((t) => ({
           defaultLevel: input.defaultLevel,
           language: input.language,
           visibility: input.visibility ?? undefined,
-          mergeRules: input.mergeRules ? JSON.stringify(input.mergeRules) : undefined,
+          mergeRules: input.mergeRules ? jsonInput(input.mergeRules) : undefined,
         },
       });
     },
