@@ -8,7 +8,9 @@
  *
  * - migrate(): applies prisma/migrations/<provider>/<timestamp>_<name>/migration.sql
  *   in order, recorded in `_prisma_migrations` exactly as `prisma migrate deploy`
- *   does (same table, same checksums), so the CLI and this runner agree.
+ *   does (same table, same checksums), so the CLI and this runner agree. The
+ *   migrations build everything, including what prisma/schema.prisma cannot
+ *   describe (UNMODELLED_TABLES, CHECK constraints of src/db/value-sets.ts).
  *   The engine takes a PostgreSQL advisory lock around it, so concurrent
  *   server starts on PostgreSQL are serialized.
  * - diffSchemas(): SQL between two datamodels. No database is involved (no
@@ -33,7 +35,6 @@ import {
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
 import { createAdapterFactory, prepareDatabase, type DatabaseConfig, type Provider } from './provider.ts';
-import { ensureSearchIndex, SEARCH_INDEX_TABLES } from '../search/search-tables.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** prisma/migrations/<provider>/ holds each provider's migration history. */
@@ -43,6 +44,23 @@ export const LOCKFILE_NAME = 'migration_lock.toml';
 export const MIGRATION_DIR_PATTERN = /^\d{14}_[A-Za-z0-9_]+$/;
 
 const NO_FILTERS: SchemaFilter = { externalTables: [], externalEnums: [] };
+
+/**
+ * Tables the migrations create that prisma/schema.prisma does not describe: the
+ * full-text search index (src/search/search-index.ts; migration `search_index`),
+ * with, on SQLite, the tables FTS5 makes for it. A drift check leaves them alone.
+ */
+export const UNMODELLED_TABLES: Record<Provider, readonly string[]> = {
+  sqlite: [
+    'search_section',
+    'search_section_fts',
+    'search_section_fts_data',
+    'search_section_fts_idx',
+    'search_section_fts_docsize',
+    'search_section_fts_config',
+  ],
+  postgresql: ['search_section'],
+};
 
 export function migrationsDir(provider: Provider): string {
   return path.join(MIGRATIONS_ROOT, provider);
@@ -335,22 +353,7 @@ export async function migrate(
     ));
     for (const name of applied) log?.(`applied migration ${name}`);
   }
-  await ensureSearchIndexOf(config);
   return { applied };
-}
-
-/**
- * The search index's tables, which Prisma cannot describe (src/search/search-index.ts),
- * created after the migrations on a bare adapter connection: a PrismaClient would
- * load its query compiler (about 300 ms) for a statement or two.
- */
-async function ensureSearchIndexOf(config: DatabaseConfig): Promise<void> {
-  const adapter = await createAdapterFactory(config).connect();
-  try {
-    await ensureSearchIndex({ $executeRawUnsafe: (sql) => adapter.executeRaw({ sql, args: [], argTypes: [] }) }, config.provider);
-  } finally {
-    await adapter.dispose();
-  }
 }
 
 /**
@@ -443,17 +446,17 @@ export async function diffDatabaseToSchema(config: DatabaseConfig, schemaText: s
       to: { tag: 'schemaDatamodel', files },
       script: true,
       exitCode: null,
-      // The search index's tables are ours, not Prisma's: not drift.
-      filters: { externalTables: searchIndexTablesOf(config), externalEnums: [] },
+      // Tables Prisma does not describe are the migrations' own: not drift.
+      filters: { externalTables: unmodelledTablesOf(config), externalEnums: [] },
     }),
   );
   const script = stdout ?? '';
   return script.trim() === '-- This is an empty migration.' ? '' : script;
 }
 
-/** SEARCH_INDEX_TABLES as the engine names them: qualified by the schema on PostgreSQL. */
-function searchIndexTablesOf(config: DatabaseConfig): string[] {
-  const tables = SEARCH_INDEX_TABLES[config.provider];
+/** UNMODELLED_TABLES as the engine names them: qualified by the schema on PostgreSQL. */
+function unmodelledTablesOf(config: DatabaseConfig): string[] {
+  const tables = UNMODELLED_TABLES[config.provider];
   if (config.provider === 'sqlite') return [...tables];
   const schema = config.pg?.schema ?? 'public';
   return tables.map((table) => `${schema}.${table}`);

@@ -11,7 +11,7 @@ import { hashDocument } from '../../src/content/document/hash.ts';
 import { jsonInput } from '../../src/db/json.ts';
 import type { JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { InvalidInputError } from '../../src/errors/index.ts';
-import { ensureSearchIndex, reindexSpace, searchSpace, deleteSpaceIndex, type SearchSpaceInput } from '../../src/search/search-index.ts';
+import { reindexSpace, searchSpace, deleteSpaceIndex, type SearchSpaceInput } from '../../src/search/search-index.ts';
 import { ftsMatchExpression } from '../../src/search/query.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -91,10 +91,8 @@ const pageIds = async (spaceId: string, query: string, options: Partial<SearchSp
 
 // ---------------------------------------------------------------- tests
 
-describe('ensureSearchIndex', () => {
-  it('is idempotent (migrate() already ran it on this database)', async () => {
-    await ensureSearchIndex(db, provider);
-    await ensureSearchIndex(db, provider);
+describe('the search tables', () => {
+  it('are created by the migrations (createTestDatabase ran them)', async () => {
     expect(await search(newSpace(), 'anything')).toEqual({ items: [], next: null });
   });
 });
