@@ -75,8 +75,11 @@ export function lockfileContent(provider: Provider): string {
   );
 }
 
-/** Reads prisma/migrations/<provider>/ into the engine's input shape (the engine itself does no file IO). */
-export function readMigrationsList(provider: Provider): MigrationList {
+/**
+ * Reads prisma/migrations/<provider>/ into the engine's input shape (the engine itself does no file IO);
+ * with `until`, only the migrations up to that one (by name).
+ */
+export function readMigrationsList(provider: Provider, until?: string): MigrationList {
   const baseDir = migrationsDir(provider);
   if (!fs.existsSync(baseDir)) throw new Error(`No migrations folder for ${provider}: ${baseDir}`);
   const lockPath = path.join(baseDir, LOCKFILE_NAME);
@@ -84,6 +87,7 @@ export function readMigrationsList(provider: Provider): MigrationList {
     .readdirSync(baseDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && MIGRATION_DIR_PATTERN.test(d.name))
     .map((d) => d.name)
+    .filter((name) => until === undefined || name <= until)
     .sort()
     .map((name) => {
       const file = path.join(baseDir, name, 'migration.sql');
@@ -334,14 +338,15 @@ function readableEngineError(error: unknown, bound: ErrorCapturingSqlMigrationAw
 /**
  * Applies the checked-in migrations of prisma/migrations/<provider>/ that the
  * database has not recorded yet. Idempotent and cheap when there is nothing to
- * do, so it runs at every server start.
+ * do, so it runs at every server start. `until` stops after that migration
+ * (a test builds a database as an earlier release left it).
  */
 export async function migrate(
   config: DatabaseConfig,
-  options?: { log?: (msg: string) => void },
+  options?: { log?: (msg: string) => void; until?: string },
 ): Promise<{ applied: string[] }> {
   const log = options?.log;
-  const migrationsList = readMigrationsList(config.provider);
+  const migrationsList = readMigrationsList(config.provider, options?.until);
   if (migrationsList.lockfile.content === null) {
     throw new Error(`${path.join(migrationsList.baseDir, LOCKFILE_NAME)} is missing`);
   }
