@@ -22,8 +22,8 @@ import {
   TRANSLATION_LANGUAGES,
 } from '../../db/value-sets.ts';
 
-/** `values` from the most to the least powerful role (the order the GraphQL enums list them in). */
-const ROLES_DESCENDING = [...MEMBER_ROLES].reverse() as unknown as readonly ['admin', 'create', 'review', 'edit', 'comment', 'read'];
+/** MEMBER_ROLES from the most to the least powerful (the order the GraphQL enums list them in). */
+export const ROLES_DESCENDING = [...MEMBER_ROLES].reverse() as unknown as readonly ['admin', 'create', 'review', 'edit', 'comment', 'read'];
 
 export const MemberRole = builder.enumType('MemberRole', {
   description: 'Member roles, from most to least powerful: admin, create, review, edit, comment, read',
