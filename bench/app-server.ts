@@ -1,15 +1,18 @@
 /**
- * Child-process entry of the benchmark: the real server (createApp) on the
+ * Child-process entry of the benchmarks: the real server (createApp) on the
  * database of DATABASE_URL, on a free port. Reports its base URL to the parent
- * over IPC, takes a CPU profile of the steady state when the parent asks, and
- * exits cleanly on SIGTERM/SIGINT. Started by bench/run.ts and bench/site-graph.ts
- * (startChild in bench/harness.ts); not meant to be run by hand.
+ * over IPC, hands over the SQL it sends (with when it sent each statement)
+ * and takes a CPU profile of the steady state when the parent asks, and exits
+ * cleanly on SIGTERM/SIGINT. Started by startChild of bench/harness.ts; not
+ * meant to be run by hand.
+ *
+ * It imports the app only through src/server.ts, src/config.ts and src/db/:
+ * bench/ab.ts starts this file in other checkouts of the app too.
  */
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { parseDatabaseUrl } from '../src/db/provider.ts';
-import { createMetrics } from '../src/metrics.ts';
-import { createApp } from '../src/server.ts';
+import { createApp, type App } from '../src/server.ts';
 
 const config = loadConfig({
   ...process.env,
@@ -22,20 +25,23 @@ const config = loadConfig({
 });
 // The same client createApp makes by itself (counting every statement in
 // db_queries_total), made here so the benchmark can also see the SQL text.
-const metrics = createMetrics();
-let captured: string[] | null = null;
+let captured: { statements: string[]; times: number[] } | null = null;
+let app: App | undefined;
 const db = createDb(parseDatabaseUrl(config.databaseUrl), {
   onQuery: (sql) => {
-    metrics.dbQueries.inc();
-    captured?.push(sql);
+    app?.metrics.dbQueries.inc();
+    if (captured) {
+      captured.statements.push(sql);
+      captured.times.push(performance.timeOrigin + performance.now());
+    }
   },
 });
-const app = createApp({ config, db, metrics });
+app = createApp({ config, db });
 const baseUrl = await app.listen();
 // The job dispatcher polls its table once as the server starts: let that pass before reporting
 // ready, so that the statements captured for the first measured request are the request's own.
 for (let last = -1; ; ) {
-  const count = (await metrics.dbQueries.get()).values[0]?.value ?? 0;
+  const count = (await app.metrics.dbQueries.get()).values[0]?.value ?? 0;
   if (count === last) break;
   last = count;
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -45,7 +51,7 @@ let closing = false;
 async function shutdown() {
   if (closing) return;
   closing = true;
-  await app.close();
+  await app!.close();
   await db.$disconnect();
   process.exit(0);
 }
@@ -53,15 +59,15 @@ process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 process.on('disconnect', shutdown);
 
-// Profiling on request of the parent (only the steady state, not startup):
-// {profile: 'start', intervalUs} then {profile: 'stop', file}.
+// On request of the parent: {sql: 'start'} then {sql: 'stop'} (the statements sent meanwhile, with their
+// times as epoch ms); {profile: 'start', intervalUs} then {profile: 'stop', file} (the steady state only).
 let session: import('node:inspector/promises').Session | null = null;
 process.on('message', async (message: { profile?: 'start' | 'stop'; intervalUs?: number; file?: string; sql?: 'start' | 'stop' }) => {
   if (message.sql === 'start') {
-    captured = [];
+    captured = { statements: [], times: [] };
     process.send?.({ sql: 'started' });
   } else if (message.sql === 'stop') {
-    process.send?.({ sql: 'stopped', statements: captured ?? [] });
+    process.send?.({ sql: 'stopped', statements: captured?.statements ?? [], times: captured?.times ?? [] });
     captured = null;
   } else if (message.profile === 'start') {
     const { Session } = await import('node:inspector/promises');

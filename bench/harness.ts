@@ -1,26 +1,48 @@
 /**
- * What the benchmarks share (bench/run.ts, bench/site-graph.ts): settings from
- * the environment, CPU pinning, child servers (bench/app-server.ts and the raw
- * servers) started and stopped over IPC, the background-CPU check, autocannon
- * load with latency percentiles from every response, the `db_queries_total`
- * delta, CPU profiles of a child under load and their summary, the machine
- * description and markdown helpers.
+ * The one harness of the benchmarks (bench/rest.ts, site-graph.ts,
+ * site-graph-floor.ts, content.ts, jobs.ts, ab.ts): settings from the
+ * environment, the database of a run (a fresh SQLite file, or a fresh schema
+ * of BENCH_DATABASE_URL's PostgreSQL), CPU pinning, child servers
+ * (bench/app-server.ts and the hand-written SQL servers) started and stopped
+ * over IPC, the load of a shared machine (waiting for a quiet one, who used
+ * the CPU during each measured phase), autocannon load with latency
+ * percentiles from every response, the `db_queries_total` delta, JSON calls,
+ * SQL statements by kind, CPU profiles and their summary by layer, the code
+ * measured, and the report: its header, tables, and the files it writes
+ * (the .md summary in bench/results/, kept in git; the raw JSON and CPU
+ * profiles in bench/out/, git-ignored).
  *
- * Environment (read here, the same for every benchmark): BENCH_DURATION (s,
- * default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (default 10),
- * BENCH_PROFILE (s, default 6; 0 disables), BENCH_NODE_ENV (NODE_ENV of the
- * servers, default production), BENCH_WAIT_QUIET (s to wait for a quiet
- * machine first, default 60).
+ * Environment (the same for every benchmark):
+ * - BENCH_DATABASE_URL: postgresql://user@host:port/db runs on PostgreSQL (in
+ *   a fresh schema, dropped at the end); unset or empty, on SQLite;
+ * - BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
+ *   BENCH_CONNECTIONS (default 10): the autocannon runs;
+ * - BENCH_PROFILE (s, default 6; 0 disables the CPU profiles);
+ * - BENCH_NODE_ENV: NODE_ENV of the servers (default production);
+ * - BENCH_WAIT_QUIET (s, default 60): how long, before each measured phase,
+ *   to wait for a quiet machine (no other benchmark or test runner, no core
+ *   above 15% busy); 0 never waits. BENCH_WAIT_BUDGET (s, default 600): all
+ *   those waits of one run together.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { createUserWithToken } from '../src/auth/users.ts';
+import { createDb } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
 
-export const here = path.dirname(fileURLToPath(import.meta.url));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '..');
+/** The .md summaries, kept in git. */
 export const resultsDir = path.join(here, 'results');
+/** Raw output (JSON, CPU profiles): git-ignored. */
+export const outDir = path.join(here, 'out');
 
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -28,15 +50,134 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 export const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE ?? 6);
 export const SERVER_NODE_ENV = process.env.BENCH_NODE_ENV ?? 'production';
 export const WAIT_QUIET_SECONDS = Number(process.env.BENCH_WAIT_QUIET ?? 60);
+export const WAIT_BUDGET_SECONDS = Number(process.env.BENCH_WAIT_BUDGET ?? 600);
+/** The PostgreSQL server to run on; undefined: SQLite. */
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL || undefined;
+export const provider: Provider = BENCH_DATABASE_URL ? 'postgresql' : 'sqlite';
+export const databaseName = provider === 'postgresql' ? 'PostgreSQL' : 'SQLite';
 /** PUBLIC_URL / APP_URL of every server the benchmarks start (bench/app-server.ts sets the same). */
 export const PUBLIC_URL = 'http://bench.local';
 
 export const log = (...args: unknown[]) => console.error('[bench]', ...args);
 
 export const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+export const count = (n: number) => n.toLocaleString('en-US');
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** Today's date (UTC) as YYYY-MM-DD, the prefix of the result files. */
 export const today = () => new Date().toISOString().slice(0, 10);
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+/** Nearest-rank percentiles, min, max and mean of the finite values. */
+export function stats(values: number[]) {
+  const sorted = Float64Array.from(values.filter((v) => Number.isFinite(v))).sort();
+  return {
+    n: sorted.length,
+    min: sorted[0] ?? NaN,
+    p10: percentile(sorted, 10),
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? NaN,
+    mean: sorted.length ? sum([...sorted]) / sorted.length : NaN,
+  };
+}
+export type Stats = ReturnType<typeof stats>;
+export const median = (values: number[]) => stats(values).p50;
+
+// ---------------------------------------------------------------------------
+// The database of a run
+
+export interface BenchDatabase {
+  url: string;
+  config: DatabaseConfig;
+  provider: Provider;
+  /** What it is, for the report (without any password). */
+  description: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database: a SQLite file in a temporary folder, or, with
+ * BENCH_DATABASE_URL, a new schema `bench_<name>_<random>` of that PostgreSQL
+ * database (dropped by `drop`).
+ */
+export async function createBenchDatabase(name: string): Promise<BenchDatabase> {
+  let url: string;
+  let dir: string | undefined;
+  let description: string;
+  if (BENCH_DATABASE_URL) {
+    const u = new URL(BENCH_DATABASE_URL);
+    if (u.searchParams.has('schema')) throw new Error('BENCH_DATABASE_URL: give no ?schema=, the benchmark makes its own');
+    const schema = `bench_${name.replace(/\W/g, '_')}_${randomBytes(5).toString('hex')}`;
+    u.searchParams.set('schema', schema);
+    url = u.toString();
+    description = `PostgreSQL ${u.hostname}:${u.port || '5432'}${u.pathname}, fresh schema ${schema}`;
+  } else {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+    url = `file:${path.join(dir, 'bench.db')}`;
+    description = 'SQLite, fresh file in a temporary folder';
+  }
+  const config = parseDatabaseUrl(url);
+  await prepareDatabase(config);
+  try {
+    await migrate(config);
+  } catch (error) {
+    await dropDatabase(config).catch(() => {});
+    throw error;
+  }
+  return {
+    url,
+    config,
+    provider: config.provider,
+    description,
+    async drop() {
+      await dropDatabase(config);
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A user and its API token, written directly (as `npm run cli -- user:create` would). */
+export async function createBenchUser(database: BenchDatabase, email: string): Promise<{ userId: string; token: string }> {
+  const db = createDb(database.config);
+  try {
+    const { user, token } = await createUserWithToken(db, { email, displayName: 'Bench', label: 'bench' });
+    return { userId: user.id, token };
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** The database server's version (and SQLite's journal mode, which the app sets when it opens the file). */
+export async function databaseVersion(database: BenchDatabase): Promise<string> {
+  if (database.provider === 'postgresql') {
+    const c = database.config.pg!;
+    const client = new pg.Client({ host: c.host, port: c.port, user: c.user, database: c.database, ...(c.password ? { password: c.password } : {}) });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: string }>('SELECT version() AS version');
+      return rows[0]!.version.replace(/ on .*/, '');
+    } finally {
+      await client.end();
+    }
+  }
+  const db = createDb(database.config);
+  try {
+    const rows = await db.$queryRawUnsafe<Array<{ v: string }>>('SELECT sqlite_version() AS v');
+    const mode = await db.$queryRawUnsafe<Array<{ journal_mode: string }>>('PRAGMA journal_mode');
+    return `SQLite ${rows[0]!.v} (better-sqlite3), journal mode ${mode[0]?.journal_mode ?? '?'}`;
+  } finally {
+    await db.$disconnect();
+  }
+}
 
 // ---------------------------------------------------------------------------
 // CPU pinning: servers on core 1, the load generator (this process) on core 0.
@@ -54,11 +195,9 @@ export const cores = os.cpus().length;
 export const pinning = hasTaskset() && cores >= 2;
 if (pinning) execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 
-export const pinningDescription = pinning ? 'server: taskset -c 1; autocannon: core 0' : 'none';
-
-export function logPinning() {
-  log(`pinning: ${pinning ? 'servers on core 1, autocannon on core 0' : 'none (no taskset or a single core)'}`);
-}
+export const pinningDescription =
+  (pinning ? 'servers: taskset -c 1; this process (the load generator): core 0' : 'none (no taskset or a single core)') +
+  (provider === 'postgresql' ? '; the PostgreSQL server is not pinned: it shares the cores' : '');
 
 // ---------------------------------------------------------------------------
 // Child servers
@@ -70,28 +209,32 @@ export interface Child {
 }
 
 /**
- * Starts `bench/<script>` in a child process (pinned to core 1), which reports
- * `{ready: true, baseUrl}` over IPC once it listens.
+ * Starts `bench/<script>` of this checkout, or of checkout `dir`, in a child
+ * process (pinned to core 1), which reports `{ready: true, baseUrl}` over IPC
+ * once it listens. While it runs, it is one of the servers of the machine-load readings.
  */
-export function startChild(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const args = [...nodeArgs, '--import', 'tsx', path.join(here, script)];
+export function startChild(script: string, env: Record<string, string>, options: { dir?: string } = {}): Promise<Child> {
+  const dir = options.dir ?? root;
+  const args = ['--import', 'tsx', path.join(dir, 'bench', script)];
   const [command, argv] = pinning ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command, argv, {
-    cwd: path.join(here, '..'),
+    cwd: dir,
     env: { ...process.env, NODE_ENV: SERVER_NODE_ENV, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    child.once('exit', (code) => reject(new Error(`${dir}/bench/${script} exited with ${code} before it was ready`)));
     child.on('message', (message: { ready?: boolean; baseUrl?: string }) => {
       if (!message.ready) return;
       clearTimeout(timer);
+      machineLoad.serverPids.add(child.pid!);
       resolve({
         process: child,
         baseUrl: message.baseUrl!,
         stop: async () => {
+          machineLoad.serverPids.delete(child.pid!);
           child.kill('SIGTERM');
           const timeout = new Promise<void>((r) => setTimeout(r, 15_000).unref());
           await Promise.race([exited, timeout]);
@@ -127,46 +270,350 @@ export function ask(child: Child, message: Record<string, unknown>, expected: st
   });
 }
 
-/** Runs `request` on the app server (bench/app-server.ts) and returns its result with the SQL it sent. */
-export async function captureSql<T>(child: Child, request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+/**
+ * Runs `request` on the app server (bench/app-server.ts) and returns its
+ * result with the SQL it sent and when (epoch ms, sub-ms precision: the
+ * same clock as `epochNow` here).
+ */
+export async function captureSql<T>(child: Child, request: () => Promise<T>): Promise<{ result: T; statements: string[]; times: number[] }> {
   await ask(child, { sql: 'start' }, 'started');
   const result = await request();
-  const statements = (await ask(child, { sql: 'stop' }, 'stopped')).statements as string[];
-  return { result, statements };
+  const answer = await ask(child, { sql: 'stop' }, 'stopped');
+  return { result, statements: answer.statements as string[], times: (answer.times as number[] | undefined) ?? [] };
 }
 
+/** Now as epoch ms with sub-millisecond precision (comparable across the processes of this machine). */
+export const epochNow = () => performance.timeOrigin + performance.now();
+
 // ---------------------------------------------------------------------------
-// Background load: the numbers mean little if something else uses the CPUs.
+// The load of the machine: others (their benchmarks, tests, servers) share
+// it, so before each measured phase a benchmark waits for a quiet machine,
+// and for each one it records who used the CPU.
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 function cpuTimes() {
   return os.cpus().map((c) => ({ idle: c.times.idle, total: c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq }));
 }
 
 /** Busy % of each core over `ms`, while this benchmark does nothing. */
-export async function backgroundBusy(ms = 1500): Promise<number[]> {
+async function backgroundBusy(ms = 1500): Promise<number[]> {
   const a = cpuTimes();
-  await new Promise((r) => setTimeout(r, ms));
+  await sleep(ms);
   const b = cpuTimes();
   return b.map((t, i) => {
     const total = t.total - a[i]!.total;
-    return total > 0 ? Math.round((100 * (1 - (t.idle - a[i]!.idle) / total)) * 10) / 10 : 0;
+    return total > 0 ? Math.round(100 * (1 - (t.idle - a[i]!.idle) / total) * 10) / 10 : 0;
   });
 }
 
-/** Waits (up to `maxSeconds`) for the machine to be quiet; returns the last reading. */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** CPU ticks (user + system) so far. */
+  ticks: number;
+  what: string;
+}
+
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** Every process (from /proc), with its command line shortened. */
+export function processes(): Map<number, ProcessInfo> {
+  const out = new Map<number, ProcessInfo>();
+  for (const entry of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const f = statFields(pid);
+    if (!f) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const what = cmd.map((a) => a.replace(/^.*\/node_modules\//, '').replace(`${root}/`, '')).join(' ').slice(0, 100);
+      out.set(pid, { pid, ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), what });
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU time (user + system) of a process, in ms. */
+export function cpuMs(pid: number | undefined): number {
+  const f = pid ? statFields(pid) : null;
+  return f ? ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS : NaN;
+}
+
+/** Resident memory and its high-water mark of a process, in MiB. */
+export function memoryMiB(pid: number | undefined): { rssMiB: number; peakMiB: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+  } catch {
+    return { rssMiB: NaN, peakMiB: NaN };
+  }
+}
+
+/** This process, its ancestors (npm, the shell) and its descendants (its servers, git http-backend). */
+function ownPids(procs: Map<number, ProcessInfo>): Set<number> {
+  const own = new Set<number>([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs.values()) {
+      if (!own.has(p.pid) && own.has(p.ppid)) {
+        own.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  for (let p = procs.get(process.pid)?.ppid; p && p > 1; p = procs.get(p)?.ppid) own.add(p);
+  return own;
+}
+
+/** Other benchmarks (anything run from a bench/ folder) and test runners (vitest) running now. */
+export function otherRunners(procs = processes()): ProcessInfo[] {
+  const own = ownPids(procs);
+  return [...procs.values()].filter((p) => !own.has(p.pid) && (/(^|[\s/])bench\/\S+\.ts/.test(p.what) || /vitest/.test(p.what)));
+}
+
+/** Busy CPU ticks of the whole machine (user, nice, system, irq, softirq) from /proc/stat. */
+function machineTicks(): number {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return fields[0]! + fields[1]! + fields[2]! + fields[5]! + fields[6]!;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A reading of the load with the benchmark idle (1.5 s). */
+export interface LoadReading {
+  phase: string;
+  at: string;
+  busyPercentPerCore: number[];
+  /** Other benchmarks and test runners running at that moment. */
+  otherRunners: string[];
+  /** The processes that used >= 2% of a core during the reading (this benchmark's own named as such). */
+  top: Array<{ what: string; percent: number }>;
+}
+
+export interface CpuSnapshot {
+  at: number;
+  procs: Map<number, ProcessInfo>;
+  machine: number;
+}
+
+/** CPU used during a measured phase, by whom, in ms. */
+export interface CpuUse {
+  phase: string;
+  seconds: number;
+  machineMs: number;
+  /** This process and its helpers (its ancestors and descendants but the server). */
+  benchmarkMs: number;
+  /** The servers under test (the children running). */
+  serverMs: number;
+  /** Every postgres process (other people's databases included). */
+  postgresMs: number;
+  othersMs: number;
+  /** The machine's busy time no live process accounts for: processes that ended during the phase (others' test workers), the kernel. */
+  unaccountedMs: number;
+  topOthers: Array<{ what: string; ms: number }>;
+}
+
+/** % of one core that `ms` of CPU over `seconds` is. */
+export const percentOfCore = (ms: number, seconds: number) => ms / seconds / 10;
+/** What other processes (and processes that ended meanwhile) used during a phase, in % of one core. */
+export const othersPercent = (c: CpuUse) => percentOfCore(c.othersMs + c.unaccountedMs, c.seconds);
+
+/** Waits (up to `maxSeconds`) for a quiet machine: no other benchmark or test runner, no core above 15% busy. */
 export async function waitForQuiet(maxSeconds: number): Promise<number[]> {
   const deadline = Date.now() + maxSeconds * 1000;
   let busy = await backgroundBusy();
-  while (Math.max(...busy) > 15 && Date.now() < deadline) {
-    log(`the machine is busy (${busy.join('% / ')}% per core): waiting...`);
-    await new Promise((r) => setTimeout(r, 3000));
+  let runners = otherRunners();
+  while ((Math.max(...busy) > 15 || runners.length > 0) && Date.now() < deadline) {
+    log(
+      `the machine is busy (${busy.join('% / ')}% per core${runners.length ? `; ${runners.length} other benchmark/test processes, e.g. ${runners[0]!.what}` : ''}): waiting...`,
+    );
+    await sleep(3000);
     busy = await backgroundBusy();
+    runners = otherRunners();
   }
   return busy;
 }
 
+/** The load of the machine during one benchmark run: readings between phases, CPU by whom during each measured phase. */
+class MachineLoad {
+  /** The servers under test (the children running), whose CPU is told apart (kept by startChild). */
+  readonly serverPids = new Set<number>();
+  readonly readings: LoadReading[] = [];
+  readonly phases: CpuUse[] = [];
+  private waitedSeconds = 0;
+
+  /** Reads the load over 1.5 s, the benchmark idle. */
+  async read(phase: string): Promise<LoadReading> {
+    const before = processes();
+    const started = performance.now();
+    const busyPercentPerCore = await backgroundBusy();
+    const seconds = Math.max(0.5, (performance.now() - started) / 1000);
+    const after = processes();
+    const top: LoadReading['top'] = [];
+    for (const [pid, p] of after) {
+      const percent = (100 * (p.ticks - (before.get(pid)?.ticks ?? 0))) / CLOCK_TICKS / seconds;
+      if (percent < 2) continue;
+      top.push({ what: pid === process.pid ? 'this benchmark' : this.serverPids.has(pid) ? 'its server' : p.what, percent: Math.round(percent) });
+    }
+    top.sort((a, b) => b.percent - a.percent);
+    const reading: LoadReading = {
+      phase,
+      at: new Date().toISOString(),
+      busyPercentPerCore,
+      otherRunners: otherRunners(after).map((p) => `${p.pid} ${p.what}`),
+      top: top.slice(0, 4),
+    };
+    this.readings.push(reading);
+    log(
+      `load (${phase}): ${busyPercentPerCore.join('% / ')}% per core; other benchmarks/tests: ${reading.otherRunners.length}; ` +
+        `top: ${reading.top.map((t) => `${t.what} ${t.percent}%`).join(', ') || 'none'}`,
+    );
+    return reading;
+  }
+
+  /** Before a measured phase: waits (BENCH_WAIT_QUIET s at most, within BENCH_WAIT_BUDGET for the run) for a quiet machine, then reads its load. */
+  async settle(phase: string): Promise<LoadReading> {
+    const seconds = Math.min(WAIT_QUIET_SECONDS, Math.max(0, WAIT_BUDGET_SECONDS - this.waitedSeconds));
+    const started = Date.now();
+    if (seconds > 0) await waitForQuiet(seconds);
+    this.waitedSeconds += (Date.now() - started) / 1000;
+    return this.read(phase);
+  }
+
+  snapshot(): CpuSnapshot {
+    return { at: performance.now(), procs: processes(), machine: machineTicks() };
+  }
+
+  /** The CPU used between two snapshots, by whom; recorded as a measured phase. */
+  between(phase: string, a: CpuSnapshot, b: CpuSnapshot): CpuUse {
+    const seconds = (b.at - a.at) / 1000;
+    const ms = (ticks: number) => (ticks * 1000) / CLOCK_TICKS;
+    const own = ownPids(b.procs);
+    let benchmark = 0;
+    let server = 0;
+    let postgres = 0;
+    let others = 0;
+    const top: CpuUse['topOthers'] = [];
+    for (const [pid, now] of b.procs) {
+      const ticks = now.ticks - (a.procs.get(pid)?.ticks ?? 0);
+      if (ticks <= 0) continue;
+      if (this.serverPids.has(pid)) server += ticks;
+      else if (own.has(pid)) benchmark += ticks;
+      else if (/(^|\/)postgres\b/.test(now.what)) postgres += ticks;
+      else {
+        others += ticks;
+        top.push({ what: now.what, ms: ms(ticks) });
+      }
+    }
+    const use: CpuUse = {
+      phase,
+      seconds,
+      machineMs: ms(b.machine - a.machine),
+      benchmarkMs: ms(benchmark),
+      serverMs: ms(server),
+      postgresMs: ms(postgres),
+      othersMs: ms(others),
+      unaccountedMs: Math.max(0, ms(b.machine - a.machine - benchmark - server - postgres - others)),
+      topOthers: top.sort((x, y) => y.ms - x.ms).slice(0, 3),
+    };
+    this.phases.push(use);
+    const pct = (v: number) => `${fmt(percentOfCore(v, seconds))}%`;
+    log(
+      `CPU during ${phase} (% of one core): machine ${pct(use.machineMs)}, benchmark ${pct(use.benchmarkMs)}, server ${pct(use.serverMs)}, ` +
+        `PostgreSQL ${pct(use.postgresMs)}, others ${pct(use.othersMs)}, unaccounted ${pct(use.unaccountedMs)}`,
+    );
+    return use;
+  }
+
+  /** The phases in which other processes used `threshold`% of a core or more. */
+  disturbed(threshold = 10): CpuUse[] {
+    return this.phases.filter((c) => othersPercent(c) >= threshold);
+  }
+
+  /** The "Load of the machine" section of a report. */
+  markdown(): string[] {
+    const esc = (s: string) => s.replaceAll('|', '\\|');
+    const md = ['## Load of the machine', ''];
+    md.push(
+      (WAIT_QUIET_SECONDS > 0 && WAIT_BUDGET_SECONDS > 0
+        ? `Before each measured phase the benchmark waited (at most ${WAIT_QUIET_SECONDS} s, ${WAIT_BUDGET_SECONDS} s in all) for a quiet machine: no other benchmark or test runner, no core above 15% busy. `
+        : 'The benchmark did not wait for a quiet machine (BENCH_WAIT_QUIET=0 or BENCH_WAIT_BUDGET=0). ') + 'Readings (1.5 s, the benchmark idle; % of one core per process):',
+      '',
+      ...table(
+        ['when (UTC)', 'phase', 'busy % per core', 'other benchmarks / test runners', 'top processes'],
+        this.readings.map((r) => [
+          r.at.slice(11, 19),
+          r.phase,
+          r.busyPercentPerCore.join(' / '),
+          r.otherRunners.length
+            ? `${r.otherRunners.length}: ${r.otherRunners.slice(0, 2).map((o) => `\`${esc(o).slice(0, 60)}\``).join(', ')}${r.otherRunners.length > 2 ? ', …' : ''}`
+            : '—',
+          r.top.map((t) => `${esc(t.what)} ${t.percent}%`).join('; ') || '—',
+        ]),
+        ['l', 'l', 'r', 'l', 'l'],
+      ),
+      '',
+    );
+    if (this.phases.length) {
+      const pct = (ms: number, c: CpuUse) => `${fmt(percentOfCore(ms, c.seconds))}%`;
+      md.push(
+        `CPU used during the measured phases, on average, in % of one core (${cores} cores = ${cores * 100}%), by whom (from /proc):`,
+        '',
+        ...table(
+          ['phase', 's', 'machine', 'this benchmark', 'its servers', 'PostgreSQL (all)', 'other processes', 'not accounted (ended processes, kernel)', 'top other processes'],
+          this.phases.map((c) => [
+            c.phase,
+            fmt(c.seconds),
+            pct(c.machineMs, c),
+            pct(c.benchmarkMs, c),
+            pct(c.serverMs, c),
+            pct(c.postgresMs, c),
+            pct(c.othersMs, c),
+            pct(c.unaccountedMs, c),
+            c.topOthers.map((t) => `${esc(t.what)} ${pct(t.ms, c)}`).join('; ') || '—',
+          ]),
+          ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+        ),
+        '',
+      );
+    }
+    const disturbed = this.disturbed();
+    const busiest = Math.max(0, ...this.readings.map((r) => Math.max(...r.busyPercentPerCore)));
+    const runners = new Set(this.readings.flatMap((r) => r.otherRunners));
+    md.push(
+      disturbed.length
+        ? `**Other processes used the CPU during measured phases** (${disturbed.map((c) => `${c.phase}: ${fmt(othersPercent(c))}% of a core`).join('; ')}): their latencies may be inflated; statement counts are not affected.`
+        : `Other processes used less than 10% of a core during every measured phase${busiest > 15 || runners.size ? ` (though between phases a core was up to ${fmt(busiest)}% busy, ${runners.size} other benchmark/test processes seen)` : ''}.`,
+      '',
+    );
+    return md;
+  }
+}
+
+/** The load of this run's machine (one benchmark per process). */
+export const machineLoad = new MachineLoad();
+
 // ---------------------------------------------------------------------------
-// Load
+// HTTP
 
 export interface Endpoint {
   key: string;
@@ -192,6 +639,7 @@ export interface Endpoint {
 export interface Measurement {
   endpoint: string;
   label: string;
+  connections: number;
   durationSeconds: number;
   requests: number;
   rps: number;
@@ -205,13 +653,9 @@ export interface Measurement {
   bytesPerResponse: number;
   statements: number;
   statementsPerRequest: number;
+  /** CPU by whom during the measured run. */
+  cpu: CpuUse;
   autocannon: { rpsAverage: number; latencyP50: number; latencyP99: number; sent: number; completed: number };
-}
-
-export function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
 }
 
 /** autocannon against `endpoint` for `seconds`; with `record`, the latency of every response (sorted) and the range of response sizes. */
@@ -266,20 +710,23 @@ export async function metricValue(baseUrl: string, name: string): Promise<number
 }
 
 /**
- * A warm-up, then a measured run of `endpoint`; statements/request is the
- * delta of `db_queries_total` over the measured run divided by the requests
- * sent. Throws on any non-2xx, error or timeout.
+ * A warm-up, then a measured run of `endpoint` (a measured phase of the
+ * machine load); statements/request is the delta of `db_queries_total` over
+ * the measured run divided by the requests sent. Throws on any non-2xx,
+ * error or timeout.
  */
-export async function measure(baseUrl: string, endpoint: Endpoint, token: string): Promise<Measurement> {
+export async function measure(baseUrl: string, endpoint: Endpoint, token: string, phase = endpoint.label): Promise<Measurement> {
   if (WARMUP > 0) {
     await load(baseUrl, endpoint, token, WARMUP, false);
     // Warm-up requests still in flight when it stopped finish before the count starts.
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   const before = await metricValue(baseUrl, 'db_queries_total');
+  const cpuBefore = machineLoad.snapshot();
   const { result, sorted, minBytes, maxBytes } = await load(baseUrl, endpoint, token, DURATION, true);
+  const cpu = machineLoad.between(phase, cpuBefore, machineLoad.snapshot());
   // Let requests still in flight when autocannon stopped finish on the server.
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   const after = await metricValue(baseUrl, 'db_queries_total');
   const completed = result.requests.total;
   const sent = result.requests.sent ?? completed;
@@ -287,6 +734,7 @@ export async function measure(baseUrl: string, endpoint: Endpoint, token: string
   const m: Measurement = {
     endpoint: endpoint.key,
     label: endpoint.label,
+    connections: endpoint.connections ?? CONNECTIONS,
     durationSeconds: result.duration,
     requests: completed,
     rps: completed / result.duration,
@@ -301,6 +749,7 @@ export async function measure(baseUrl: string, endpoint: Endpoint, token: string
     statements,
     // Requests sent reached the server (the in-flight ones finished during the pause above).
     statementsPerRequest: sent ? statements / sent : NaN,
+    cpu,
     autocannon: { rpsAverage: result.requests.average, latencyP50: result.latency.p50, latencyP99: result.latency.p99, sent, completed },
   };
   log(
@@ -312,6 +761,22 @@ export async function measure(baseUrl: string, endpoint: Endpoint, token: string
     throw new Error(`${endpoint.label}: responses of different sizes (${minBytes} to ${maxBytes} bytes): some were not the expected answer`);
   }
   return m;
+}
+
+/** What a report says of its autocannon measurements. */
+export const MEASUREMENT_NOTE =
+  'Latencies are computed from every measured response (sub-millisecond precision). Statements/request: delta of `db_queries_total` (GET /metrics) over the measured run ÷ requests sent (a hand-written server counts its own).';
+
+/** The driver of the hand-written SQL servers on this run's database, for the reports. */
+export const handWrittenDriver = provider === 'postgresql' ? "node-postgres, a pool of 10 connections as the app's" : 'better-sqlite3';
+
+/** The table of autocannon measurements of a report: one row per endpoint and server, `vs` comparing it with a baseline. */
+export function measurementTable(rows: Array<{ server: string; m: Measurement; vs: string }>, vsHeader: string): string[] {
+  return table(
+    ['endpoint', 'server', 'req/s', 'p50 (ms)', 'p99 (ms)', 'statements/request', 'bytes/response', vsHeader, 'other processes meanwhile (% of a core)'],
+    rows.map(({ server, m, vs }) => [m.label, server, fmt(m.rps), fmt(m.p50Ms, 2), fmt(m.p99Ms, 2), fmt(m.statementsPerRequest, 2), fmt(m.bytesPerResponse), vs, `${fmt(othersPercent(m.cpu))}%`]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  );
 }
 
 export interface Body {
@@ -330,19 +795,38 @@ export async function request(baseUrl: string, p: string, token: string, endpoin
   return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') };
 }
 
-export const getBody = (baseUrl: string, p: string, token: string): Promise<Body> => request(baseUrl, p, token);
+export interface Reply {
+  status: number;
+  /** The parsed JSON (any: the benchmarks read many answer shapes). */
+  body: any;
+  ms: number;
+}
 
-/** `value` with the keys of every object sorted, so two JSON bodies compare equal whatever their key order. */
-export function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
+/** A JSON call to the app with the bearer token, timed; throws unless it answers `expected`. */
+export async function api(baseUrl: string, token: string, method: string, p: string, body?: unknown, expected = 200): Promise<Reply> {
+  const started = performance.now();
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: keep the text
   }
-  return value;
+  if (res.status !== expected) throw new Error(`${method} ${p} answered ${res.status} (expected ${expected}): ${text.slice(0, 2000)}`);
+  return { status: res.status, body: parsed, ms };
+}
+
+/** A GraphQL operation over HTTP; throws on `errors`. */
+export async function graphql(baseUrl: string, token: string, query: string, variables: Record<string, unknown>): Promise<Reply['body']> {
+  const { body } = await api(baseUrl, token, 'POST', '/graphql', { query, variables });
+  if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors).slice(0, 2000)}`);
+  return body.data;
 }
 
 /** Where two JSON values first differ (a JSON path and both values), or null when equal modulo key order. */
@@ -368,6 +852,83 @@ export function firstDifference(a: unknown, b: unknown, at = '$'): string | null
 }
 
 // ---------------------------------------------------------------------------
+// SQL statements
+
+/** A statement in a few words: `INSERT Space`, `SELECT Site` (the first table it reads), `COUNT Site`, `BEGIN`. */
+export function statementKind(sql: string): string {
+  const s = sql.trim();
+  const tx = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i.exec(s);
+  if (tx) return tx[1]!.toUpperCase();
+  const name = String.raw`(?:[\x60"]?\w+[\x60"]?\.)?[\x60"]?(\w+)[\x60"]?`;
+  const insert = new RegExp(`^INSERT\\s+INTO\\s+${name}`, 'i').exec(s);
+  if (insert) return `INSERT ${insert[1]}${/'delete'/.test(s) ? ' (FTS5 delete command)' : ''}`;
+  const update = new RegExp(`^UPDATE\\s+${name}`, 'i').exec(s);
+  if (update) return `UPDATE ${update[1]}`;
+  const del = new RegExp(`^DELETE\\s+FROM\\s+${name}`, 'i').exec(s);
+  if (del) return `DELETE ${del[1]}`;
+  if (/^SELECT\s+pg_advisory_xact_lock/i.test(s)) return 'SELECT pg_advisory_xact_lock';
+  if (/^(SELECT|WITH)\b/i.test(s)) return `${/^SELECT\s+COUNT\(/i.test(s) ? 'COUNT' : 'SELECT'} ${statementTable(s) ?? '?'}`;
+  return s.split(/\s+/)[0]!.toUpperCase();
+}
+
+/** The first table a statement reads (`FROM <table>`, inside a subquery too). */
+export function statementTable(sql: string): string | null {
+  const m = /\bFROM\s+(?:[\x60"]?\w+[\x60"]?\.)?[\x60"]?([A-Za-z_]\w*)[\x60"]?/i.exec(sql.replace(/\bFROM\s+\(/gi, '( '));
+  return m ? m[1]! : null;
+}
+
+export const isTransactionControl = (sql: string) => /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i.test(sql);
+
+/** The number of bound parameters of a statement (`?` or `$n`). */
+const parametersOf = (sql: string) => (sql.match(/\?|\$\d+/g) ?? []).length;
+
+/** `statementKind`, with the parameters when there are many. */
+export const describeStatement = (sql: string) => {
+  const n = parametersOf(sql);
+  return `${statementKind(sql)}${n > 20 ? ` (${count(n)} parameters)` : ''}`;
+};
+
+export interface KindCount {
+  kind: string;
+  count: number;
+  maxParameters: number;
+}
+
+/** Statements counted by kind, most frequent first. */
+export function byKind(statements: string[]): KindCount[] {
+  const counts = new Map<string, KindCount>();
+  for (const sql of statements) {
+    const kind = statementKind(sql);
+    const entry = counts.get(kind) ?? { kind, count: 0, maxParameters: 0 };
+    entry.count++;
+    entry.maxParameters = Math.max(entry.maxParameters, parametersOf(sql));
+    counts.set(kind, entry);
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
+}
+
+/** A table of statement kinds (rows) by sample (columns), with totals. */
+export function kindTable(samples: Array<{ label: string; kinds: KindCount[] }>, showParameters = false): string[] {
+  const kinds = [...new Set(samples.flatMap((s) => s.kinds.map((k) => k.kind)))];
+  const find = (s: (typeof samples)[number], kind: string) => s.kinds.find((k) => k.kind === kind);
+  kinds.sort((a, b) => Math.max(...samples.map((s) => find(s, b)?.count ?? 0)) - Math.max(...samples.map((s) => find(s, a)?.count ?? 0)));
+  const cell = (s: (typeof samples)[number], kind: string) => {
+    const k = find(s, kind);
+    return k ? `${k.count}${showParameters && k.maxParameters > 5 ? ` (≤ ${k.maxParameters} params)` : ''}` : '0';
+  };
+  return table(
+    ['statement', ...samples.map((s) => s.label)],
+    [...kinds.map((kind) => [`\`${kind}\``, ...samples.map((s) => cell(s, kind))]), ['**total**', ...samples.map((s) => `**${sum(s.kinds.map((k) => k.count))}**`)]],
+    ['l', ...samples.map(() => 'r' as const)],
+  );
+}
+
+/** SQL statements as a fenced block, one line each (whitespace collapsed, cut at `max` characters). */
+export function sqlBlock(statements: string[], max = 400): string[] {
+  return ['```sql', ...statements.map((q) => q.replace(/\s+/g, ' ').slice(0, max)), '```'];
+}
+
+// ---------------------------------------------------------------------------
 // CPU profiles
 
 interface ProfileNode {
@@ -375,6 +936,23 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
+
+/** A layer of the stack: the frames whose script URL matches. */
+export type Layer = [name: string, url: RegExp];
+
+/** The layers of a request to the app. */
+export const REQUEST_LAYERS: Layer[] = [
+  ['Prisma client + adapter + database driver', /@prisma\/|better-sqlite3|node_modules\/pg[\w-]*\/|\/src\/db\//],
+  ['REST runtime (src/rest)', /\/src\/rest\//],
+  ['GraphQL (yoga/envelop, execution, Pothos)', /node_modules\/(graphql|@graphql-tools|@pothos|@envelop|graphql-yoga|@escape\.tech|dataloader|@graphql-yoga)\//],
+  [
+    'HTTP (node:http + whatwg-node fetch adapter)',
+    /node_modules\/(@whatwg-node|urlpattern-polyfill|find-my-way)\/|^node:(_http|http|net|stream|internal\/(http|stream|streams|net|url|fixed_queue))/,
+  ],
+  ['metrics / logging / rate limit', /node_modules\/(prom-client|pino|rate-limiter-flexible)\//],
+  ['app code (src, resolvers, auth)', /\/src\//],
+  ['other packages', /node_modules\//],
+];
 
 /**
  * CPU profile of the app server (a fresh bench/app-server.ts child) under the
@@ -398,12 +976,17 @@ function where(url: string): string {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  const root = path.join(here, '..') + '/';
   const file = url.replace(/^file:\/\//, '');
-  return file.startsWith(root) ? file.slice(root.length) : file;
+  return file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file;
 }
 
-export function summariseProfile(file: string) {
+/**
+ * Self time by layer (each sample charged to the nearest frame of its stack
+ * that belongs to one of `layers`, so native work such as SQLite's
+ * prepare/step counts for the layer that called it), by package or file
+ * (the leaf frame), and the top functions; the profiler's own work left out.
+ */
+export function summariseProfile(file: string, layers: Layer[] = REQUEST_LAYERS) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map<number, number>();
@@ -416,10 +999,23 @@ export function summariseProfile(file: string) {
   const selfUs = new Map<number, number>();
   for (let i = 0; i < profile.samples.length; i++) selfUs.set(profile.samples[i]!, (selfUs.get(profile.samples[i]!) ?? 0) + (profile.timeDeltas[i] ?? 0));
   for (const id of [...selfUs.keys()]) if (isProfiler(id)) selfUs.delete(id);
+  const layerOf = (id: number): string => {
+    const leaf = byId.get(id)!.callFrame;
+    if (leaf.functionName === '(garbage collector)') return 'garbage collector';
+    if (leaf.functionName === '(program)') return '(program: V8/native, no JS frame)';
+    for (let cur: number | undefined = id; cur !== undefined; cur = parentOf.get(cur)) {
+      const url = byId.get(cur)!.callFrame.url;
+      if (!url) continue;
+      const layer = layers.find(([, re]) => re.test(url));
+      if (layer) return layer[0];
+    }
+    return 'other (event loop, microtasks, node internals)';
+  };
   let total = 0;
   let idle = 0;
   const functions = new Map<string, { name: string; location: string; us: number }>();
   const places = new Map<string, number>();
+  const byLayer = new Map<string, number>();
   for (const [id, us] of selfUs) {
     const { callFrame } = byId.get(id)!;
     total += us;
@@ -436,44 +1032,22 @@ export function summariseProfile(file: string) {
     entry.us += us;
     functions.set(key, entry);
     places.set(place, (places.get(place) ?? 0) + us);
+    const layer = layerOf(id);
+    byLayer.set(layer, (byLayer.get(layer) ?? 0) + us);
   }
-  // Stages: each sample goes to the nearest frame on its stack (leaf first) that belongs to a known layer,
-  // so native work (SQLite's prepare/step, JSON.parse, ...) counts for the layer that called it.
-  const stageOfUrl = (url: string): string | null => {
-    if (!url) return null;
-    if (/@prisma\/|better-sqlite3|\/src\/db\//.test(url)) return 'Prisma client + adapter + SQLite';
-    if (/\/src\/rest\//.test(url)) return 'REST runtime (src/rest)';
-    if (/node_modules\/(graphql|@graphql-tools|@pothos|@envelop|graphql-yoga|@escape\.tech|dataloader|@graphql-yoga)\//.test(url)) return 'GraphQL (yoga/envelop, execution, Pothos)';
-    if (/node_modules\/(@whatwg-node|urlpattern-polyfill|find-my-way)\//.test(url) || /^node:(_http|http|net|stream|internal\/(http|stream|streams|net|url|fixed_queue))/.test(url)) return 'HTTP (node:http + whatwg-node fetch adapter)';
-    if (/node_modules\/(prom-client|pino|rate-limiter-flexible)\//.test(url)) return 'metrics / logging / rate limit';
-    if (/\/work\/main\/src\//.test(url) || url.includes('/src/')) return 'app code (src, resolvers, auth)';
-    if (url.includes('node_modules/')) return 'other packages';
-    return null;
-  };
-  const stageOf = (id: number): string => {
-    const leaf = byId.get(id)!.callFrame;
-    if (leaf.functionName === '(garbage collector)') return 'garbage collector';
-    if (leaf.functionName === '(program)') return '(program: V8/native, no JS frame)';
-    for (let cur: number | undefined = id; cur !== undefined; cur = parentOf.get(cur)) {
-      const stage = stageOfUrl(byId.get(cur)!.callFrame.url);
-      if (stage) return stage;
-    }
-    return 'other (event loop, microtasks)';
-  };
-  const stages = new Map<string, number>();
-  for (const [id, us] of selfUs) if (byId.get(id)!.callFrame.functionName !== '(idle)') stages.set(stageOf(id), (stages.get(stageOf(id)) ?? 0) + us);
   const busy = total - idle;
   const pct = (us: number) => (100 * us) / busy;
   return {
     file,
     sampledMs: total / 1000,
     busyMs: busy / 1000,
+    idleMs: idle / 1000,
     idlePercent: (100 * idle) / total,
     topFunctions: [...functions.values()]
       .sort((a, b) => b.us - a.us)
       .slice(0, 20)
       .map((f) => ({ function: f.name, location: f.location, selfMs: f.us / 1000, percentOfBusy: pct(f.us) })),
-    byStage: [...stages.entries()].sort((a, b) => b[1] - a[1]).map(([stage, us]) => ({ stage, selfMs: us / 1000, percentOfBusy: pct(us) })),
+    byLayer: [...byLayer.entries()].sort((a, b) => b[1] - a[1]).map(([layer, us]) => ({ layer, selfMs: us / 1000, percentOfBusy: pct(us) })),
     byPackage: [...places.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 20)
@@ -483,49 +1057,84 @@ export function summariseProfile(file: string) {
 
 export type ProfileSummary = ReturnType<typeof summariseProfile>;
 
-/** The "Where the time goes" section of a report (`title` names the request profiled). */
+/** The profile's busy time by layer (with the idle time), then its top functions. */
+export function profileTables(profile: ProfileSummary, topFunctions = 12): string[] {
+  return [
+    ...table(
+      ['layer', 'ms', '% busy'],
+      [...profile.byLayer.map((l) => [l.layer, fmt(l.selfMs), `${fmt(l.percentOfBusy, 1)}%`]), ['(idle: waiting for the database, the network, timers)', fmt(profile.idleMs), '—']],
+      ['l', 'r', 'r'],
+    ),
+    '',
+    ...table(
+      ['function', 'location', 'self ms', '% busy'],
+      profile.topFunctions.slice(0, topFunctions).map((f) => [`\`${f.function}\``, f.location, fmt(f.selfMs), `${fmt(f.percentOfBusy, 1)}%`]),
+      ['l', 'l', 'r', 'r'],
+    ),
+    '',
+  ];
+}
+
+/** The "Where the time goes" section of a report on a profile taken by profileUnderLoad (`title` names the request profiled). */
 export function profileMarkdown(profile: ProfileSummary, title: string, seconds = PROFILE_SECONDS): string[] {
-  const md: string[] = [];
-  md.push(`## Where the time goes (${title})`, '');
-  md.push(
+  return [
+    `## Where the time goes (${title})`,
+    '',
     `CPU profile of the app server (V8 sampling profiler via node:inspector, 200 µs interval, steady state only: started after a 2 s warm-up, ` +
-      `stopped after ${seconds} s of the same load; saved as \`${path.basename(profile.file)}\`, open it in Chrome DevTools): ` +
-      `${fmt(profile.busyMs)} ms busy of ${fmt(profile.sampledMs)} ms sampled (${fmt(profile.idlePercent, 1)}% idle). Self time, as % of busy time.`,
+      `stopped after ${seconds} s of the same load; saved as \`bench/out/${path.basename(profile.file)}\`, not in git, open it in Chrome DevTools): ` +
+      `${fmt(profile.busyMs)} ms busy of ${fmt(profile.sampledMs)} ms sampled (${fmt(profile.idlePercent, 1)}% idle). ` +
+      'Self time as % of busy time, by layer (each sample charged to the nearest frame of its stack that belongs to a layer, so SQLite\'s native prepare/step count for Prisma), then by function:',
     '',
-    '### By layer',
+    ...profileTables(profile, 20),
+    'By package or file (self time of the leaf frame):',
     '',
-    'Each sample is charged to the nearest frame on its stack that belongs to a layer (so SQLite\'s native prepare/step count for Prisma).',
+    ...table(['where', 'self ms', '% busy'], profile.byPackage.slice(0, 15).map((p) => [p.place, fmt(p.selfMs), `${fmt(p.percentOfBusy, 1)}%`]), ['l', 'r', 'r']),
     '',
-    '| layer | ms | % busy |',
-    '|---|---:|---:|',
-    ...profile.byStage.map((st) => `| ${st.stage} | ${fmt(st.selfMs)} | ${fmt(st.percentOfBusy, 1)}% |`),
-    '',
-    '### By package / file (self time of the leaf frame)',
-    '',
-    '| where | self ms | % busy |',
-    '|---|---:|---:|',
-  );
-  for (const p of profile.byPackage.slice(0, 15)) md.push(`| ${p.place} | ${fmt(p.selfMs)} | ${fmt(p.percentOfBusy, 1)}% |`);
-  md.push('', '### Top functions', '', '| function | location | self ms | % busy |', '|---|---|---:|---:|');
-  for (const f of profile.topFunctions.slice(0, 20)) md.push(`| \`${f.function}\` | ${f.location} | ${fmt(f.selfMs)} | ${fmt(f.percentOfBusy, 1)}% |`);
-  md.push('');
-  return md;
+  ];
 }
 
 // ---------------------------------------------------------------------------
-// Report helpers
+// The run and its report
 
-export interface Machine {
-  cpu: string;
-  cores: number;
-  memoryGiB: number;
-  node: string;
-  platform: string;
-  pinning: string;
-  backgroundBusyPercentPerCore: { before: number[]; after: number[] };
+/** Which code was measured (this checkout, or checkout `dir`): HEAD, the files of the working tree that differ from it, and a digest of src/. */
+export function codeIdentity(dir = root) {
+  const git = (args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const status = git(['status', '--porcelain', '-uall']);
+  const digest = createHash('sha256');
+  for (const file of git(['ls-files', '--cached', '--others', '--exclude-standard', 'src']).split('\n').filter(Boolean).sort()) {
+    try {
+      digest.update(file).update(fs.readFileSync(path.join(dir, file)));
+    } catch {
+      digest.update(`${file} missing`);
+    }
+  }
+  return { head: git(['rev-parse', '--short', 'HEAD']), changedFiles: status ? status.split('\n').length : 0, srcDigest: digest.digest('hex').slice(0, 12) };
 }
 
-export function describeMachine(busyBefore: number[], busyAfter: number[]): Machine {
+export interface Run {
+  /** The benchmark's name: rest, site-graph, ... */
+  bench: string;
+  /** The result files' name: `<date>-<bench>-<sqlite|postgresql>`. */
+  name: string;
+  date: string;
+  startedAt: Date;
+  code: ReturnType<typeof codeIdentity>;
+}
+
+/** Starts a run: its name and the code it measures. */
+export function startRun(bench: string): Run {
+  const date = today();
+  log(`${bench} on ${databaseName}; pinning: ${pinningDescription}`);
+  return { bench, name: `${date}-${bench}-${provider}`, date, startedAt: new Date(), code: codeIdentity() };
+}
+
+export function describeMachine() {
   return {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores,
@@ -533,16 +1142,23 @@ export function describeMachine(busyBefore: number[], busyAfter: number[]): Mach
     node: process.version,
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
     pinning: pinningDescription,
-    backgroundBusyPercentPerCore: { before: busyBefore, after: busyAfter },
   };
 }
 
-/** The first lines of every report: machine, Node, background CPU. */
-export function machineLines(machine: Machine): string[] {
-  const { before, after } = machine.backgroundBusyPercentPerCore;
+/** The first lines of every report: title, machine, time, code, database, pinning. */
+export function reportHeader(run: Run, title: string, database: { description: string; version: string } | null): string[] {
+  const machine = describeMachine();
+  const code = codeIdentity();
   return [
+    `# ${title}, ${databaseName} — ${run.date}`,
+    '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node} (${machine.platform}).`,
-    `Background CPU (busy % per core over 1.5 s with the benchmark idle): before ${before.join('/')}, after ${after.join('/')}.`,
+    `Run from ${run.startedAt.toISOString().slice(0, 19)} to ${new Date().toISOString().slice(0, 19)} (UTC), ${fmt((Date.now() - run.startedAt.getTime()) / 1000)} s.`,
+    `Code measured: HEAD ${run.code.head}${run.code.changedFiles ? `, ${run.code.changedFiles} files of the working tree changed or new` : ''}` +
+      (code.srcDigest !== run.code.srcDigest ? '; **src/ changed during the run** (the servers loaded it when they started).' : '; src/ did not change during the run.'),
+    ...(database ? [`Database: ${database.version}; ${database.description}.`] : []),
+    `Pinning: ${machine.pinning}. Servers: NODE_ENV=${SERVER_NODE_ENV}, LOG_LEVEL=silent, rate limit effectively off, job polling once an hour (JOB_POLL_MS) so that background polls do not count as statements of the requests.`,
+    '',
   ];
 }
 
@@ -555,16 +1171,46 @@ export function table(header: string[], rows: Array<Array<string | number>>, ali
   ];
 }
 
-/** SQL statements as a fenced block, one line each (whitespace collapsed, cut at `max` characters). */
-export function sqlBlock(statements: string[], max = 400): string[] {
-  return ['```sql', ...statements.map((q) => q.replace(/\s+/g, ' ').slice(0, max)), '```'];
+/** Copies a raw file (a CPU profile) to bench/out/ as `<name>`; returns the copy's path. */
+export function keepInOut(file: string, name: string): string {
+  fs.mkdirSync(outDir, { recursive: true });
+  const kept = path.join(outDir, name);
+  fs.copyFileSync(file, kept);
+  return kept;
 }
 
-/** Writes `<base>.json` and `<base>.md` in bench/results/. */
-export function writeResults(name: string, json: unknown, md: string[]): string {
+/**
+ * Writes the report `<run.name>.md` in bench/results/ (kept in git) and the
+ * raw data `<run.name>.json` in bench/out/ (ignored), and prints the report.
+ */
+export function writeResults(run: Run, json: Record<string, unknown>, md: string[]): void {
   fs.mkdirSync(resultsDir, { recursive: true });
-  const base = path.join(resultsDir, name);
-  fs.writeFileSync(`${base}.json`, `${JSON.stringify(json, null, 2)}\n`);
-  fs.writeFileSync(`${base}.md`, md.join('\n'));
-  return base;
+  fs.mkdirSync(outDir, { recursive: true });
+  const files = { md: path.join(resultsDir, `${run.name}.md`), json: path.join(outDir, `${run.name}.json`) };
+  const full = {
+    date: run.date,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    provider,
+    machine: describeMachine(),
+    code: run.code,
+    load: { readings: machineLoad.readings, phases: machineLoad.phases },
+    ...json,
+  };
+  md.push(`Raw data (not in git): \`bench/out/${run.name}.json\`.`, '');
+  fs.writeFileSync(files.json, `${JSON.stringify(full, null, 2)}\n`);
+  fs.writeFileSync(files.md, md.join('\n'));
+  log(`wrote ${path.relative(root, files.md)} and ${path.relative(root, files.json)} in ${fmt((Date.now() - run.startedAt.getTime()) / 1000)} s`);
+  process.stdout.write(md.join('\n'));
+}
+
+/** Runs a benchmark's main function: on failure prints the error and exits non-zero; on success exits (child servers and clients closed). */
+export function main(fn: () => Promise<void>): void {
+  fn().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -1,11 +1,88 @@
 /**
- * What the raw servers of the benchmarks (bench/raw-ceiling.ts,
- * bench/raw-site-graph.ts) share: roles and the caller's effective role on a
- * space, the REST body of a space, the bearer token's hash, JSON answers,
- * listening and running as a benchmark's child process.
+ * What the hand-written SQL servers of the benchmarks (bench/raw-ceiling.ts,
+ * bench/raw-site-graph.ts) share: their database (better-sqlite3 on SQLite,
+ * node-postgres on PostgreSQL: statements prepared once, by hand), roles and
+ * the caller's effective role on a space, the REST body of a space, the bearer
+ * token's hash, JSON answers, listening and running as a benchmark's child
+ * process.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { parseDatabaseUrl, type Provider } from '../src/db/provider.ts';
+
+// ---------------------------------------------------------------------------
+// The database
+
+/**
+ * A hand-written statement in both dialects: SQLite with named parameters
+ * (`@hash`), PostgreSQL with `$n` (the n-th of `params`) and quoted camelCase names.
+ */
+export interface RawStatement {
+  name: string;
+  params: string[];
+  sqlite: string;
+  postgresql: string;
+}
+
+export interface RawDb {
+  provider: Provider;
+  /** Runs a statement (prepared on first use) with its parameters; its rows. */
+  all<T>(statement: RawStatement, params: Record<string, unknown>): Promise<T[]>;
+  /** A list of ids as one parameter: a JSON array for SQLite's json_each, an array for PostgreSQL's `= ANY($n)`. */
+  list(ids: string[]): unknown;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL `timestamp` (no time zone; the app stores UTC) as an ISO string, not a Date in the local zone. */
+const PG_TIMESTAMP_OID = 1114;
+
+/**
+ * The database of DATABASE_URL (as the app reads it), opened the way one
+ * would by hand: better-sqlite3 on the file, or a node-postgres pool (pg's
+ * default of 10 connections, as the app's adapter) with the URL's schema as
+ * search_path. Rows come back with the same types on both: dates as ISO
+ * text, booleans as 0/1 (cast in the PostgreSQL statements), counts as numbers.
+ */
+export function openRawDb(databaseUrl: string): RawDb {
+  const config = parseDatabaseUrl(databaseUrl);
+  if (config.provider === 'sqlite') {
+    const db = new Database(config.file!, { fileMustExist: true });
+    const prepared = new Map<string, Database.Statement>();
+    return {
+      provider: 'sqlite',
+      all: <T>(statement: RawStatement, params: Record<string, unknown>) => {
+        let s = prepared.get(statement.name);
+        if (!s) prepared.set(statement.name, (s = db.prepare(statement.sqlite)));
+        return Promise.resolve(s.all(params) as T[]);
+      },
+      list: (ids) => JSON.stringify(ids),
+      close: async () => void db.close(),
+    };
+  }
+  const c = config.pg!;
+  const pool = new pg.Pool({
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    database: c.database,
+    ...(c.password !== undefined ? { password: c.password } : {}),
+    ...(c.schema !== undefined ? { options: `-c search_path=${c.schema}` } : {}),
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === PG_TIMESTAMP_OID ? (text: string) => `${text.replace(' ', 'T')}Z` : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  return {
+    provider: 'postgresql',
+    // A named query is parsed and planned once per connection, as a prepared statement.
+    all: async <T>(statement: RawStatement, params: Record<string, unknown>) =>
+      (await pool.query({ name: statement.name, text: statement.postgresql, values: statement.params.map((p) => params[p]) })).rows as T[],
+    list: (ids) => ids,
+    close: () => pool.end(),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Spaces
 
 export const ROLES = ['read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -30,6 +107,16 @@ export interface SpaceRow {
   /** The nearest explicit default level walking up (space, then its collections); 'inherit' when none. */
   level: string | null;
 }
+
+/** The columns of SpaceRow but `level`, in both dialects (`alias.` prefixed). */
+export const spaceColumns = (alias: string) => ({
+  sqlite: ['id', 'organizationId', 'parentId', 'title', 'emoji', 'visibility', 'editMode', 'defaultLevel', 'language', 'mergeRules', 'revisionId', 'createdAt', 'updatedAt', 'deletedAt']
+    .map((c) => `${alias}.${c}`)
+    .join(', '),
+  postgresql: ['id', 'organizationId', 'parentId', 'title', 'emoji', 'visibility', 'editMode', 'defaultLevel', 'language', 'mergeRules', 'revisionId', 'createdAt', 'updatedAt', 'deletedAt']
+    .map((c) => `${alias}."${c}"`)
+    .join(', '),
+});
 
 export const iso = (text: string | null) => (text === null ? null : new Date(text).toISOString());
 
@@ -103,6 +190,9 @@ export function spaceBody(
   return body;
 }
 
+// ---------------------------------------------------------------------------
+// HTTP
+
 /** SHA-256 (hex) of the request's bearer token, as ApiToken.tokenHash stores it; null without one. */
 export function tokenHash(req: http.IncomingMessage): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
@@ -132,7 +222,7 @@ export interface RawServer {
 }
 
 /** `listen` on `port` (0: a free one) of `host` (default 127.0.0.1); `close` closes the server, then runs `onClose`. */
-export function rawServer(server: http.Server, options: { port?: number; host?: string }, onClose: () => void): RawServer {
+function rawServer(server: http.Server, options: { port?: number; host?: string }, onClose: () => Promise<void>): RawServer {
   const host = options.host ?? '127.0.0.1';
   return {
     server,
@@ -148,8 +238,43 @@ export function rawServer(server: http.Server, options: { port?: number; host?: 
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).finally(onClose),
+      }).then(onClose),
   };
+}
+
+/** The body of a request. */
+export function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * A node:http server for `handle`, counting the statements it reports for GET
+ * /metrics (`db_queries_total`, like the app, so the benchmark measures both
+ * the same way); an error is logged and answered 500.
+ */
+export function rawHttpServer(
+  db: RawDb,
+  options: { port?: number; host?: string },
+  handle: (req: http.IncomingMessage, url: URL, res: http.ServerResponse, counted: () => void) => Promise<void>,
+): RawServer {
+  let statements = 0;
+  const counted = () => void statements++;
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://raw');
+      if (req.method === 'GET' && url.pathname === '/metrics') return sendMetrics(res, statements);
+      await handle(req, url, res, counted);
+    } catch (e) {
+      console.error(e);
+      error(res, 500, 'Unexpected error');
+    }
+  });
+  return rawServer(server, options, () => db.close());
 }
 
 /** Serves `raw`: reports the base URL to the parent benchmark over IPC (or prints it), closes on SIGTERM/SIGINT/disconnect. */

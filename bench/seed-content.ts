@@ -1,7 +1,6 @@
 /**
- * The content of issue 6's benchmark (bench/content.ts): a fresh, migrated
- * database (SQLite, or a new schema of a PostgreSQL database), and a space of
- * 1,000 Markdown pages written through the app's REST API.
+ * The content of issue 6's benchmark (bench/content.ts): a space of 1,000
+ * Markdown pages written through the app's REST API.
  *
  * The pages (buildCorpus) form a 3-level tree: 10 sections, each with 9
  * chapters of 10 pages (10 + 90 + 900 = 1,000 document pages). Every page is a
@@ -26,59 +25,10 @@
  * (POST .../change-requests, POST .../content with 50 `insert_page` changes,
  * POST .../merge), i.e. 20 change requests merged one after the other; the
  * search index is kept by the merges. Only the user and its token are written
- * directly (createUserWithToken), as bench/seed.ts does.
+ * directly (createBenchUser of bench/harness.ts).
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createUserWithToken } from '../src/auth/users.ts';
-import { createDb } from '../src/db/client.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
-import { slugify } from '../src/slug.ts';
-
-// ---------------------------------------------------------------------------
-// Deterministic randomness
-
-export type Rng = () => number;
-
-/** mulberry32: a small, fast, seeded PRNG with floats in [0, 1). */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A 32-bit seed from any parts (FNV-1a). */
-export function seedOf(...parts: Array<string | number>): number {
-  let h = 0x811c9dc5;
-  for (const ch of parts.join('\u0000')) {
-    h ^= ch.codePointAt(0)!;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
-const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
-/** A word of `list`, the first ones far more often (a rough Zipf law: some words are everywhere, many are rare). */
-const pickSkewed = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * rng() * list.length)]!;
-const between = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
-
-/** `count` distinct items of `list` (a partial Fisher-Yates shuffle). */
-export function sample<T>(rng: Rng, list: readonly T[], count: number): T[] {
-  const copy = [...list];
-  for (let i = 0; i < count; i++) {
-    const j = i + Math.floor(rng() * (copy.length - i));
-    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
-  }
-  return copy.slice(0, count);
-}
+import { api } from './harness.ts';
+import { between, editMarker, HEADINGS, LANGUAGES, mulberry32, NOUNS, paragraph as paragraphOf, pick, sample, seedOf, sentence as sentenceOf, slug, VERBS, type Rng } from './text.ts';
 
 // ---------------------------------------------------------------------------
 // Vocabulary
@@ -108,10 +58,6 @@ const SECTION_TITLES = [
   'Integrations', 'Operations', 'Observability', 'Troubleshooting', 'Reference',
 ];
 const CHAPTER_TOPICS = ['connectors', 'pipelines', 'storage', 'access control', 'scheduling', 'notifications', 'exports', 'billing', 'clients', 'gateways'];
-const VERBS = ['Configuring', 'Scaling', 'Debugging', 'Securing', 'Migrating', 'Testing', 'Monitoring', 'Tuning', 'Deploying', 'Extending', 'Backing up', 'Rotating', 'Auditing', 'Indexing'];
-const NOUNS = ['webhooks', 'access tokens', 'replicas', 'caches', 'queues', 'schemas', 'exports', 'retries', 'sessions', 'alerts', 'rate limits', 'snapshots', 'audit logs', 'feature flags', 'search indexes'];
-const HEADINGS = ['Overview', 'Before you begin', 'Prerequisites', 'How it works', 'Options', 'Examples', 'Limits', 'Known issues', 'Best practices', 'Security considerations', 'Performance', 'Next steps'];
-const LANGUAGES = ['yaml', 'bash', 'json', 'js'];
 
 /** The words the search benchmark queries. */
 export const COMMON_WORD = 'workflow';
@@ -189,14 +135,14 @@ export function buildCorpus(shape: ContentShape = DEFAULT_CONTENT_SHAPE): Corpus
   const add = (level: CorpusPage['level'], title: string, parent: number | null, codename: string | null) => {
     const index = pages.length;
     const rng = mulberry32(seedOf('flags', index));
-    const slug = slugify(title, 'page');
+    const pageSlug = slug(title);
     const pair = rng() < 0.05;
     const page: CorpusPage = {
       index,
       level,
       title,
-      slug,
-      path: parent === null ? slug : `${pages[parent]!.path}/${slug}`,
+      slug: pageSlug,
+      path: parent === null ? pageSlug : `${pages[parent]!.path}/${pageSlug}`,
       parent,
       codename,
       common: rng() < 0.9,
@@ -223,19 +169,8 @@ export function buildCorpus(shape: ContentShape = DEFAULT_CONTENT_SHAPE): Corpus
   return { shape, pages, codenames: names };
 }
 
-function sentence(rng: Rng, extra: string[] = []): string {
-  const words = Array.from({ length: between(rng, 8, 16) }, () => pickSkewed(rng, FILLER) as string);
-  for (const w of extra) words.splice(between(rng, 1, words.length), 0, w);
-  if (words.length > 10 && rng() < 0.4) words[between(rng, 3, words.length - 3)] += ',';
-  const text = words.join(' ');
-  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
-}
-
-const paragraph = (rng: Rng, sentences: number, extra: string[][] = []) =>
-  Array.from({ length: sentences }, (_, i) => sentence(rng, extra[i] ?? [])).join(' ');
-
-/** The word a merge-benchmark edit leaves in a page (one token: letters and digits). */
-export const editMarker = (label: string, index: number) => `edit${label}p${index}`;
+const sentence = (rng: Rng, extra: string[] = []) => sentenceOf(rng, FILLER, extra);
+const paragraph = (rng: Rng, sentences: number, extra: string[][] = []) => paragraphOf(rng, FILLER, sentences, extra);
 
 /**
  * The Markdown of a page. With `edit`, the version an edit of the merge
@@ -288,97 +223,7 @@ export function expectedMatches(corpus: Corpus): { selective: (codename: string)
 }
 
 // ---------------------------------------------------------------------------
-// The database
-
-export interface BenchDatabase {
-  url: string;
-  config: DatabaseConfig;
-  provider: Provider;
-  /** What it is, for the report (without any password). */
-  description: string;
-  drop(): Promise<void>;
-}
-
-/**
- * A fresh, migrated database: a SQLite file in a temporary folder, or, when
- * `postgresUrl` is given (postgresql://user@host:port/db), a new schema
- * `bench_content_<random>` in that database (dropped by `drop`).
- */
-export async function createBenchDatabase(postgresUrl?: string): Promise<BenchDatabase> {
-  let url: string;
-  let dir: string | undefined;
-  let description: string;
-  if (postgresUrl) {
-    const u = new URL(postgresUrl);
-    if (u.searchParams.has('schema')) throw new Error('BENCH_DATABASE_URL: give no ?schema=, the benchmark makes its own');
-    const schema = `bench_content_${randomBytes(5).toString('hex')}`;
-    u.searchParams.set('schema', schema);
-    url = u.toString();
-    description = `PostgreSQL ${u.hostname}:${u.port || '5432'}${u.pathname}, fresh schema ${schema}`;
-  } else {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-content-'));
-    url = `file:${path.join(dir, 'bench.db')}`;
-    description = 'SQLite, fresh file in a temporary folder';
-  }
-  const config = parseDatabaseUrl(url);
-  await prepareDatabase(config);
-  try {
-    await migrate(config);
-  } catch (error) {
-    await dropDatabase(config).catch(() => {});
-    throw error;
-  }
-  return {
-    url,
-    config,
-    provider: config.provider,
-    description,
-    async drop() {
-      await dropDatabase(config);
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A user and its API token, written directly (as `npm run cli -- user:create` would). */
-export async function createBenchUser(config: DatabaseConfig): Promise<{ userId: string; token: string }> {
-  const db = createDb(config);
-  try {
-    const { user, token } = await createUserWithToken(db, { email: 'bench-content@example.com', displayName: 'Bench', label: 'bench' });
-    return { userId: user.id, token };
-  } finally {
-    await db.$disconnect();
-  }
-}
-
-// ---------------------------------------------------------------------------
 // The API
-
-export interface Reply {
-  status: number;
-  body: any;
-  ms: number;
-}
-
-/** A JSON call to the app with the bearer token; throws unless it answers `expected`. */
-export async function api(baseUrl: string, token: string, method: string, p: string, body?: unknown, expected = method === 'POST' && p.endsWith('change-requests') ? 201 : 200): Promise<Reply> {
-  const started = performance.now();
-  const res = await fetch(`${baseUrl}${p}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  const ms = performance.now() - started;
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON: keep the text
-  }
-  if (res.status !== expected) throw new Error(`${method} ${p} answered ${res.status} (expected ${expected}): ${text.slice(0, 2000)}`);
-  return { status: res.status, body: parsed, ms };
-}
 
 interface TreeNode {
   id: string;
@@ -448,7 +293,7 @@ export async function seedContent(baseUrl: string, token: string, corpus: Corpus
       ...(page.parent === null ? {} : { into: inBatch.has(page.parent) ? ref(corpus.pages[page.parent]!) : ids.get(page.parent) }),
       document: { markdown: pageMarkdown(corpus, page) },
     }));
-    const cr = (await api(baseUrl, token, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: `Seed ${b + 1} of ${batches.length}` })).body;
+    const cr = (await api(baseUrl, token, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: `Seed ${b + 1} of ${batches.length}` }, 201)).body;
     await api(baseUrl, token, 'POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes });
     const merged = (await api(baseUrl, token, 'POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`)).body;
     if (merged.result !== 'merge') throw new Error(`seed: change request ${b + 1} answered ${JSON.stringify(merged)}`);

@@ -25,42 +25,7 @@
  */
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-
-export type Rng = () => number;
-
-/** mulberry32: a small seeded PRNG, floats in [0, 1). */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A 32-bit seed from any parts (FNV-1a). */
-export function seedOf(...parts: Array<string | number>): number {
-  let h = 0x811c9dc5;
-  for (const ch of parts.join('\u0000')) {
-    h ^= ch.codePointAt(0)!;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
-const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
-const between = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
-
-function sample<T>(rng: Rng, list: readonly T[], count: number): T[] {
-  const copy = [...list];
-  for (let i = 0; i < count && i < copy.length; i++) {
-    const j = i + Math.floor(rng() * (copy.length - i));
-    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
-  }
-  return copy.slice(0, count);
-}
+import { between, editMarker, HEADINGS, LANGUAGES, mulberry32, NOUNS, paragraph as paragraphOf, pick, sample, seedOf, sentence as sentenceOf, slug, VERBS, type Rng } from './text.ts';
 
 // ---------------------------------------------------------------------------
 // Words
@@ -81,26 +46,9 @@ const WORDS = [
 
 const SECTIONS = ['Getting started', 'Installation', 'Configuration', 'Authentication', 'Data model', 'Integrations', 'Operations', 'Observability', 'Reference'];
 const TOPICS = ['Connectors', 'Pipelines', 'Storage', 'Access control', 'Scheduling', 'Notifications', 'Exports', 'Billing', 'Clients', 'Gateways', 'Webhooks', 'Caching'];
-const VERBS = ['Configuring', 'Scaling', 'Debugging', 'Securing', 'Migrating', 'Testing', 'Monitoring', 'Tuning', 'Deploying', 'Extending', 'Backing up', 'Rotating', 'Auditing', 'Indexing'];
-const NOUNS = ['webhooks', 'access tokens', 'replicas', 'caches', 'queues', 'schemas', 'exports', 'retries', 'sessions', 'alerts', 'rate limits', 'snapshots', 'audit logs', 'feature flags', 'search indexes'];
-const HEADINGS = ['Overview', 'Before you begin', 'Prerequisites', 'How it works', 'Options', 'Examples', 'Limits', 'Known issues', 'Best practices', 'Security considerations', 'Performance', 'Next steps'];
-const LANGUAGES = ['yaml', 'bash', 'json', 'js'];
 
-function sentence(rng: Rng, extra: string[] = []): string {
-  const words: string[] = Array.from({ length: between(rng, 8, 16) }, () => WORDS[Math.floor(rng() * rng() * WORDS.length)]!);
-  for (const w of extra) words.splice(between(rng, 1, words.length), 0, w);
-  if (words.length > 10 && rng() < 0.4) words[between(rng, 3, words.length - 3)] += ',';
-  const text = words.join(' ');
-  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
-}
-
-const paragraph = (rng: Rng, sentences: number) => Array.from({ length: sentences }, () => sentence(rng)).join(' ');
-
-const slug = (title: string) =>
-  title
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
+const sentence = (rng: Rng, extra: string[] = []) => sentenceOf(rng, WORDS, extra);
+const paragraph = (rng: Rng, sentences: number) => paragraphOf(rng, WORDS, sentences);
 
 // ---------------------------------------------------------------------------
 // PNG
@@ -321,7 +269,6 @@ export function buildRepository(shape: RepositoryShape = DEFAULT_REPOSITORY_SHAP
 }
 
 /** The marker word an edit `label` leaves in page `index`. */
-export const editMarker = (label: string, index: number) => `edit${label}p${index}`;
 
 /** The files of `count` changed pages (the same pages for the same `label`); pages chosen among the leaf pages. */
 export function changedPages(repo: Repository, count: number, label: string): { files: Record<string, string>; pages: RepoPage[] } {

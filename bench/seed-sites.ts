@@ -1,5 +1,5 @@
 /**
- * Seeds the site graph of issue 5 into a fresh, migrated SQLite database:
+ * Seeds the site graph of issue 5 into a fresh, migrated database:
  * bench/seed.ts's user, token, organization and spaces (1,000 by default),
  * then SITES docs sites (20), each with SECTIONS sections (5) of
  * SITE_SPACES site spaces (10). Site space k (counting across all sites, in
@@ -13,9 +13,56 @@
  * its default site space, every site published.
  */
 import { createDb } from '../src/db/client.ts';
-import { parseDatabaseUrl } from '../src/db/provider.ts';
 import { newId } from '../src/ids.ts';
+import type { Endpoint } from './harness.ts';
 import { seed, type Seed } from './seed.ts';
+
+/**
+ * The nested query of the site graph benchmarks. Field names as in
+ * schema.graphql: Organization.sites (a SiteList), Site.sections (position
+ * order), SiteSection.siteSpaces (position order), SiteSpace.space.
+ */
+export const SITE_GRAPH_QUERY = `query SiteGraph($organizationId: ID!, $limit: Int) {
+  organization(id: $organizationId) {
+    sites(limit: $limit) {
+      items {
+        id
+        title
+        sections {
+          id
+          title
+          path
+          siteSpaces {
+            id
+            path
+            space { id title }
+          }
+        }
+      }
+    }
+  }
+}`;
+export const SITES_LIMIT = 100;
+
+/** The endpoints of the site graph benchmarks (bench/site-graph.ts, bench/site-graph-floor.ts, bench/ab.ts). */
+export function siteGraphEndpoints(data: { organizationId: string; sites: Array<{ id: string }> }): { graph: Endpoint; structure: Endpoint } {
+  return {
+    graph: {
+      key: 'graphql-site-graph',
+      label: `POST /graphql: organization { sites(limit: ${SITES_LIMIT}) { items { sections { siteSpaces { space } } } } }`,
+      paths: ['/graphql'],
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: SITE_GRAPH_QUERY, variables: { organizationId: data.organizationId, limit: SITES_LIMIT }, operationName: 'SiteGraph' }),
+      sameSize: true,
+    },
+    structure: {
+      key: 'rest-site-structure',
+      label: 'GET /v1/orgs/{organizationId}/sites/{siteId}/structure',
+      paths: data.sites.map((s) => `/v1/orgs/${data.organizationId}/sites/${s.id}/structure`),
+    },
+  };
+}
 
 export interface SiteGraphShape {
   spaces: number;
@@ -52,10 +99,10 @@ export interface SiteSeed extends Seed {
   spaceTitles: Map<string, string>;
 }
 
-export async function seedSites(shape: Partial<SiteGraphShape> = {}, options: { inCollection?: number } = {}): Promise<SiteSeed> {
+export async function seedSites(name: string, shape: Partial<SiteGraphShape> = {}, options: { inCollection?: number } = {}): Promise<SiteSeed> {
   const s: SiteGraphShape = { ...DEFAULT_SHAPE, ...shape };
-  const base = await seed({ spaces: s.spaces, inCollection: options.inCollection ?? 5 });
-  const db = createDb(parseDatabaseUrl(base.databaseUrl));
+  const base = await seed(name, { spaces: s.spaces, inCollection: options.inCollection ?? 5 });
+  const db = createDb(base.database.config);
   try {
     const spaces = await db.space.findMany({ where: { organizationId: base.organizationId }, select: { id: true, title: true } });
     const spaceTitles = new Map(spaces.map((sp) => [sp.id, sp.title]));
@@ -128,6 +175,6 @@ export async function seedSites(shape: Partial<SiteGraphShape> = {}, options: { 
 
 // By hand: seed and print the database URL and token, keep the database.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const data = await seedSites();
-  console.log(JSON.stringify({ databaseUrl: data.databaseUrl, token: data.token, organizationId: data.organizationId, siteIds: data.sites.map((x) => x.id) }));
+  const data = await seedSites('sites');
+  console.log(JSON.stringify({ databaseUrl: data.database.url, token: data.token, organizationId: data.organizationId, siteIds: data.sites.map((x) => x.id) }));
 }

@@ -1,17 +1,17 @@
 /**
- * Seeds a fresh, migrated SQLite database for the benchmark: one user with a
- * token, one organization where the user is admin, one collection, and
- * SPACES spaces (each with its first revision), the first few of them in the
- * collection.
+ * Seeds a fresh, migrated database for the REST and site graph benchmarks
+ * (createBenchDatabase: SQLite, or a schema of BENCH_DATABASE_URL's
+ * PostgreSQL): one user with a token, one organization where the user is
+ * admin, one collection, and SPACES spaces (each with its first revision),
+ * the first few of them in the collection.
  */
-import { createTestDatabase } from '../test/helpers/database.ts';
 import { createUserWithToken } from '../src/auth/users.ts';
 import { createDb } from '../src/db/client.ts';
 import { newId } from '../src/ids.ts';
+import { createBenchDatabase, type BenchDatabase, type Endpoint } from './harness.ts';
 
 export interface Seed {
-  databaseUrl: string;
-  databaseFile: string;
+  database: BenchDatabase;
   token: string;
   userId: string;
   organizationId: string;
@@ -23,11 +23,10 @@ export interface Seed {
   drop(): Promise<void>;
 }
 
-export async function seed(options: { spaces?: number; inCollection?: number } = {}): Promise<Seed> {
+export async function seed(name: string, options: { spaces?: number; inCollection?: number } = {}): Promise<Seed> {
   const spaces = options.spaces ?? 1000;
   const inCollection = options.inCollection ?? 5;
-  if (process.env.TEST_DATABASE_URL) throw new Error('The benchmark runs on SQLite: unset TEST_DATABASE_URL');
-  const database = await createTestDatabase();
+  const database = await createBenchDatabase(name);
   const db = createDb(database.config);
   try {
     const { user, token } = await createUserWithToken(db, { email: 'bench@example.com', displayName: 'Bench', label: 'bench' });
@@ -55,8 +54,7 @@ export async function seed(options: { spaces?: number; inCollection?: number } =
     await db.revision.createMany({ data: rows.map((r) => ({ id: r.revisionId, spaceId: r.id, createdAt: r.createdAt })) });
     const ordered = [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
-      databaseUrl: database.url,
-      databaseFile: database.config.file!,
+      database,
       token,
       userId: user.id,
       organizationId,
@@ -65,7 +63,18 @@ export async function seed(options: { spaces?: number; inCollection?: number } =
       inCollection: rows.slice(0, inCollection).map((r) => r.id),
       drop: () => database.drop(),
     };
+  } catch (error) {
+    await database.drop();
+    throw error;
   } finally {
     await db.$disconnect();
   }
+}
+
+/** The endpoints of the REST benchmark (bench/rest.ts and bench/ab.ts). */
+export function restEndpoints(data: { spaceIds: string[]; organizationId: string }): { byId: Endpoint; list: Endpoint } {
+  return {
+    byId: { key: 'get-space', label: 'GET /v1/spaces/{spaceId}', paths: data.spaceIds.map((id) => `/v1/spaces/${id}`) },
+    list: { key: 'list-spaces', label: 'GET /v1/orgs/{organizationId}/spaces?limit=100', paths: [`/v1/orgs/${data.organizationId}/spaces?limit=100`] },
+  };
 }

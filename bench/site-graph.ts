@@ -2,12 +2,13 @@
  * Site graph benchmark (issue 5): the nested GraphQL query of an organization's
  * docs sites, and GET /v1/orgs/{organizationId}/sites/{siteId}/structure,
  * on the app (bench/app-server.ts) and on a hand-written-SQL baseline
- * (bench/raw-site-graph.ts: node:http + better-sqlite3, one statement per
- * level, assembled in JS) over the same seeded SQLite database
- * (bench/seed-sites.ts: 1 organization, 20 sites x 5 sections x 10 site
- * spaces, 1,000 spaces).
+ * (bench/raw-site-graph.ts: node:http and hand-written SQL, one statement per
+ * level, assembled in JS) over the same seeded database, SQLite or, with
+ * BENCH_DATABASE_URL, PostgreSQL (bench/seed-sites.ts: 1 organization, 20
+ * sites x 5 sections x 10 site spaces, 1,000 spaces).
  *
- *   npm run bench:sites        (npm run bench runs it after bench/run.ts)
+ *   npm run bench:sites
+ *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:sites
  *
  * Before measuring, the baseline's bodies are checked equal to the app's
  * (modulo key order), and the app's against the seeded data (every site,
@@ -21,41 +22,42 @@
  * level of nesting, and a median latency at most 2x the baseline's. When the
  * latency target is missed, the app is CPU-profiled under the same load.
  *
- * Environment: as bench/run.ts (BENCH_DURATION, BENCH_WARMUP,
- * BENCH_CONNECTIONS, BENCH_PROFILE, BENCH_NODE_ENV, BENCH_WAIT_QUIET; see
- * bench/harness.ts).
- *
- * Results: bench/results/<date>-site-graph.md and .json (and
- * <date>-site-graph.cpuprofile when profiled).
+ * Environment: see bench/harness.ts. Results:
+ * bench/results/<date>-site-graph-<sqlite|postgresql>.md (raw data and
+ * profile in bench/out/).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  backgroundBusy,
   captureSql,
   CONNECTIONS,
-  describeMachine,
+  count,
+  databaseVersion,
+  describeStatement,
   DURATION,
   firstDifference,
   fmt,
+  isTransactionControl,
+  handWrittenDriver,
+  keepInOut,
   log,
-  logPinning,
-  machineLines,
+  machineLoad,
+  main,
   measure,
+  MEASUREMENT_NOTE,
+  measurementTable,
   profileMarkdown,
   PROFILE_SECONDS,
   profileUnderLoad,
   PUBLIC_URL,
+  reportHeader,
   request,
-  resultsDir,
-  SERVER_NODE_ENV,
   sqlBlock,
+  startRun,
+  statementTable,
   summariseProfile,
   table,
-  today,
-  WAIT_QUIET_SECONDS,
-  waitForQuiet,
   WARMUP,
   withChild,
   writeResults,
@@ -63,38 +65,10 @@ import {
   type Measurement,
   type ProfileSummary,
 } from './harness.ts';
-import { seedSites, type SiteSeed } from './seed-sites.ts';
+import { seedSites, siteGraphEndpoints, SITE_GRAPH_QUERY, SITES_LIMIT, type SiteSeed } from './seed-sites.ts';
 
 /** Median latency of the GraphQL query at most this many times the baseline's. */
 const TARGET_MEDIAN_RATIO = 2;
-const SITES_LIMIT = 100;
-
-/**
- * The nested query. Field names as in schema.graphql: Organization.sites (a
- * SiteList), Site.sections (position order), SiteSection.siteSpaces (position
- * order), SiteSpace.space.
- */
-const SITE_GRAPH_QUERY = `query SiteGraph($organizationId: ID!, $limit: Int) {
-  organization(id: $organizationId) {
-    sites(limit: $limit) {
-      items {
-        id
-        title
-        sections {
-          id
-          title
-          path
-          siteSpaces {
-            id
-            path
-            space { id title }
-          }
-        }
-      }
-    }
-  }
-}`;
-
 /**
  * The levels of nesting of the query, and the tables whose statements count
  * for each. A statement counts for the level of the first table it reads
@@ -112,34 +86,19 @@ const LEVELS = [
   { level: 'spaces', tables: ['Space', 'Collection', 'Revision'] },
 ] as const;
 
-const isTransactionControl = (sql: string) => /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(sql);
-
-function tableOf(sql: string): string | null {
-  const m = /\bFROM\s+(?:[`"]?main[`"]?\.)?[`"]?([A-Za-z_]\w*)[`"]?/i.exec(sql.replace(/\bFROM\s+\(/gi, '( '));
-  return m ? m[1]! : null;
-}
-
-/** A short description of a statement: `SELECT Space (1,000 parameters)`, `COUNT Site`, `BEGIN`. */
-function summary(sql: string): string {
-  if (isTransactionControl(sql)) return sql.trim().split(/\s+/)[0]!.toUpperCase();
-  const params = (sql.match(/\?|\$\d+/g) ?? []).length;
-  const kind = /^\s*SELECT\s+COUNT\(/i.test(sql) ? 'COUNT' : (sql.trim().split(/\s+/)[0] ?? '').toUpperCase();
-  return `${kind} ${tableOf(sql) ?? '?'}${params > 20 ? ` (${params.toLocaleString('en-US')} parameters)` : ''}`;
-}
-
 function byLevel(statements: string[]) {
   const rows = LEVELS.map((l) => ({ level: l.level, statements: [] as string[] }));
   const transactionControl: string[] = [];
   const other: string[] = [];
   for (const sql of statements) {
     if (isTransactionControl(sql)) {
-      transactionControl.push(summary(sql));
+      transactionControl.push(describeStatement(sql));
       continue;
     }
-    const t = tableOf(sql);
+    const t = statementTable(sql);
     const i = LEVELS.findIndex((l) => (l.tables as readonly string[]).includes(t ?? ''));
-    if (i >= 0) rows[i]!.statements.push(summary(sql));
-    else other.push(summary(sql));
+    if (i >= 0) rows[i]!.statements.push(describeStatement(sql));
+    else other.push(describeStatement(sql));
   }
   const holds = rows.every((r) => r.statements.length <= 1) && transactionControl.length === 0 && other.length === 0;
   return { rows, transactionControl, other, total: statements.length, holds };
@@ -208,43 +167,28 @@ function expectedStructureOrder(site: SiteSeed['sites'][number]) {
 
 // ---------------------------------------------------------------------------
 
-async function main() {
-  const started = Date.now();
-  const date = today();
-  logPinning();
-  const busyBefore = await waitForQuiet(WAIT_QUIET_SECONDS);
-  log(`background CPU before the run: ${busyBefore.join('% / ')}% per core`);
+async function run() {
+  const benchRun = startRun('site-graph');
+  await machineLoad.settle('before the run');
   log('seeding the site graph...');
-  const data = await seedSites();
+  const data = await seedSites('site_graph');
   const { token } = data;
   const shape = data.shape;
 
-  const graph: Endpoint = {
-    key: 'graphql-site-graph',
-    label: `POST /graphql: organization { sites(limit: ${SITES_LIMIT}) { items { sections { siteSpaces { space } } } } }`,
-    paths: ['/graphql'],
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query: SITE_GRAPH_QUERY, variables: { organizationId: data.organizationId, limit: SITES_LIMIT }, operationName: 'SiteGraph' }),
-    sameSize: true,
-  };
+  const { graph, structure } = siteGraphEndpoints(data);
   // The same query one request at a time: latency without queueing (with BENCH_CONNECTIONS
   // connections on one core, a median is mostly time spent waiting behind the other requests).
   const graphAlone: Endpoint = { ...graph, key: 'graphql-site-graph-1-connection', label: `${graph.label}, 1 connection`, connections: 1 };
-  const structure: Endpoint = {
-    key: 'rest-site-structure',
-    label: 'GET /v1/orgs/{organizationId}/sites/{siteId}/structure',
-    paths: data.sites.map((s) => `/v1/orgs/${data.organizationId}/sites/${s.id}/structure`),
-  };
   // Job polling once an hour: the dispatcher's background polls are not statements of the requests.
-  const appEnv = { DATABASE_URL: data.databaseUrl, JOB_POLL_MS: '3600000' };
-  const rawEnv = { DATABASE_FILE: data.databaseFile, PUBLIC_URL, APP_URL: PUBLIC_URL, RAW_SITE_GRAPH_CHILD: '1' };
+  const appEnv = { DATABASE_URL: data.database.url, JOB_POLL_MS: '3600000' };
+  const rawEnv = { DATABASE_URL: data.database.url, PUBLIC_URL, APP_URL: PUBLIC_URL, RAW_SITE_GRAPH_CHILD: '1' };
 
   const results: { app: Measurement[]; raw: Measurement[] } = { app: [], raw: [] };
   const sql: { graph: string[]; structure: string[] } = { graph: [], structure: [] };
   let appGraph = '';
   const appStructures: string[] = [];
   let profile: ProfileSummary | null = null;
+  let version = '';
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-prof-'));
   const expected = expectedGraph(data);
 
@@ -252,6 +196,7 @@ async function main() {
     // --- the app
     log('starting the app server...');
     await withChild('app-server.ts', appEnv, async (child) => {
+      version = await databaseVersion(data.database);
       const g = await captureSql(child, () => request(child.baseUrl, graph.paths[0]!, token, graph));
       if (g.result.status !== 200) throw new Error(`app: the graph query answered ${g.result.status}: ${g.result.text.slice(0, 2000)}`);
       const body = JSON.parse(g.result.text) as GraphBody;
@@ -270,9 +215,8 @@ async function main() {
         appStructures.push(s.result.text);
       }
 
-      results.app.push(await measure(child.baseUrl, graph, token));
-      results.app.push(await measure(child.baseUrl, structure, token));
-      results.app.push(await measure(child.baseUrl, graphAlone, token));
+      await machineLoad.settle('before the app runs');
+      for (const e of [graph, structure, graphAlone]) results.app.push(await measure(child.baseUrl, e, token, `app: ${e.label}`));
     });
 
     // --- the baseline
@@ -286,9 +230,8 @@ async function main() {
         const d = s.status === 200 ? firstDifference(JSON.parse(s.text), JSON.parse(appStructures[i]!)) : `status ${s.status}: ${s.text}`;
         if (d) throw new Error(`baseline: GET ${p} differs from the app's body: ${d}`);
       }
-      results.raw.push(await measure(child.baseUrl, graph, token));
-      results.raw.push(await measure(child.baseUrl, structure, token));
-      results.raw.push(await measure(child.baseUrl, graphAlone, token));
+      await machineLoad.settle('before the baseline runs');
+      for (const e of [graph, structure, graphAlone]) results.raw.push(await measure(child.baseUrl, e, token, `baseline: ${e.label}`));
     });
 
     // --- where the time goes, when the query misses the latency target
@@ -297,22 +240,15 @@ async function main() {
       log(`the graph query's median is ${medianRatio.toFixed(1)}x the baseline's (> ${TARGET_MEDIAN_RATIO}x): profiling the app server...`);
       const file = path.join(profileDir, 'site-graph.cpuprofile');
       await profileUnderLoad(appEnv, graph, token, file);
-      profile = summariseProfile(file);
-      const kept = path.join(resultsDir, `${date}-site-graph.cpuprofile`);
-      fs.mkdirSync(resultsDir, { recursive: true });
-      fs.copyFileSync(file, kept);
-      profile.file = kept;
+      profile = summariseProfile(keepInOut(file, `${benchRun.name}.cpuprofile`));
     }
   } finally {
     await data.drop();
     fs.rmSync(profileDir, { recursive: true, force: true });
   }
-  const busyAfter = await backgroundBusy();
-  log(`background CPU after the run: ${busyAfter.join('% / ')}% per core`);
+  await machineLoad.read('after the run');
 
   // --- report
-  const machine = describeMachine(busyBefore, busyAfter);
-  const settings = { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, serverNodeEnv: SERVER_NODE_ENV, ...shape, sitesLimit: SITES_LIMIT };
   const rows = results.app.map((a, i) => {
     const r = results.raw[i]!;
     return { endpoint: a.label, app: a, raw: r, medianRatio: a.p50Ms / r.p50Ms, rpsRatio: a.rps / r.rps };
@@ -331,46 +267,27 @@ async function main() {
     medianRatio: { target: TARGET_MEDIAN_RATIO, measured: graphRow.medianRatio, holds: latencyHolds, connections: CONNECTIONS },
     medianRatioOneConnection: { target: TARGET_MEDIAN_RATIO, measured: aloneRow.medianRatio, holds: aloneRow.medianRatio <= TARGET_MEDIAN_RATIO, connections: 1 },
   };
-  const json = {
-    date,
-    generatedAt: new Date().toISOString(),
-    machine,
-    settings,
-    query: SITE_GRAPH_QUERY,
-    targets,
-    rows,
-    statementsByLevel: { graph: levels.graph, structure: levels.structure, baseline: RAW_LEVELS },
-    sqlSamples: [
-      { request: 'POST /graphql (the graph query)', statements: sql.graph },
-      { request: `${structure.label} (first site)`, statements: sql.structure },
-    ],
-    profile,
-  };
+  const sqlSamples = [
+    { request: 'POST /graphql (the graph query)', statements: sql.graph },
+    { request: `${structure.label} (first site)`, statements: sql.structure },
+  ];
+  const database = { description: data.database.description, version };
 
-  const count = (n: number) => n.toLocaleString('en-US');
-  const md: string[] = [];
-  md.push(`# Site graph benchmark — ${date}`, '');
+  const md = reportHeader(benchRun, 'Site graph benchmark', database);
   md.push(
-    ...machineLines(machine),
-    `Pinning: ${machine.pinning}. Server NODE_ENV=${SERVER_NODE_ENV}, LOG_LEVEL=silent, rate limit effectively off, job polling once an hour (JOB_POLL_MS) so that background polls do not count as statements of the requests.`,
     `Load: autocannon, ${CONNECTIONS} connections (and the GraphQL query again with 1), ${WARMUP} s warm-up then ${DURATION} s measured per endpoint and server; one bearer token (an admin of the organization).`,
-    `Data (bench/seed-sites.ts): fresh SQLite database, 1 organization, ${count(shape.spaces)} spaces (5 in a collection), ${shape.sites} published sites x ${shape.sectionsPerSite} sections x ${shape.siteSpacesPerSection} site spaces ` +
+    `Data (bench/seed-sites.ts): 1 organization, ${count(shape.spaces)} spaces (5 in a collection), ${shape.sites} published sites x ${shape.sectionsPerSite} sections x ${shape.siteSpacesPerSection} site spaces ` +
       `(${count(shape.sites * shape.sectionsPerSite)} sections, ${count(shape.sites * shape.sectionsPerSite * shape.siteSpacesPerSection)} site spaces, each on its own space).`,
     `The GraphQL query asks for \`sites(limit: ${SITES_LIMIT})\` (all ${shape.sites}) with every section, site space and space (id, title, path); the structure endpoint cycles through the ${shape.sites} sites.`,
-    `Baseline (bench/raw-site-graph.ts): node:http + better-sqlite3, hand-written SQL, one statement per level, assembled in JS; its bodies were checked equal to the app's (modulo key order) before measuring, and the app's to the seeded data in structure order.`,
-    `Latencies are computed from every measured response. Statements/request: delta of \`db_queries_total\` (GET /metrics) over the measured run ÷ requests sent (the baseline counts its own).`,
+    `Baseline (bench/raw-site-graph.ts): node:http with hand-written SQL (${handWrittenDriver}), one statement per level, assembled in JS; its bodies were checked equal to the app's (modulo key order) before measuring, and the app's to the seeded data in structure order.`,
+    MEASUREMENT_NOTE,
     '',
-  );
-  const tableRows: string[][] = [];
-  for (const row of rows) {
-    tableRows.push([row.endpoint, 'app', fmt(row.app.rps), fmt(row.app.p50Ms, 2), fmt(row.app.p99Ms, 2), fmt(row.app.statementsPerRequest, 2), fmt(row.app.bytesPerResponse), `${fmt(row.medianRatio, 2)}x`]);
-    tableRows.push([row.endpoint, 'hand-written SQL', fmt(row.raw.rps), fmt(row.raw.p50Ms, 2), fmt(row.raw.p99Ms, 2), fmt(row.raw.statementsPerRequest, 2), fmt(row.raw.bytesPerResponse), '1x']);
-  }
-  md.push(
-    ...table(
-      ['request', 'server', 'req/s', 'p50 (ms)', 'p99 (ms)', 'statements/request', 'bytes/response', 'p50 / baseline p50'],
-      tableRows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ...measurementTable(
+      rows.flatMap((r) => [
+        { server: 'app', m: r.app, vs: `${fmt(r.medianRatio, 2)}x` },
+        { server: 'hand-written SQL', m: r.raw, vs: '1x' },
+      ]),
+      'p50 / baseline p50',
     ),
     '',
   );
@@ -409,31 +326,28 @@ async function main() {
     `Baseline, by construction: GraphQL query — ${RAW_LEVELS.graph.join('; ')}. Structure — ${RAW_LEVELS.structure.join('; ')}.`,
     '',
   );
+  md.push(...machineLoad.markdown());
   if (profile) {
-    const top = profile.byStage.slice(0, 4).map((st) => `${st.stage} ${fmt(st.percentOfBusy, 0)}%`);
+    const top = profile.byLayer.slice(0, 4).map((l) => `${l.layer} ${fmt(l.percentOfBusy, 0)}%`);
     const section = profileMarkdown(profile, 'the GraphQL site graph query');
     // After the heading: the gist, then the details.
     section.splice(
       2,
       0,
       `In short: of the app's busy time, ${top.join(', ')}. The baseline runs ${fmt(graphRow.raw.statementsPerRequest, 0)} statements reading only the columns the query asks for; ` +
-        `the app's statements are in the table above, and in full in the JSON.`,
+        `the app's statements are in the tables above and below.`,
       '',
     );
     md.push(...section);
   }
   md.push('## SQL sent by the app for one request', '');
-  for (const sample of json.sqlSamples) {
-    md.push(`${sample.request}: ${sample.statements.length} statements`, '', ...sqlBlock(sample.statements), '');
-  }
-  const base = path.join(resultsDir, `${date}-site-graph`);
-  md.push(`Raw data: \`${path.basename(base)}.json\`. Total run time: ${fmt((Date.now() - started) / 1000)} s.`, '');
-  writeResults(`${date}-site-graph`, json, md);
-  log(`wrote ${base}.md and ${base}.json in ${fmt((Date.now() - started) / 1000)} s`);
-  process.stdout.write(md.join('\n'));
+  for (const sample of sqlSamples) md.push(`${sample.request}: ${sample.statements.length} statements`, '', ...sqlBlock(sample.statements), '');
+  const settings = { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, ...shape, sitesLimit: SITES_LIMIT };
+  writeResults(
+    benchRun,
+    { database, settings, query: SITE_GRAPH_QUERY, targets, rows, statementsByLevel: { graph: levels.graph, structure: levels.structure, baseline: RAW_LEVELS }, sqlSamples, profile },
+    md,
+  );
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main(run);

@@ -9,10 +9,10 @@ import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Provider } from './db/provider.ts';
-import { Loaders } from './loaders.ts';
 import type { Jobs } from './jobs/jobs.ts';
-import { Urls } from './urls.ts';
+import { Loaders } from './loaders.ts';
 import { type ObjectStorage } from './storage/object-storage.ts';
+import { Urls } from './urls.ts';
 
 export interface Context extends YogaInitialContext {
   db: Db;

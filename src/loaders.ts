@@ -5,14 +5,13 @@
  * nothing is cached across callers.
  *
  * A write forgets what it may have changed: every cached loader names the
- * models it reads, and the database client reports each write of the request
- * to `invalidate` (see `requestLoaders` and server.ts). No mutation has to
- * remember to clear anything.
+ * models it reads, and the database client reports each write to the
+ * loaders of every execution in progress (`LiveLoaders`, wired in server.ts),
+ * so no mutation has to remember to clear anything.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import DataLoader from 'dataloader';
-import { hashShareKey } from './auth/share-keys.ts';
 import { isMemberRole, type MemberRole } from './auth/roles.ts';
+import { hashShareKey } from './auth/share-keys.ts';
 import type { StoredReference } from './content/links.ts';
 import { fileFromRow, pageFromRow, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
@@ -54,10 +53,29 @@ export interface ContentFacts {
 type Model = Prisma.ModelName;
 
 /**
- * The loaders of the request being served, for the database client's write
- * hook: set around each GraphQL execution (src/plugins/use-request-loaders.ts).
+ * The loaders of the executions in progress in this process (one set per
+ * app): a write reported by the database client makes each of them forget
+ * what it cached of the model written (a write of one request may change what
+ * another read). Executions join while they run (src/plugins/use-live-loaders.ts).
  */
-export const requestLoaders = new AsyncLocalStorage<Loaders>();
+export class LiveLoaders {
+  private readonly live = new Set<Loaders>();
+
+  /** Runs `execution` with `loaders` live: writes made meanwhile, by anyone, reach them. */
+  async during<T>(loaders: Loaders, execution: () => Promise<T> | T): Promise<T> {
+    this.live.add(loaders);
+    try {
+      return await execution();
+    } finally {
+      this.live.delete(loaders);
+    }
+  }
+
+  /** A write of `model` (null: a raw statement, any model) was made. */
+  invalidate(model: string | null): void {
+    for (const loaders of this.live) loaders.invalidate(model);
+  }
+}
 
 // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
 const MAX_BATCH = 30_000;

@@ -14,26 +14,26 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
-import { useFileDownloads } from './plugins/use-file-downloads.ts';
-import { createJobs, type Jobs } from './jobs/jobs.ts';
-import { jobHandlers } from './services/job-handlers.ts';
-import { createStorage } from './storage/storage.ts';
-import { loadUrlSecret } from './storage/signed-url.ts';
 import { createDb, reportingWrites, type Db } from './db/client.ts';
-import { requestLoaders } from './loaders.ts';
-import { useRequestLoaders } from './plugins/use-request-loaders.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { isClientError, toAppError } from './errors/to-app-error.ts';
-import { startSpacePurge } from './services/space-purge.ts';
+import { createJobs, type Jobs } from './jobs/jobs.ts';
+import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
+import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
+import { jobHandlers } from './services/job-handlers.ts';
+import { startSpacePurge } from './services/space-purge.ts';
+import { loadUrlSecret } from './storage/signed-url.ts';
+import { createStorage } from './storage/storage.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 
@@ -98,10 +98,9 @@ export function createApp(options: AppOptions): App {
   const metrics = options.metrics ?? createMetrics();
   const ownsDb = !options.db;
   const database = parseDatabaseUrl(config.databaseUrl);
-  // Every write forgets what the current request's loaders cached of what it changed.
-  const db = reportingWrites(options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() }), (model) =>
-    requestLoaders.getStore()?.invalidate(model),
-  );
+  // Every write makes the loaders of the executions in progress forget what they cached of the model it changed.
+  const liveLoaders = new LiveLoaders();
+  const db = reportingWrites(options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() }), (model) => liveLoaders.invalidate(model));
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -127,7 +126,7 @@ export function createApp(options: AppOptions): App {
       }
     },
     plugins: [
-      useRequestLoaders(),
+      useLiveLoaders(liveLoaders),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),

@@ -1,23 +1,24 @@
 /**
- * The request's loaders forget what a write changed, whoever writes: the
- * database client reports every write (in transactions and raw statements
- * too) to the loaders of the execution it happens in, and to no other.
+ * The loaders of executions in progress forget what a write changed, whoever
+ * writes: the database client reports every write (in transactions and raw
+ * statements too) to the live loaders; loaders no longer running keep theirs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, reportingWrites, type Db } from '../src/db/client.ts';
 import { newId } from '../src/ids.ts';
-import { Loaders, requestLoaders } from '../src/loaders.ts';
+import { LiveLoaders, Loaders } from '../src/loaders.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 let database: TestDatabase;
 let base: Db;
 let db: Db;
 let organizationId: string;
+const live = new LiveLoaders();
 
 beforeAll(async () => {
   database = await createTestDatabase();
   base = createDb(database.config);
-  db = reportingWrites(base, (model) => requestLoaders.getStore()?.invalidate(model));
+  db = reportingWrites(base, (model) => live.invalidate(model));
   organizationId = newId();
   await db.organization.create({ data: { id: organizationId, title: 'Loaders' } });
 });
@@ -33,10 +34,10 @@ async function newSite(title: string) {
 }
 
 describe('the request loaders', () => {
-  it('forget the sites a write in the request changed', async () => {
+  it('forget the sites a write changed', async () => {
     const siteId = await newSite('Site');
     const loaders = new Loaders(db);
-    await requestLoaders.run(loaders, async () => {
+    await live.during(loaders, async () => {
       expect((await loaders.siteFactsById.load(siteId)).basename).toBe(siteId);
       await db.site.update({ where: { id: siteId }, data: { basename: 'renamed' } });
       expect((await loaders.siteFactsById.load(siteId)).basename).toBe('renamed');
@@ -49,17 +50,21 @@ describe('the request loaders', () => {
     });
   });
 
-  it('keep what writes to other models do not change, and what other requests write', async () => {
+  it('keep what writes to other models change, and stop forgetting once their execution ended', async () => {
     const siteId = await newSite('Kept');
     const loaders = new Loaders(db);
     const other = new Loaders(db);
-    await requestLoaders.run(loaders, () => loaders.siteFactsById.load(siteId));
-    // Another request writes: this request's cache is its own (it reads its own writes, not others').
-    await requestLoaders.run(other, () => db.site.update({ where: { id: siteId }, data: { basename: 'elsewhere' } }));
-    await requestLoaders.run(loaders, async () => {
-      await db.user.create({ data: { id: newId(), email: `${newId()}@example.com`, displayName: 'Unrelated' } });
-      expect((await loaders.siteFactsById.load(siteId)).basename).toBe(siteId);
+    await live.during(loaders, async () => {
+      await loaders.siteFactsById.load(siteId);
+      await live.during(other, () => db.user.create({ data: { id: newId(), email: `${newId()}@example.com`, displayName: 'Unrelated' } }));
+      expect(await loaders.siteFactsById.load(siteId)).toMatchObject({ basename: siteId });
+      // Another execution's write reaches this one's loaders too.
+      await live.during(other, () => db.site.update({ where: { id: siteId }, data: { basename: 'by-another' } }));
+      expect(await loaders.siteFactsById.load(siteId)).toMatchObject({ basename: 'by-another' });
     });
+    // Ended: no longer live, its cache is what it was.
+    await db.site.update({ where: { id: siteId }, data: { basename: 'later' } });
+    expect(await loaders.siteFactsById.load(siteId)).toMatchObject({ basename: 'by-another' });
   });
 
   it('batch the loads of a tick without caching them', async () => {

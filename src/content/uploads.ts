@@ -4,12 +4,12 @@
  * the object storage. Runs before the change request's transaction: storage is
  * content-addressed, so bytes of a batch that fails later are simply unused.
  */
-import { InvalidInputError } from '../errors/index.ts';
 import type { AppConfig } from '../config.ts';
-import { fetchRemoteFile } from '../storage/remote-fetch.ts';
+import { InvalidInputError } from '../errors/index.ts';
 import { imageDimensions } from '../storage/image-dimensions.ts';
-import type { UploadedFile } from './apply-changes.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
+import { fetchRemoteFile } from '../storage/remote-fetch.ts';
+import type { UploadedFile } from './apply-changes.ts';
 
 /** Largest `base64` file, as GitBook documents it. */
 export const MAX_BASE64_BYTES = 1024 * 1024;

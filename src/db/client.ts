@@ -17,8 +17,8 @@ import type {
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
-import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from './generated/postgresql/client.ts';
+import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
 import {
   createAdapterFactory,
   statementsOfRawQuery,

@@ -21,13 +21,13 @@
  * and bytes; so importing what was exported gives the same content back.
  */
 import { stringify } from 'safe-stable-stringify';
-import { newId } from '../ids.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/document/markdown.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
 import type { ContentRef, FileSnapshot, JSONDocument, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import { newId } from '../ids.ts';
 import { slugify, uniqueSlug } from '../slug.ts';
-import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig, type ContentConfig } from './content-config.ts';
+import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig } from './content-config.ts';
 import { frontmatterFromMeta, metaFromFrontmatter } from './page-frontmatter.ts';
 import {
   basename,

@@ -12,9 +12,9 @@
  */
 import type { Db, Tx } from '../db/client.ts';
 import { jsonInput, jsonObject } from '../db/json.ts';
+import { LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import type { JobEvent, JobKind, JobPubSub, JobState } from './events.ts';
-import { LostJobError } from '../errors/internal.ts';
 
 export type JobRow = NonNullable<Awaited<ReturnType<Db['job']['findUnique']>>>;
 

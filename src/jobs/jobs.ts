@@ -8,11 +8,11 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Provider } from '../db/provider.ts';
+import { type ObjectStorage } from '../storage/object-storage.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
 import { createJobEvents, type JobEvents, type JobKind, type JobPubSub } from './events.ts';
 import { JobStore, type JobRow } from './job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from './runner.ts';
-import { type ObjectStorage } from '../storage/object-storage.ts';
 
 export interface Jobs {
   pubsub: JobPubSub;

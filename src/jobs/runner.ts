@@ -14,11 +14,11 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
 import type { Provider } from '../db/provider.ts';
-import { newId } from '../ids.ts';
-import type { JobKind } from './events.ts';
 import { JobCancelledError, LostJobError } from '../errors/internal.ts';
-import { JobStore, jobInput, type JobRow } from './job-store.ts';
+import { newId } from '../ids.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
+import type { JobKind } from './events.ts';
+import { JobStore, jobInput, type JobRow } from './job-store.ts';
 
 export interface JobContext {
   job: JobRow;

@@ -10,9 +10,9 @@
 import type { Plugin } from 'graphql-yoga';
 import { errorResponse } from '../rest/runtime.ts';
 import { isStorageKey } from '../storage/local-storage.ts';
+import { type ObjectStorage } from '../storage/object-storage.ts';
 import { DOWNLOAD_PATH_PREFIX, verifyDownload } from '../storage/signed-url.ts';
 import { setRouteLabel } from './use-http-observability.ts';
-import { type ObjectStorage } from '../storage/object-storage.ts';
 
 export interface FileDownloadsOptions {
   storage: ObjectStorage;

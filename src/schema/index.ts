@@ -41,6 +41,7 @@ import './change-request/mutations.ts';
 import './change-request/pdf.ts';
 import './job/type.ts';
 import './job/queries.ts';
+import './job/mutations.ts';
 import './git-sync/type.ts';
 import './git-sync/mutations.ts';
 import './translation/type.ts';

@@ -3,11 +3,12 @@
  * file bytes first (outside the transaction), then the changes, the revision
  * and the change request's move to it, all or nothing.
  */
+import { applyContentChanges, type ContentChange } from '../content/apply-changes.ts';
+import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
+import { prepareUploads, type FileUploadInput } from '../content/uploads.ts';
 import type { Context } from '../context.ts';
 import { ConflictError, InvalidInputError } from '../errors/index.ts';
-import { applyContentChanges, type ContentChange } from '../content/apply-changes.ts';
-import { loadDocuments, loadSnapshot, writeRevision } from '../content/revision-store.ts';
-import { prepareUploads, type FileUploadInput } from '../content/uploads.ts';
+import { commitChangeRequestRevision } from './change-request.ts';
 
 type SpaceRow = { id: string; organizationId: string };
 type ChangeRequestRow = { id: string; status: string; revisionId: string; revisionInitialId: string; revisionMergedAncestorId: string | null };
@@ -38,20 +39,16 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
       },
       loadDocument: async (hash) => (await loadDocuments(tx, [hash])).get(hash) ?? null,
     });
-    const revisionId = await writeRevision(tx, {
+    const revisionId = await commitChangeRequestRevision(tx, {
+      changeRequest,
       spaceId: space.id,
-      parentId: changeRequest.revisionId,
       type: 'edits',
-      changeRequestId: changeRequest.id,
       createdById: viewer.userId,
       snapshot: applied.snapshot,
       copyFrom: { revisionId: changeRequest.revisionId, snapshot: current },
+      data: { updatedAt: new Date() },
+      conflict: 'The change request content changed while this batch was applied; try again',
     });
-    const moved = await tx.changeRequest.updateMany({
-      where: { id: changeRequest.id, revisionId: changeRequest.revisionId },
-      data: { revisionId, updatedAt: new Date() },
-    });
-    if (moved.count !== 1) throw new ConflictError('The change request content changed while this batch was applied; try again');
     await tx.changeRequestContributor.upsert({
       where: { changeRequestId_userId: { changeRequestId: changeRequest.id, userId: viewer.userId } },
       create: { changeRequestId: changeRequest.id, userId: viewer.userId },

@@ -5,13 +5,14 @@
  * (theirs) and their common ancestor (the revision the change request was
  * created from or last updated with). Conflicts write nothing.
  */
-import type { Context } from '../context.ts';
-import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
 import { mergeRevisions } from '../content/merge.ts';
-import { loadDocuments, loadSnapshot, writeRevision } from '../content/revision-store.ts';
+import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
+import type { Context } from '../context.ts';
 import type { Prisma, Tx } from '../db/client.ts';
-import { commitSpaceRevision } from './space-content.ts';
+import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
+import { commitChangeRequestRevision } from './change-request.ts';
 import { storedOrganizationMergeRules, storedSpaceMergeRules } from './merge-rules.ts';
+import { commitSpaceRevision } from './space-content.ts';
 
 type ChangeRequestRow = NonNullable<Awaited<ReturnType<Context['db']['changeRequest']['findUnique']>>>;
 type SpaceRow = { id: string; organizationId: string; revisionId: string; mergeRules: Prisma.JsonValue };
@@ -151,21 +152,17 @@ export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow
     const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
     const merged = mergeRevisions({ base, ours, theirs });
     if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
-    const revision = await writeRevision(tx, {
+    const revision = await commitChangeRequestRevision(tx, {
+      changeRequest,
       spaceId: space.id,
-      parentId: changeRequest.revisionId,
       mergedParentId: space.revisionId,
       type: 'update',
-      changeRequestId: changeRequest.id,
       createdById: viewer.userId,
       snapshot: merged.snapshot,
       copyFrom: { revisionId: changeRequest.revisionId, snapshot: ours },
+      data: { revisionMergedAncestorId: space.revisionId },
+      conflict: 'The change request changed while it was updated; try again',
     });
-    const done = await tx.changeRequest.updateMany({
-      where: { id: changeRequest.id, revisionId: changeRequest.revisionId },
-      data: { revisionId: revision, revisionMergedAncestorId: space.revisionId },
-    });
-    if (done.count !== 1) throw new ConflictError('The change request changed while it was updated; try again');
     return { result: 'update' as const, revision, conflicts: [] };
   });
 }

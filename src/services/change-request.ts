@@ -1,7 +1,12 @@
-/** Change requests: finding one of a space by id or number, and loading one the caller may act on. */
+/**
+ * Change requests: finding one of a space by id or number, loading one the
+ * caller may act on, and moving one to new content.
+ */
 import type { Action } from '../auth/policies.ts';
+import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
-import { NotFoundError } from '../errors/index.ts';
+import type { Prisma, Tx } from '../db/client.ts';
+import { ConflictError, NotFoundError } from '../errors/index.ts';
 import { loadSpace } from './space.ts';
 
 /** Finds a change request of a space by id or by its per-space number. */
@@ -19,4 +24,28 @@ export async function loadChangeRequest(ctx: Context, spaceId: string, idOrNumbe
   const space = await loadSpace(ctx, spaceId, action);
   const changeRequest = await findChangeRequest(ctx, space.id, idOrNumber);
   return { space, changeRequest };
+}
+
+export interface CommitChangeRequestRevisionInput extends Omit<WriteRevisionInput, 'parentId' | 'changeRequestId'> {
+  changeRequest: { id: string; revisionId: string };
+  /** What else the change request's row gets with its new revision. */
+  data?: Prisma.ChangeRequestUpdateManyMutationInput;
+  /** The 409's message when the change request moved meanwhile. */
+  conflict: string;
+}
+
+/**
+ * Moves a change request to new content, in the caller's transaction: writes
+ * the revision on top of its current one, and points it there only if nobody
+ * else moved it meanwhile (compare-and-set on `revisionId`; 409 otherwise).
+ */
+export async function commitChangeRequestRevision(tx: Tx, input: CommitChangeRequestRevisionInput): Promise<string> {
+  const { changeRequest, data, conflict, ...write } = input;
+  const revisionId = await writeRevision(tx, { ...write, parentId: changeRequest.revisionId, changeRequestId: changeRequest.id });
+  const moved = await tx.changeRequest.updateMany({
+    where: { id: changeRequest.id, revisionId: changeRequest.revisionId },
+    data: { ...data, revisionId },
+  });
+  if (moved.count !== 1) throw new ConflictError(conflict);
+  return revisionId;
 }

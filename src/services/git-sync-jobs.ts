@@ -9,15 +9,22 @@
 import { createHash } from 'node:crypto';
 import mime from 'mime-types';
 import { stringify } from 'safe-stable-stringify';
-import type { Tx } from '../db/client.ts';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
-import { commitSpaceRevision } from './space-content.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
-import { imageDimensions } from '../storage/image-dimensions.ts';
-import type { JobContext, JobHandler } from '../jobs/runner.ts';
+import type { Tx } from '../db/client.ts';
 import { decryptCredentials } from '../git-sync/credentials.ts';
-import { readRepository, remoteBranchTip, splitCredentials, writeRepository, type GitProgress, type RemotePolicy } from '../git-sync/git-client.ts';
+import {
+  readRepository,
+  remoteBranchTip,
+  splitCredentials,
+  writeRepository,
+  type GitProgress,
+  type RemotePolicy,
+} from '../git-sync/git-client.ts';
 import { exportRepository, importRepository } from '../git-sync/layout.ts';
+import type { JobContext, JobHandler } from '../jobs/runner.ts';
+import { imageDimensions } from '../storage/image-dimensions.ts';
+import { commitSpaceRevision } from './space-content.ts';
 
 interface SyncInput {
   url: string;

@@ -2,18 +2,17 @@
  * A space's content: the revision a request reads (the space's current one,
  * or one of its change requests'), and moving a space to new content.
  */
-import { ConflictError } from '../errors/index.ts';
+import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
+import type { RevisionView } from '../content/revision-view.ts';
+import type { RevisionSnapshot } from '../content/snapshot.ts';
+import type { Context } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import type { Provider } from '../db/provider.ts';
-import { reindexSpace } from '../search/search-index.ts';
-import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
-import type { RevisionSnapshot } from '../content/snapshot.ts';
-
-import type { Context } from '../context.ts';
+import { ConflictError } from '../errors/index.ts';
 import { NotFoundError } from '../errors/index.ts';
+import { reindexSpace } from '../search/search-index.ts';
 import { findChangeRequest } from './change-request.ts';
 import { loadSpace, type SpaceRow } from './space.ts';
-import type { RevisionView } from '../content/revision-view.ts';
 
 export interface ContentSource {
   space: SpaceRow;

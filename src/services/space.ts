@@ -1,7 +1,7 @@
 /** Spaces: loading one the caller may act on, and creating one with its first revision. */
 import { authorize, type Action } from '../auth/policies.ts';
-import type { Context } from '../context.ts';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
+import type { Context } from '../context.ts';
 import type { Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
 import { withColumns } from '../db/select.ts';

@@ -4,14 +4,14 @@
  * writes it as a new revision of the target space, with the translation's
  * statistics, in one transaction that also completes the job.
  */
-import type { Db, Tx } from '../db/client.ts';
 import { documentPlainText } from '../content/document/text.ts';
 import { loadSnapshot } from '../content/revision-store.ts';
-import { commitSpaceRevision } from './space-content.ts';
-import { storedInstructions } from './translation.ts';
+import type { Db, Tx } from '../db/client.ts';
 import type { JobHandler } from '../jobs/runner.ts';
 import { translateRevision, type TranslationCache } from '../translation/translate-revision.ts';
 import { createTranslator } from '../translation/translator.ts';
+import { commitSpaceRevision } from './space-content.ts';
+import { storedInstructions } from './translation.ts';
 
 /** Keys per statement when reading the cache. */
 const CACHE_READ_BATCH = 5000;

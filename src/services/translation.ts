@@ -1,7 +1,7 @@
 /** Translations: loading one the caller may act on, and checking instructions. */
-import type { Context } from '../context.ts';
 import { authorize, type Action } from '../auth/policies.ts';
 import type { JSONDocument } from '../content/snapshot.ts';
+import type { Context } from '../context.ts';
 import type { Prisma } from '../db/client.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { loadOrganization } from './organization.ts';

@@ -13,8 +13,8 @@ import { newId } from '../../src/ids.ts';
 import { createJobEvents, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { type ObjectStorage } from '../../src/storage/object-storage.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;
 let db: Db;

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashShareKey } from '../../src/auth/share-keys.ts';
+import { SHARE_KEY_PARAM } from '../../src/services/published-urls.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
-import { SHARE_KEY_PARAM } from '../../src/services/published-urls.ts';
 
 type User = { id: string; token: string };
 

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useFileDownloads } from '../../src/plugins/use-file-downloads.ts';
+import { storageKey } from '../../src/storage/local-storage.ts';
+import { type ObjectStorage } from '../../src/storage/object-storage.ts';
 import { signDownloadUrl } from '../../src/storage/signed-url.ts';
 import { createStorage } from '../../src/storage/storage.ts';
-import { type ObjectStorage } from '../../src/storage/object-storage.ts';
-import { storageKey } from '../../src/storage/local-storage.ts';
 
 const SECRET = 'downloads-secret-downloads-secret-0123456789';
 const config = { publicUrl: 'http://localhost', storage: { urlSecret: SECRET } };

@@ -1,20 +1,18 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
+import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
+import { documentProblem } from '../../content/document/validate.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
+import type { FileSnapshot } from '../../content/snapshot.ts';
 import { nullableJsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { applyContentChanges, MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
-import { loadDocuments, loadSnapshot, writeRevision } from '../../content/revision-store.ts';
-import type { FileSnapshot } from '../../content/snapshot.ts';
-import { prepareUploads, type FileUploadInput } from '../../content/uploads.ts';
-import { RevisionFile } from '../revision/type.ts';
 import { editChangeRequestContent } from '../../services/change-request-content.ts';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from '../../services/change-request-merge.ts';
-import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
-import { documentProblem } from '../../content/document/validate.ts';
-import { loadSpace } from '../../services/space.ts';
 import { loadChangeRequest } from '../../services/change-request.ts';
-import { type RevisionView } from '../../content/revision-view.ts';
+import { loadSpace } from '../../services/space.ts';
+import { RevisionFile } from '../revision/type.ts';
+import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
 
 const subject = z.string().max(256, 'must be at most 256 characters');
 

@@ -4,14 +4,14 @@
  * answered as a signed URL valid for one hour.
  */
 import { builder } from '../../builder.ts';
-import { NotFoundError } from '../../errors/index.ts';
-import { renderContentPdf } from '../../content/pdf.ts';
-import { pdfFonts } from '../../content/pdf-fonts.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
+import { pdfFonts } from '../../content/pdf-fonts.ts';
+import { renderContentPdf } from '../../content/pdf.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
-import { signDownloadUrl } from '../../storage/signed-url.ts';
+import { NotFoundError } from '../../errors/index.ts';
 import { loadContentSource } from '../../services/space-content.ts';
+import { signDownloadUrl } from '../../storage/signed-url.ts';
 
 const PDF_URL_TTL_SECONDS = 60 * 60;
 

@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize, can } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
+import { builder } from '../../builder.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadChangeRequest } from '../../services/change-request.ts';
+import { loadSpace } from '../../services/space.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Space } from '../space/type.ts';
 import { ChangeRequest, ChangeRequestStatus } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { loadSpace } from '../../services/space.ts';
-import { findChangeRequest, loadChangeRequest } from '../../services/change-request.ts';
 
 export const ChangeRequestList = listType('ChangeRequest', ChangeRequest);
 

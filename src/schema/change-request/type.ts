@@ -1,9 +1,7 @@
 import { builder } from '../../builder.ts';
 import { CHANGE_REQUEST_STATUSES, REVIEW_STATUSES, type ChangeRequestStatus as ChangeRequestStatusValue } from '../../db/value-sets.ts';
-import type { Context } from '../../context.ts';
-import { Revision } from '../revision/type.ts';
 import { revisionView } from '../../services/space-content.ts';
-import { type RevisionView } from '../../content/revision-view.ts';
+import { Revision } from '../revision/type.ts';
 
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });
 /** REVIEW_STATUSES are strings in GraphQL: enum values cannot hold '-'. */

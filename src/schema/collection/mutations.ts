@@ -1,16 +1,15 @@
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { ConflictError, InvalidInputError, NotFoundError, PreconditionFailedError } from '../../errors/index.ts';
+import { builder } from '../../builder.ts';
+import { ConflictError, InvalidInputError, PreconditionFailedError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { DefaultLevel } from '../shared/enums.ts';
-import { ContentPositionInput } from '../shared/position.ts';
-import { Collection } from './type.ts';
-import { loadOrganization } from '../../services/organization.ts';
 import { loadCollection, collectionSubtree, loadParentCollection } from '../../services/collection.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { DefaultLevel } from '../shared/enums.ts';
+import { ContentPositionInput } from '../shared/position.ts';
 import { TransferInput } from '../shared/transfer.ts';
+import { Collection } from './type.ts';
 
 const title = z.string().max(50, 'must be at most 50 characters');
 

@@ -1,12 +1,10 @@
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize, can, type Action } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadCollection } from '../../services/collection.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Collection } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { loadCollection } from '../../services/collection.ts';
 
 export const CollectionList = listType('Collection', Collection);
 

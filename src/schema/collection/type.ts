@@ -1,5 +1,5 @@
-import { builder } from '../../builder.ts';
 import { can } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 import { DefaultLevel } from '../shared/enums.ts';
 
 const CollectionUrls = builder.objectRef<{ location: string; app: string }>('CollectionUrls').implement({

@@ -5,13 +5,9 @@
  */
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
-import { InvalidInputError } from '../../errors/index.ts';
-import { encryptCredentials } from '../../git-sync/credentials.ts';
-import { jobEvent } from '../../jobs/job-store.ts';
-import { Job } from '../job/type.ts';
-import { loadSpace } from '../../services/space.ts';
 import { startSync } from '../../services/git-sync.ts';
+import { loadSpace } from '../../services/space.ts';
+import { Job } from '../job/type.ts';
 
 const GitInfoInput = builder.inputType('UpdateSpaceGitInfoInput', {
   fields: (t) => ({

@@ -1,20 +1,18 @@
 /**
- * Jobs: read one, cancel one, and follow them live. Subscriptions are
+ * Jobs: read one, and follow them live. Subscriptions are
  * authorized when they start (the organization, space or translation must be
  * readable) and per event (an event is delivered only for a job the caller
  * may read, checked against the caller's roles as of the subscription).
  */
-import { filter, pipe, Repeater } from 'graphql-yoga';
+import { Repeater } from 'graphql-yoga';
 import { builder } from '../../builder.ts';
-import { authorize, can } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import type { JobEvent } from '../../jobs/events.ts';
 import { jobEvent } from '../../jobs/job-store.ts';
-import { Job } from './type.ts';
+import { loadJob, jobEvents, FINAL_STATES } from '../../services/job.ts';
 import { loadOrganization } from '../../services/organization.ts';
 import { loadSpace } from '../../services/space.ts';
-import { loadJob, jobEvents, FINAL_STATES } from '../../services/job.ts';
+import { Job } from './type.ts';
 
 builder.queryField('job', (t) =>
   t.field({
@@ -22,21 +20,6 @@ builder.queryField('job', (t) =>
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => jobEvent(await loadJob(ctx, String(id))),
-  }),
-);
-
-builder.mutationField('cancelJob', (t) =>
-  t.field({
-    type: Job,
-    description: 'Cancels a queued job at once, or asks a running one to stop at its next step',
-    authScopes: { authenticated: true },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const job = await loadJob(ctx, String(id));
-      if (job.spaceId) await loadSpace(ctx, job.spaceId, 'space:edit');
-      else authorize(ctx.access.organization(job.organizationId), 'organization:create-content', { type: 'Job', id: job.id });
-      return jobEvent((await ctx.jobs.store.cancel(job.id))!);
-    },
   }),
 );
 

@@ -1,14 +1,11 @@
-import { builder } from '../../builder.ts';
 import { authorize, can } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import type { Db } from '../../db/client.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { builder } from '../../builder.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { isWriteConflict } from '../../errors/prisma.ts';
-import { MemberRole } from '../shared/enums.ts';
-import { Member } from './type.ts';
 import { loadMember, changeMembership, assertAnotherAdmin } from '../../services/member.ts';
 import { storedEmailDomains } from '../../services/organization.ts';
+import { MemberRole } from '../shared/enums.ts';
+import { Member } from './type.ts';
 
 const UpdateMemberInput = builder.inputType('UpdateMemberInput', {
   fields: (t) => ({

@@ -1,14 +1,13 @@
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
+import { paginate } from '../../db/pagination.ts';
 import { containsInsensitive, escapeLike } from '../../db/provider.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { loadMember } from '../../services/member.ts';
+import { Organization } from '../organization/type.ts';
 import { MemberRole, ROLES_DESCENDING, SortDirection } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
-import { Organization } from '../organization/type.ts';
 import { Member } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { loadMember } from '../../services/member.ts';
 
 export const MemberList = listType('Member', Member);
 

@@ -3,10 +3,10 @@ import { builder } from '../../builder.ts';
 import { jsonInput } from '../../db/json.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
 import { standaloneMergeRules } from '../../services/merge-rules.ts';
-import { Organization } from './type.ts';
 import { loadOrganization } from '../../services/organization.ts';
+import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
+import { Organization } from './type.ts';
 
 const title = z.string().min(2, 'must be 2 to 255 characters').max(255, 'must be 2 to 255 characters').regex(/\S.*\S/, 'must not be blank');
 const hostname = z.string().min(3, 'must be 3 to 32 characters').max(32, 'must be 3 to 32 characters');

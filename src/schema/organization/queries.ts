@@ -1,11 +1,8 @@
 import { builder } from '../../builder.ts';
-import { authorize, type Action } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { NotFoundError } from '../../errors/index.ts';
-import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
-import { Organization } from './type.ts';
 import { paginate } from '../../db/pagination.ts';
 import { loadOrganization } from '../../services/organization.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
+import { Organization } from './type.ts';
 
 export const OrganizationList = listType('Organization', Organization);
 

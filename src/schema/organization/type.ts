@@ -1,8 +1,8 @@
-import { builder } from '../../builder.ts';
 import { can } from '../../auth/policies.ts';
-import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
+import { builder } from '../../builder.ts';
 import { storedOrganizationMergeRules } from '../../services/merge-rules.ts';
 import { storedEmailDomains } from '../../services/organization.ts';
+import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
 
 const OrganizationUrls = builder.objectRef<{ location: string; app: string; logo: string | null }>('OrganizationUrls').implement({
   fields: (t) => ({

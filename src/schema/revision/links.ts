@@ -2,10 +2,10 @@
  * `Space.links`: every link of the space's current revision (GET /v1/spaces/{spaceId}/links),
  * one per target with the pages it is found on; computed as pageLinks' (src/content/links.ts).
  */
-import { NotFoundError } from '../../errors/index.ts';
-import { ContentReferenceUsageList, linkListArgs, revisionLinkList } from './queries.ts';
 import { builder } from '../../builder.ts';
+import { NotFoundError } from '../../errors/index.ts';
 import { Space } from '../space/type.ts';
+import { ContentReferenceUsageList, linkListArgs, revisionLinkList } from './queries.ts';
 
 builder.prismaObjectFields(Space, (t) => ({
   links: t.field({

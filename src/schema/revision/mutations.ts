@@ -1,12 +1,12 @@
 import { builder } from '../../builder.ts';
-import { InvalidInputError } from '../../errors/index.ts';
 import { applyContentChanges } from '../../content/apply-changes.ts';
 import { loadDocuments, loadSnapshot } from '../../content/revision-store.ts';
-import { commitSpaceRevision } from '../../services/space-content.ts';
 import { findTemplate, SPACE_TEMPLATES } from '../../content/templates.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import { editChangeRequestContent } from '../../services/change-request-content.ts';
-import { loadSpace } from '../../services/space.ts';
 import { findChangeRequest } from '../../services/change-request.ts';
+import { commitSpaceRevision } from '../../services/space-content.ts';
+import { loadSpace } from '../../services/space.ts';
 
 const ApplySpaceTemplateInput = builder.inputType('ApplySpaceTemplateInput', {
   fields: (t) => ({

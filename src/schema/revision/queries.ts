@@ -5,23 +5,22 @@
  * serve the "Space content" and "Change request content" REST groups.
  */
 import { builder } from '../../builder.ts';
-import type { Action } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { linkStats, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
 import { referenceTarget } from '../../content/revision-store.ts';
+import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
+import { type RevisionView } from '../../content/revision-view.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
+import type { Context } from '../../context.ts';
+import { sliceList, type ListResult } from '../../db/pagination.ts';
+import { NotFoundError } from '../../errors/index.ts';
+import { loadContentSource, ContentSource } from '../../services/space-content.ts';
+import { type SpaceRow } from '../../services/space.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
 import { rowForSelection } from '../shared/select.ts';
 import { Space } from '../space/type.ts';
 import { RevisionFile, RevisionPage, Revision } from './type.ts';
-import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
-import { sliceList, type ListResult } from '../../db/pagination.ts';
-import { loadSpace, type SpaceRow } from '../../services/space.ts';
-import { loadContentSource, ContentSource } from '../../services/space-content.ts';
-import { type RevisionView } from '../../content/revision-view.ts';
 
 const contentArgs = builder.args((t) => ({
   spaceId: t.id({ required: true }),

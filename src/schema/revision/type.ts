@@ -5,10 +5,10 @@
  * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
  */
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
 import { documentToMarkdown } from '../../content/document/markdown.ts';
-import { signDownloadUrl } from '../../storage/signed-url.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
+import type { Context } from '../../context.ts';
+import { signDownloadUrl } from '../../storage/signed-url.ts';
 
 export const DocumentFormat = builder.enumType('DocumentFormat', { values: ['document', 'markdown'] as const });
 

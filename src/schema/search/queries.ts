@@ -1,11 +1,11 @@
 /** Full-text search of a space's current content, and of an organization's spaces (the index of src/search/). */
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
-import { ListNext, pageArgs } from '../shared/pagination.ts';
 import { DEFAULT_PAGE_SIZE } from '../../db/pagination.ts';
+import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
 import { loadOrganization } from '../../services/organization.ts';
 import { loadSpace } from '../../services/space.ts';
+import { ListNext, pageArgs } from '../shared/pagination.ts';
 
 interface HitView {
   hit: SearchPageHit;

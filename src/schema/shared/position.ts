@@ -5,8 +5,6 @@
  */
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import type { Db } from '../../db/client.ts';
-import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 
 const pointer = z.union([
   z.object({ type: z.literal('space'), space: z.string().min(1) }).strict(),

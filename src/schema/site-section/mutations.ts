@@ -6,14 +6,31 @@
  */
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
-import { newId } from '../../ids.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { isUniqueViolation } from '../../errors/prisma.ts';
-import { byOrder, endPosition, invalidPosition, placeAmong, renumberSectionsAndGroups, sectionSiblings, STRUCTURE_ORDER, type Tx, anchorOf, CONDITION, loadSpaceForSite, newSiteSpacePath, PATH, setDefaultSiteSpace, ICON, sectionTitleFor, newSectionPath, firstSectionInStructure, findSection } from '../../services/site-structure.ts';
-import { slugify, uniqueSlug } from '../../slug.ts';
-import { SiteSection } from './type.ts';
+import { newId } from '../../ids.ts';
+import {
+  endPosition,
+  invalidPosition,
+  placeAmong,
+  renumberSectionsAndGroups,
+  sectionSiblings,
+  STRUCTURE_ORDER,
+  anchorOf,
+  CONDITION,
+  loadSpaceForSite,
+  newSiteSpacePath,
+  PATH,
+  setDefaultSiteSpace,
+  ICON,
+  sectionTitleFor,
+  newSectionPath,
+  firstSectionInStructure,
+  findSection,
+} from '../../services/site-structure.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
+import { SiteSection } from './type.ts';
 
 const TITLE = z.string().min(2, 'must be between 2 and 128 characters').max(128, 'must be between 2 and 128 characters');
 const DESCRIPTION = z.string().max(256, 'must be at most 256 characters');

@@ -1,6 +1,6 @@
 import { builder } from '../../builder.ts';
-import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
 import { publishedUrl } from '../../services/published-urls.ts';
+import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
 import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
 const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({

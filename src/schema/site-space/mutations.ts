@@ -3,17 +3,27 @@
  * delete and move among the site spaces of the same section. Every change to
  * a site's structure needs site:update (src/auth/policies.ts).
  */
-import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { endPosition, invalidPosition, placeAmong, renumberSiteSpaces, siteSpaceSiblings, STRUCTURE_ORDER, type Tx, PATH, CONDITION, loadSpaceForSite, newSiteSpacePath, setDefaultSiteSpace, defaultSectionOf, findSiteSpace, anchorOf } from '../../services/site-structure.ts';
-import { slugify, uniqueSlug } from '../../slug.ts';
-import { SiteSpace } from './type.ts';
-import { loadSpace } from '../../services/space.ts';
+import {
+  endPosition,
+  invalidPosition,
+  placeAmong,
+  renumberSiteSpaces,
+  siteSpaceSiblings,
+  PATH,
+  CONDITION,
+  loadSpaceForSite,
+  newSiteSpacePath,
+  setDefaultSiteSpace,
+  defaultSectionOf,
+  findSiteSpace,
+  anchorOf,
+} from '../../services/site-structure.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
+import { SiteSpace } from './type.ts';
 
 const AddSpaceToSiteInput = builder.inputType('AddSpaceToSiteInput', {
   fields: (t) => ({

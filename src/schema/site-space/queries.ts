@@ -1,11 +1,11 @@
 import { builder } from '../../builder.ts';
-import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
-import { Site } from '../site/type.ts';
-import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
-import { SiteSpace } from './type.ts';
 import { paginate } from '../../db/pagination.ts';
+import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
 import { loadReadableSite } from '../../services/site.ts';
+import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { readableSiteArgs } from '../site/args.ts';
+import { Site } from '../site/type.ts';
+import { SiteSpace } from './type.ts';
 
 /** List order (paginate's sort keys). */
 const LIST_ORDER = [['position', 'asc'], ['id', 'asc']] as const;

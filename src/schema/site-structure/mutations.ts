@@ -7,10 +7,26 @@ import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { byOrder, endPosition, invalidPosition, placeAmong, renumberSectionsAndGroups, renumberSiteSpaces, sectionSiblings, siteSpaceSiblings, type ItemKind, type Placed, type Tx, ICON, anchorOf, MAX_GROUP_DEPTH, locate, parentGroupFor } from '../../services/site-structure.ts';
-import { SiteSectionGroup, SiteStructureItem } from './type.ts';
+import {
+  byOrder,
+  endPosition,
+  invalidPosition,
+  placeAmong,
+  renumberSectionsAndGroups,
+  renumberSiteSpaces,
+  sectionSiblings,
+  siteSpaceSiblings,
+  type ItemKind,
+  type Placed,
+  ICON,
+  anchorOf,
+  MAX_GROUP_DEPTH,
+  locate,
+  parentGroupFor,
+} from '../../services/site-structure.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
+import { SiteSectionGroup, SiteStructureItem } from './type.ts';
 
 const ITEM_KINDS = ['site-space', 'site-section', 'site-section-group'] as const;
 const GROUP_TITLE = z.string().min(1, 'must be between 1 and 100 characters').max(100, 'must be between 1 and 100 characters');

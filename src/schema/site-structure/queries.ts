@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
-import { PublishedContentSite, SiteStructure } from './type.ts';
 import { loadReadableSite } from '../../services/site.ts';
 import { readableSiteArgs } from '../site/args.ts';
+import { PublishedContentSite, SiteStructure } from './type.ts';
 
 builder.queryField('siteStructure', (t) =>
   t.prismaField({

@@ -27,10 +27,10 @@ import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.ts';
 import type PrismaTypes from '../../db/generated/pothos-types.ts';
-import { rowsForSelection } from '../shared/select.ts';
-import { byOrder, STRUCTURE_ORDER } from '../../services/site-structure.ts';
 import { withColumns } from '../../db/select.ts';
+import { byOrder, STRUCTURE_ORDER } from '../../services/site-structure.ts';
 import { VISIBLE_SECTION, VISIBLE_SECTION_GROUP, VISIBLE_SITE_SPACE } from '../../services/site.ts';
+import { rowsForSelection } from '../shared/select.ts';
 
 /**
  * Rows as Prisma returns them: every column, or (from `loadStructure`: SiteSection and SiteSpace

@@ -4,13 +4,13 @@
  * profile (what a visitor sees); and the site's edges to them.
  */
 import { builder } from '../../builder.ts';
-import { readSiteCustomizations, readSiteSpaceCustomizations } from '../site/customizations.ts';
-import { Site } from '../site/type.ts';
+import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
+import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 import { SiteSection } from '../site-section/type.ts';
 import { SiteSpace } from '../site-space/type.ts';
-import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
+import { readSiteCustomizations, readSiteSpaceCustomizations } from '../site/customizations.ts';
+import { Site } from '../site/type.ts';
 import { groupChildren, groupSections, loadStructure, STRUCTURE_COUNTS } from './tree.ts';
-import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
 const ONLY_VISIBLE = {
   defaultValue: false,

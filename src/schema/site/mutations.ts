@@ -7,19 +7,19 @@
  * deletion site:delete.
  */
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
-import { newId } from '../../ids.ts';
-import { SiteAgentsContext, SiteType, SiteVisibility } from '../shared/enums.ts';
-import { slugify, uniqueSlug } from '../../slug.ts';
 import { isUniqueViolation } from '../../errors/prisma.ts';
-import { applySiteCustomizations } from './customizations.ts';
-import { Site } from './type.ts';
+import { newId } from '../../ids.ts';
 import { loadOrganization } from '../../services/organization.ts';
 import { loadSite } from '../../services/site.ts';
+import { slugify, uniqueSlug } from '../../slug.ts';
+import { SiteAgentsContext, SiteType, SiteVisibility } from '../shared/enums.ts';
+import { applySiteCustomizations } from './customizations.ts';
+import { Site } from './type.ts';
 
 export const DEFAULT_SITE_TITLE = 'Docs site';
 export const SITE_TITLE = z.string().min(2, 'must be between 2 and 128 characters').max(128, 'must be between 2 and 128 characters');

@@ -1,14 +1,13 @@
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize, can, type Action } from '../../auth/policies.ts';
 import type { Context } from '../../context.ts';
+import { paginate } from '../../db/pagination.ts';
 import { containsInsensitive, escapeLike } from '../../db/provider.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { loadSite } from '../../services/site.ts';
 import { Organization } from '../organization/type.ts';
 import { SiteType } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Site } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { loadSite } from '../../services/site.ts';
 
 /** List order (paginate's sort keys). */
 const SITE_LIST_ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;

@@ -4,18 +4,18 @@
  * is stored (see ./share-key.ts). Everything here needs site:update.
  */
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
+import { generateShareKey } from '../../auth/share-keys.ts';
+import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
+import { paginate } from '../../db/pagination.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { listType, pageArgs } from '../shared/pagination.ts';
-import { generateShareKey } from '../../auth/share-keys.ts';
-import { Site } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { loadSite } from '../../services/site.ts';
 import { withShareKey } from '../../services/published-urls.ts';
+import { loadSite } from '../../services/site.ts';
+import { listType, pageArgs } from '../shared/pagination.ts';
 import { siteArgs } from './args.ts';
+import { Site } from './type.ts';
 
 interface ShareLinkShape {
   id: string;

@@ -1,21 +1,17 @@
 import { z } from 'zod';
-import { builder } from '../../builder.ts';
 import { authorize, can } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
+import { builder } from '../../builder.ts';
 import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
-import { newId } from '../../ids.ts';
-import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
-import { spaceMergeRules } from '../../services/merge-rules.ts';
-import { ContentPositionInput } from '../shared/position.ts';
-import { loadSnapshot, writeRevision } from '../../content/revision-store.ts';
-import { reindexSpace } from '../../search/search-index.ts';
-import { Space } from './type.ts';
-import { loadOrganization } from '../../services/organization.ts';
 import { loadParentCollection } from '../../services/collection.ts';
-import { loadSpace, SPACE_RETENTION_MS, createSpaceRow } from '../../services/space.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
+import { spaceMergeRules } from '../../services/merge-rules.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace, SPACE_RETENTION_MS, createSpaceRow } from '../../services/space.ts';
+import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
+import { ContentPositionInput } from '../shared/position.ts';
 import { TransferInput } from '../shared/transfer.ts';
+import { Space } from './type.ts';
 
 const title = z.string().max(50, 'must be at most 50 characters');
 const emoji = z.string().max(50, 'must be at most 50 characters');

@@ -1,14 +1,11 @@
+import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { authorize, can, type Action } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { paginate } from '../../db/pagination.ts';
+import { loadSpace } from '../../services/space.ts';
 import { Collection } from '../collection/type.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Space } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { withColumns } from '../../db/select.ts';
-import { SPACE_ACCESS_SELECT, loadSpace } from '../../services/space.ts';
 
 export const SpaceList = listType('Space', Space);
 

@@ -1,10 +1,10 @@
-import { builder } from '../../builder.ts';
 import { can, type Action } from '../../auth/policies.ts';
-import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
+import { builder } from '../../builder.ts';
 import { storedSpaceMergeRules } from '../../services/merge-rules.ts';
-import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
 import { publishedSpaceUrl } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
+import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
+import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
 
 interface SpaceUrlsShape {
   location: string;
@@ -50,7 +50,7 @@ const SpacePermissions = builder.objectRef<Record<SpacePermissionName, boolean>>
 // reading them resolve straight off the row; dates, mergeRules and the other columns are read only
 // when a field asks for them (t.expose*, or select on the field). A field that selects looks its
 // selection up for every row it resolves, which costs more than reading a small column; a date
-// costs about as much (a Date per row). Measured on 1,000 spaces with bench/ab-site-graph.ts.
+// costs about as much (a Date per row). Measured on 1,000 spaces with bench/ab.ts.
 export const Space = builder.prismaObject('Space', {
   description: 'A space: pages, files and their revisions',
   select: { id: true, title: true, emoji: true, visibility: true, language: true, revisionId: true, ...SPACE_ACCESS_SELECT },

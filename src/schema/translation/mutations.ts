@@ -4,21 +4,20 @@
  * Reading needs read; creating, changing, deleting and running need create.
  * The target space is created with the translation, beside its source.
  */
-import { builder } from '../../builder.ts';
 import { authorize } from '../../auth/policies.ts';
-import type { Context } from '../../context.ts';
+import { builder } from '../../builder.ts';
 import { jsonInput } from '../../db/json.ts';
-import { ConflictError, InvalidInputError, NotFoundError, PreconditionFailedError } from '../../errors/index.ts';
+import { paginate } from '../../db/pagination.ts';
+import { ConflictError, InvalidInputError, PreconditionFailedError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { jobEvent } from '../../jobs/job-store.ts';
+import { loadOrganization } from '../../services/organization.ts';
+import { loadSpace } from '../../services/space.ts';
+import { loadTranslation, EMPTY_DOCUMENT, checkDocument } from '../../services/translation.ts';
 import { Job } from '../job/type.ts';
 import { TranslationLanguage } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Translation } from './type.ts';
-import { paginate } from '../../db/pagination.ts';
-import { loadOrganization } from '../../services/organization.ts';
-import { loadSpace } from '../../services/space.ts';
-import { loadTranslation, EMPTY_DOCUMENT, checkDocument } from '../../services/translation.ts';
 
 const TranslationSourceInput = builder.inputType('TranslationSourceInput', {
   fields: (t) => ({

@@ -1,5 +1,5 @@
-import { builder } from '../../builder.ts';
 import { can } from '../../auth/policies.ts';
+import { builder } from '../../builder.ts';
 
 const TranslationSourceRef = builder.objectRef<{ space: string; language: string | null }>('TranslationSource').implement({
   fields: (t) => ({

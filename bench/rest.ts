@@ -1,0 +1,181 @@
+/**
+ * REST benchmark: the real server against a hand-written ceiling
+ * (bench/raw-ceiling.ts: node:http and one hand-written SQL statement per
+ * request) on the same seeded database, SQLite or, with BENCH_DATABASE_URL,
+ * PostgreSQL.
+ *
+ *   npm run bench:rest
+ *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:rest
+ *
+ * Each server runs in a child process pinned to one core (`taskset -c 1`);
+ * this process (autocannon) is pinned to core 0. Per endpoint: a warm-up, then
+ * a measured run; statements/request come from `db_queries_total` of
+ * GET /metrics read before and after the measured run. The ceiling's bodies
+ * are checked byte-identical to the app's first. When GET by id is below
+ * TARGET of the ceiling, the server is CPU-profiled (V8 sampling profiler
+ * through node:inspector, steady state only) under the same load.
+ *
+ * Environment: see bench/harness.ts (BENCH_DATABASE_URL, BENCH_DURATION,
+ * BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_PROFILE, BENCH_NODE_ENV,
+ * BENCH_WAIT_QUIET, BENCH_WAIT_BUDGET).
+ *
+ * Results: bench/results/<date>-rest-<sqlite|postgresql>.md (raw data and
+ * profile in bench/out/).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  captureSql,
+  CONNECTIONS,
+  databaseVersion,
+  DURATION,
+  fmt,
+  handWrittenDriver,
+  keepInOut,
+  log,
+  machineLoad,
+  main,
+  measure,
+  MEASUREMENT_NOTE,
+  measurementTable,
+  profileMarkdown,
+  PROFILE_SECONDS,
+  profileUnderLoad,
+  PUBLIC_URL,
+  reportHeader,
+  request,
+  sqlBlock,
+  startChild,
+  startRun,
+  summariseProfile,
+  WARMUP,
+  writeResults,
+  type Endpoint,
+  type Measurement,
+  type ProfileSummary,
+} from './harness.ts';
+import { restEndpoints, seed } from './seed.ts';
+
+const TARGET = 0.4;
+const SPACES = 1000;
+const IN_COLLECTION = 5;
+
+async function run() {
+  const benchRun = startRun('rest');
+  await machineLoad.settle('before the run');
+  log('seeding...');
+  const data = await seed('rest', { spaces: SPACES, inCollection: IN_COLLECTION });
+  const token = data.token;
+  const { byId, list } = restEndpoints(data);
+  const health: Endpoint = { key: 'healthz', label: 'GET /healthz (reference: yoga + one Prisma SELECT 1, no GraphQL)', paths: ['/healthz'] };
+  // Job polling once an hour: the dispatcher's background polls are not statements of the requests.
+  const appEnv = { DATABASE_URL: data.database.url, JOB_POLL_MS: '3600000' };
+  const rawEnv = { DATABASE_URL: data.database.url, PUBLIC_URL, APP_URL: PUBLIC_URL, RAW_CEILING_CHILD: '1' };
+
+  const samplePaths = [byId.paths[0]!, byId.paths[data.spaceIds.length - 1]!, list.paths[0]!];
+  const results: { app: Measurement[]; raw: Measurement[]; reference: Measurement[] } = { app: [], raw: [], reference: [] };
+  const appBodies: string[] = [];
+  /** The SQL the app sends for one request of each sample path. */
+  const sqlOf: Record<string, string[]> = {};
+  let profile: ProfileSummary | null = null;
+  let version = '';
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-prof-'));
+
+  try {
+    // --- the real server
+    log('starting the app server...');
+    let child = await startChild('app-server.ts', appEnv);
+    try {
+      version = await databaseVersion(data.database);
+      for (const p of samplePaths) {
+        const { result: body, statements } = await captureSql(child, () => request(child.baseUrl, p, token));
+        sqlOf[p] = statements;
+        if (body.status !== 200) throw new Error(`app: GET ${p} answered ${body.status}: ${body.text}`);
+        appBodies.push(body.text);
+      }
+      const listBody = JSON.parse(appBodies[2]!) as { items: unknown[]; count: number };
+      if (listBody.items.length !== 100 || listBody.count !== SPACES) throw new Error(`app: unexpected list (${listBody.items.length} items, count ${listBody.count})`);
+      await machineLoad.settle('before the app runs');
+      results.app.push(await measure(child.baseUrl, byId, token, `app: ${byId.label}`));
+      results.app.push(await measure(child.baseUrl, list, token, `app: ${list.label}`));
+      results.reference.push(await measure(child.baseUrl, health, token, `app: ${health.label}`));
+    } finally {
+      await child.stop();
+    }
+
+    // --- the ceiling
+    log('starting the raw ceiling server...');
+    child = await startChild('raw-ceiling.ts', rawEnv);
+    try {
+      for (const [i, p] of samplePaths.entries()) {
+        const body = await request(child.baseUrl, p, token);
+        if (body.status !== 200) throw new Error(`raw: GET ${p} answered ${body.status}: ${body.text}`);
+        if (body.text !== appBodies[i]) {
+          throw new Error(`raw: GET ${p} differs from the app's body\n app: ${appBodies[i]!.slice(0, 2000)}\n raw: ${body.text.slice(0, 2000)}`);
+        }
+      }
+      await machineLoad.settle('before the ceiling runs');
+      results.raw.push(await measure(child.baseUrl, byId, token, `ceiling: ${byId.label}`));
+      results.raw.push(await measure(child.baseUrl, list, token, `ceiling: ${list.label}`));
+    } finally {
+      await child.stop();
+    }
+
+    // --- where the time goes, when GET by id misses the target
+    const ratioById = results.app[0]!.rps / results.raw[0]!.rps;
+    if (ratioById < TARGET && PROFILE_SECONDS > 0) {
+      log(`GET by id is at ${(100 * ratioById).toFixed(1)}% of the ceiling (< ${TARGET * 100}%): profiling the app server...`);
+      const file = path.join(profileDir, 'get-space.cpuprofile');
+      await profileUnderLoad(appEnv, byId, token, file);
+      profile = summariseProfile(keepInOut(file, `${benchRun.name}-get-space.cpuprofile`));
+    }
+  } finally {
+    await data.drop();
+    fs.rmSync(profileDir, { recursive: true, force: true });
+  }
+  await machineLoad.read('after the run');
+
+  // --- report
+  const rows = results.app.map((a, i) => {
+    const r = results.raw[i]!;
+    return { endpoint: a.label, app: a, raw: r, ratio: a.rps / r.rps };
+  });
+  const sqlSamples = [
+    { request: `GET /v1/spaces/{id} (top-level space)`, statements: sqlOf[samplePaths[1]!] ?? [] },
+    { request: `GET /v1/spaces/{id} (space in the collection)`, statements: sqlOf[samplePaths[0]!] ?? [] },
+    { request: `GET /v1/orgs/{id}/spaces?limit=100`, statements: sqlOf[samplePaths[2]!] ?? [] },
+  ];
+  const database = { description: data.database.description, version };
+
+  const md = reportHeader(benchRun, 'REST benchmark', database);
+  md.push(
+    `Load: autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s measured per endpoint; one bearer token.`,
+    `Data: 1 user, 1 organization (user is admin), 1 collection, ${SPACES.toLocaleString('en-US')} spaces (${IN_COLLECTION} in the collection).`,
+    `GET by id cycles through all ${SPACES.toLocaleString('en-US')} space ids; the list asks for the first page of 100 (\`count\` ${SPACES.toLocaleString('en-US')}, \`next.page\` set).`,
+    MEASUREMENT_NOTE,
+    `The ceiling (bench/raw-ceiling.ts) is node:http with hand-written SQL (${handWrittenDriver}), one prepared statement per request, and answers byte-identical bodies (checked before measuring).`,
+    '',
+    ...measurementTable(
+      [
+        ...rows.flatMap((r) => [
+          { server: 'app', m: r.app, vs: `${fmt(100 * r.ratio, 1)}%` },
+          { server: 'raw ceiling', m: r.raw, vs: '100%' },
+        ]),
+        ...results.reference.map((m) => ({ server: 'app', m, vs: '—' })),
+      ],
+      'req/s vs ceiling',
+    ),
+    '',
+  );
+  const byIdRow = rows[0]!;
+  md.push(`**Target**: GET by id ≥ ${TARGET * 100}% of the ceiling. **Measured: ${fmt(100 * byIdRow.ratio, 1)}% — ${byIdRow.ratio >= TARGET ? 'met' : 'NOT met'}.**`, '');
+  md.push(...machineLoad.markdown());
+  if (profile) md.push(...profileMarkdown(profile, 'GET /v1/spaces/{spaceId}'));
+  md.push('## SQL sent by the app for one request', '');
+  for (const sample of sqlSamples) md.push(`${sample.request}: ${sample.statements.length} statements`, '', ...sqlBlock(sample.statements), '');
+  const settings = { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, spaces: SPACES, spacesInCollection: IN_COLLECTION };
+  writeResults(benchRun, { database, settings, targetRatioGetById: TARGET, rows, reference: results.reference, sqlSamples, profile }, md);
+}
+
+main(run);
