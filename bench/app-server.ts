@@ -11,7 +11,7 @@
  */
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
-import { parseDatabaseUrl } from '../src/db/provider.ts';
+import { parseDatabaseUrl } from '../src/db/provider/config.ts';
 import { createApp, type App } from '../src/server.ts';
 
 const config = loadConfig({

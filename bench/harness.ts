@@ -35,7 +35,8 @@ import pg from 'pg';
 import { createUserWithToken } from '../src/auth/users.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
+import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../src/db/provider/config.ts';
+import { dropDatabase, prepareDatabase } from '../src/db/provider/setup.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { parseDatabaseUrl, type Provider } from '../src/db/provider.ts';
+import { parseDatabaseUrl, type Provider } from '../src/db/provider/config.ts';
 
 // ---------------------------------------------------------------------------
 // The database

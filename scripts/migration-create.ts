@@ -39,7 +39,8 @@ import {
   migrationsDir,
 } from '../src/db/migrate.ts';
 import { completeMigrationSql } from '../src/db/migration-sql.ts';
-import { dropDatabase, type DatabaseConfig, type Provider } from '../src/db/provider.ts';
+import type { DatabaseConfig, Provider } from '../src/db/provider/config.ts';
+import { dropDatabase } from '../src/db/provider/setup.ts';
 
 export const SNAPSHOT_NAME = 'schema.snapshot.prisma';
 

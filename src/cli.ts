@@ -10,7 +10,8 @@ import { createUserWithToken, issueTokenForEmail, presentUser } from './auth/use
 import { loadConfig } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { parseDatabaseUrl, prepareDatabase } from './db/provider.ts';
+import { parseDatabaseUrl } from './db/provider/config.ts';
+import { prepareDatabase } from './db/provider/setup.ts';
 import { Urls } from './urls.ts';
 
 const email = (value: string) => {

@@ -8,7 +8,7 @@ import { Access } from './auth/access.ts';
 import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
-import type { Provider } from './db/provider.ts';
+import { type Provider } from './db/provider/config.ts';
 import type { Jobs } from './jobs/jobs.ts';
 import { Loaders } from './loaders.ts';
 import { type ObjectStorage } from './storage/object-storage.ts';

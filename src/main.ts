@@ -1,7 +1,8 @@
 /** `npm start`: migrate the database, serve, and shut down gracefully on SIGTERM/SIGINT. */
 import { loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
-import { parseDatabaseUrl, prepareDatabase } from './db/provider.ts';
+import { parseDatabaseUrl } from './db/provider/config.ts';
+import { prepareDatabase } from './db/provider/setup.ts';
 import { createApp } from './server.ts';
 
 const config = loadConfig();

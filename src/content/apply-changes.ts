@@ -12,11 +12,19 @@
 import { InvalidInputError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../slug.ts';
-import { markdownToDocument } from './document/markdown.ts';
+import { markdownToDocument } from './document/markdown-parse.ts';
 import { documentProblem } from './document/validate.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
-import type { ContentRef, FileSnapshot, JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
+import {
+  fileSnapshot,
+  type ContentRef,
+  type FileSnapshot,
+  type JSONDocument,
+  type JSONNode,
+  type PageSnapshot,
+  type RevisionSnapshot,
+} from './snapshot.ts';
 
 export const MAX_CHANGES_PER_BATCH = 50;
 
@@ -40,15 +48,7 @@ export type ContentChange =
   | { operation: 'insert_files'; files: UploadedFile[] };
 
 /** A file of an insert_files change, its bytes already fetched or decoded and stored. */
-export interface UploadedFile {
-  ref?: string | null;
-  name: string;
-  contentType: string;
-  size: number;
-  storageKey: string;
-  width: number | null;
-  height: number | null;
-}
+export type UploadedFile = Omit<FileSnapshot, 'id'> & { ref?: string | null };
 
 export type PageOutcome =
   | { object: 'created_page'; ref?: string; page: string }
@@ -270,15 +270,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         if (change.files.length > 20) bad(i, 'files: at most 20 files per change');
         for (const file of change.files) {
           const id = (file.ref !== undefined && file.ref !== null ? fileRefs.get(normalizeHref(file.ref)) : undefined) ?? newId();
-          const stored: FileSnapshot = {
-            id,
-            name: file.name,
-            contentType: file.contentType,
-            size: file.size,
-            storageKey: file.storageKey,
-            width: file.width,
-            height: file.height,
-          };
+          const stored = fileSnapshot(id, file);
           snapshot.files.set(id, stored);
           insertedFiles.push(stored);
         }

@@ -9,29 +9,26 @@
  * the references of its document.
  */
 import { stringify } from 'safe-stable-stringify';
-import { newId } from '../ids.ts';
+import { batches } from '../batches.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
+import { nullableJsonInput } from '../db/json.ts';
 import { isOneOf, REFERENCE_TARGET_KINDS, type ReferenceTargetKind, type RevisionType } from '../db/value-sets.ts';
+import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { extractReferences } from './document/references.ts';
-import type { ContentRef, FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from './snapshot.ts';
 import { pagePaths } from './page-tree.ts';
+import {
+  fileSnapshot,
+  type ContentRef,
+  type FileSnapshot,
+  type JSONDocument,
+  type PageSnapshot,
+  type RevisionSnapshot,
+} from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
 
 export type { RevisionType };
-
-export interface RevisionRow {
-  id: string;
-  spaceId: string;
-  parentId: string | null;
-  mergedParentId: string | null;
-  type: string;
-  changeRequestId: string | null;
-  createdById: string | null;
-  variables: Prisma.JsonValue;
-  createdAt: Date;
-}
 
 export function emptySnapshot(): RevisionSnapshot {
   return { pages: new Map(), files: new Map(), documents: new Map() };
@@ -64,23 +61,8 @@ function withSortedKeys(value: Prisma.JsonValue): Prisma.JsonValue {
   return sorted;
 }
 
-export function pageFromRow(row: {
-  pageId: string;
-  parentPageId: string | null;
-  index: number;
-  kind: string;
-  title: string;
-  slug: string;
-  description: string | null;
-  emoji: string | null;
-  icon: string | null;
-  hidden: boolean;
-  documentHash: string | null;
-  linkTarget: Prisma.JsonValue | null;
-  layout: Prisma.JsonValue | null;
-  createdAt: Date;
-  updatedAt: Date;
-}): PageSnapshot {
+/** A RevisionPage row as a page snapshot (the inverse of `pageColumns`). */
+export function pageFromRow(row: Prisma.RevisionPageModel): PageSnapshot {
   return {
     id: row.pageId,
     kind: row.kind as PageSnapshot['kind'],
@@ -100,24 +82,9 @@ export function pageFromRow(row: {
   };
 }
 
-export function fileFromRow(row: {
-  fileId: string;
-  name: string;
-  contentType: string;
-  size: number;
-  storageKey: string;
-  width: number | null;
-  height: number | null;
-}): FileSnapshot {
-  return {
-    id: row.fileId,
-    name: row.name,
-    contentType: row.contentType,
-    size: row.size,
-    storageKey: row.storageKey,
-    width: row.width,
-    height: row.height,
-  };
+/** A RevisionFile row as a file snapshot. */
+export function fileFromRow(row: Prisma.RevisionFileModel): FileSnapshot {
+  return fileSnapshot(row.fileId, row);
 }
 
 /**
@@ -212,29 +179,17 @@ async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, need
   }
   // Documents first: a reference row needs its document (foreign key). The JSON goes as text: the
   // column types it (PostgreSQL infers the untyped parameter as jsonb; SQLite stores the text).
-  for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES)) {
+  for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES, boundSize)) {
     await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES ${Prisma.join(batch)} ON CONFLICT ("hash") DO NOTHING`;
   }
-  for (const batch of batches(referenceRows, REFERENCE_BATCH, Infinity)) {
+  for (const batch of batches(referenceRows, REFERENCE_BATCH, Infinity, boundSize)) {
     await tx.$executeRaw`INSERT INTO "DocumentReference" ("documentHash", "targetKind", "target", "nodeKey") VALUES ${Prisma.join(batch)} ON CONFLICT DO NOTHING`;
   }
 }
 
-/** Consecutive slices of `rows` of at most `maxRows` rows and (past the first row) `maxBytes` of bound string values. */
-function* batches(rows: Prisma.Sql[], maxRows: number, maxBytes: number): Generator<Prisma.Sql[]> {
-  let batch: Prisma.Sql[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = row.values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
-    if (batch.length > 0 && (batch.length >= maxRows || bytes + size > maxBytes)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(row);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
+/** What a row binds, for batching: its string values' length, 8 for any other value. */
+function boundSize(row: Prisma.Sql): number {
+  return row.values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
 }
 
 export interface WriteRevisionInput {
@@ -259,30 +214,49 @@ export interface WriteRevisionInput {
 const PAGE_COLUMNS = [
   'pageId', 'parentPageId', 'index', 'kind', 'title', 'slug', 'path', 'description', 'emoji', 'icon',
   'hidden', 'documentHash', 'linkTarget', 'layout', 'createdAt', 'updatedAt',
-] as const;
+] as const satisfies readonly (keyof PageColumns)[];
 
 /** Pages per INSERT ... SELECT (well under both databases' limits on bound values). */
 const COPY_BATCH = 5000;
 
-function samePage(a: PageSnapshot | undefined, b: PageSnapshot): boolean {
-  return (
-    a !== undefined &&
-    a.parentId === b.parentId &&
-    a.index === b.index &&
-    a.kind === b.kind &&
-    a.title === b.title &&
-    a.slug === b.slug &&
-    a.description === b.description &&
-    a.emoji === b.emoji &&
-    a.icon === b.icon &&
-    a.hidden === b.hidden &&
-    a.documentHash === b.documentHash &&
-    // Key order aside: a page read back from jsonb (PostgreSQL) has its keys in jsonb's order.
-    stringify(a.linkTarget) === stringify(b.linkTarget) &&
-    stringify(a.layout) === stringify(b.layout) &&
-    a.createdAt.getTime() === b.createdAt.getTime() &&
-    a.updatedAt.getTime() === b.updatedAt.getTime()
-  );
+/** A RevisionPage row without its revision, as written (SQL NULL in a Json column is Prisma.DbNull). */
+type PageColumns = Omit<Prisma.RevisionPageModel, 'revisionId' | 'linkTarget' | 'layout'> & {
+  linkTarget: Prisma.InputJsonValue | typeof Prisma.DbNull;
+  layout: Prisma.InputJsonValue | typeof Prisma.DbNull;
+};
+
+/** The RevisionPage columns of a page at `path`, as they are written. */
+function pageColumns(page: PageSnapshot, path: string): PageColumns {
+  return {
+    pageId: page.id,
+    parentPageId: page.parentId,
+    index: page.index,
+    kind: page.kind,
+    title: page.title,
+    slug: page.slug,
+    path,
+    description: page.description,
+    emoji: page.emoji,
+    icon: page.icon,
+    hidden: page.hidden,
+    documentHash: page.documentHash,
+    linkTarget: nullableJsonInput(page.linkTarget),
+    layout: nullableJsonInput(page.layout),
+    createdAt: page.createdAt,
+    updatedAt: page.updatedAt,
+  };
+}
+
+/** Whether two pages are written as the same row. */
+function sameColumns(a: PageColumns, b: PageColumns): boolean {
+  return PAGE_COLUMNS.every((column) => {
+    const x = a[column];
+    const y = b[column];
+    if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime();
+    // A Json column: the same value in any key order (a page read back from jsonb has jsonb's order).
+    if (column === 'linkTarget' || column === 'layout') return x === y || (x !== Prisma.DbNull && y !== Prisma.DbNull && stringify(x) === stringify(y));
+    return x === y;
+  });
 }
 
 /** Writes a new immutable revision with all its pages and files; returns its id. Call inside a transaction. */
@@ -304,13 +278,15 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       createdById: input.createdById ?? null,
     },
   });
-  const sourcePaths = input.copyFrom ? pagePaths(input.copyFrom.snapshot.pages) : null;
+  const source = input.copyFrom?.snapshot.pages;
+  const sourcePaths = source ? pagePaths(source) : null;
   const copied: string[] = [];
-  const written: PageSnapshot[] = [];
+  const written: PageColumns[] = [];
   for (const page of snapshot.pages.values()) {
-    const unchanged = input.copyFrom && samePage(input.copyFrom.snapshot.pages.get(page.id), page) && sourcePaths!.get(page.id) === paths.get(page.id);
-    if (unchanged) copied.push(page.id);
-    else written.push(page);
+    const row = pageColumns(page, paths.get(page.id) ?? page.slug);
+    const before = source?.get(page.id);
+    if (before && sameColumns(pageColumns(before, sourcePaths!.get(page.id) ?? before.slug), row)) copied.push(page.id);
+    else written.push(row);
   }
   const columns = Prisma.raw(PAGE_COLUMNS.map((c) => `"${c}"`).join(', '));
   for (let i = 0; i < copied.length; i += COPY_BATCH) {
@@ -320,25 +296,7 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
   }
   if (written.length) {
     await tx.revisionPage.createMany({
-      data: written.map((p) => ({
-        revisionId: id,
-        pageId: p.id,
-        parentPageId: p.parentId,
-        index: p.index,
-        kind: p.kind,
-        title: p.title,
-        slug: p.slug,
-        path: paths.get(p.id) ?? p.slug,
-        description: p.description,
-        emoji: p.emoji,
-        icon: p.icon,
-        hidden: p.hidden,
-        documentHash: p.documentHash,
-        linkTarget: p.linkTarget ? (p.linkTarget as Prisma.InputJsonValue) : Prisma.DbNull,
-        layout: p.layout ? (p.layout as Prisma.InputJsonValue) : Prisma.DbNull,
-        createdAt: p.createdAt,
-        updatedAt: p.updatedAt,
-      })),
+      data: written.map((row) => ({ revisionId: id, ...row })),
     });
   }
   if (snapshot.files.size) {

@@ -76,6 +76,11 @@ export interface FileSnapshot {
   height: number | null;
 }
 
+/** The file `id` with the fields of `file` (a row, an upload) and nothing else of it. */
+export function fileSnapshot(id: string, file: Omit<FileSnapshot, 'id'>): FileSnapshot {
+  return { id, name: file.name, contentType: file.contentType, size: file.size, storageKey: file.storageKey, width: file.width, height: file.height };
+}
+
 export interface RevisionSnapshot {
   pages: Map<string, PageSnapshot>;
   files: Map<string, FileSnapshot>;

@@ -1,8 +1,8 @@
 /**
  * The runtime database client: the generated PrismaClient of the configured
- * provider, on the driver adapter from provider.ts, optionally reporting every
- * SQL statement it sends (for the `db_queries_total` counter and for tests
- * that count statements).
+ * provider, on the driver adapter from provider/adapters.ts, optionally
+ * reporting every SQL statement it sends (for the `db_queries_total` counter
+ * and for tests that count statements).
  *
  * Counting happens in a wrapper around the driver adapter, not with Prisma's
  * `query` log events: those are emitted per operation of the query engine and
@@ -14,19 +14,15 @@ import type {
   SqlDriverAdapter,
   SqlDriverAdapterFactory,
   SqlQuery,
+  SqlQueryable,
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
 import { PrismaClient as PostgresPrismaClient } from './generated/postgresql/client.ts';
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
-import {
-  createAdapterFactory,
-  statementsOfRawQuery,
-  statementsOfScript,
-  statementsOfStartTransaction,
-  type DatabaseConfig,
-  type Provider,
-} from './provider.ts';
+import { createAdapterFactory } from './provider/adapters.ts';
+import { type DatabaseConfig, type Provider } from './provider/config.ts';
+import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction } from './provider/statements.ts';
 
 /**
  * The client type the app codes against. Both generated clients come from the
@@ -93,7 +89,7 @@ type OnQuery = (sql: string) => void;
  * a failing statement reached the database too. The wrappers are new objects
  * that delegate to the adapter (its methods use private fields, so they must
  * be called on the adapter itself, never re-bound to a proxy). What each
- * adapter call sends is provider knowledge, kept in provider.ts.
+ * adapter call sends is provider knowledge, kept in provider/statements.ts.
  */
 function report(onQuery: OnQuery, statements: string[]): void {
   for (const sql of statements) onQuery(sql);
@@ -107,8 +103,9 @@ function countingFactory(inner: SqlDriverAdapterFactory, provider: Provider, onQ
   };
 }
 
-function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: OnQuery): SqlDriverAdapter {
-  const adapter: SqlDriverAdapter = {
+/** The counting queries of an adapter or a transaction (both run raw queries the same way). */
+function countingQueryable(inner: SqlQueryable, provider: Provider, onQuery: OnQuery): SqlQueryable {
+  return {
     provider: inner.provider,
     adapterName: inner.adapterName,
     queryRaw(query: SqlQuery): Promise<SqlResultSet> {
@@ -119,6 +116,12 @@ function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: O
       report(onQuery, statementsOfRawQuery(provider, query));
       return inner.executeRaw(query);
     },
+  };
+}
+
+function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: OnQuery): SqlDriverAdapter {
+  const adapter: SqlDriverAdapter = {
+    ...countingQueryable(inner, provider, onQuery),
     executeScript(script: string): Promise<void> {
       report(onQuery, statementsOfScript(provider, script));
       return inner.executeScript(script);
@@ -143,17 +146,8 @@ function countingTransaction(inner: Transaction, provider: Provider, onQuery: On
   // through executeRaw and commit()/rollback() only release the connection.
   const phantom = inner.options.usePhantomQuery;
   const tx: Transaction = {
-    provider: inner.provider,
-    adapterName: inner.adapterName,
+    ...countingQueryable(inner, provider, onQuery),
     options: inner.options,
-    queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-      report(onQuery, statementsOfRawQuery(provider, query));
-      return inner.queryRaw(query);
-    },
-    executeRaw(query: SqlQuery): Promise<number> {
-      report(onQuery, statementsOfRawQuery(provider, query));
-      return inner.executeRaw(query);
-    },
     commit(): Promise<void> {
       if (phantom) onQuery('COMMIT');
       return inner.commit();

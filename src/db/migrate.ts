@@ -34,7 +34,9 @@ import {
   type SqlQueryable,
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
-import { createAdapterFactory, prepareDatabase, type DatabaseConfig, type Provider } from './provider.ts';
+import { createAdapterFactory } from './provider/adapters.ts';
+import { type DatabaseConfig, type Provider } from './provider/config.ts';
+import { prepareDatabase } from './provider/setup.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** prisma/migrations/<provider>/ holds each provider's migration history. */

@@ -13,7 +13,7 @@
  * A change of a value set, or a value-set column added to an existing table, still
  * needs its constraint written by hand; test/db/value-sets.test.ts tells.
  */
-import type { Provider } from './provider.ts';
+import type { Provider } from './provider/config.ts';
 import { VALUE_SET_COLUMNS, valueSetCheckSql } from './value-sets.ts';
 
 /** `CREATE TABLE "<name>" (` ... `\n);`, the engine's layout of a table definition. */

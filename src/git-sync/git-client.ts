@@ -28,7 +28,16 @@ import os from 'node:os';
 import path from 'node:path';
 import git, { type GitAuth, type GitHttpRequest, type GitHttpResponse, type HttpClient, type TreeEntry } from 'isomorphic-git';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { addressPolicy, pinnedLookup, RemoteFetchError, resolveChecked } from '../storage/remote-fetch.ts';
+import {
+  addressPolicy,
+  discard,
+  header,
+  MAX_REDIRECTS,
+  pinnedLookup,
+  REDIRECT_STATUSES,
+  RemoteFetchError,
+  resolveChecked,
+} from '../storage/remote-fetch.ts';
 import { normalizePath } from './repo-paths.ts';
 
 /** Where a repository may be reached and how much of it is accepted; the app passes its FETCH_* settings. */
@@ -51,7 +60,6 @@ export interface RemotePolicy {
 export const DEFAULT_MAX_REPOSITORY_BYTES = 200 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 20_000;
 export const DEFAULT_MAX_DURATION_MS = 10 * 60 * 1000;
-export const MAX_REDIRECTS = 5;
 
 export interface GitCredentials {
   username: string;
@@ -134,7 +142,6 @@ export class GitSyncError extends Error {
 }
 
 const fs = nodeFs;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 function decodeUserInfo(value: string): string {
@@ -217,11 +224,6 @@ function abortFailure(op: Operation): GitSyncError {
   return new GitSyncError('timeout', `the Git operation took longer than ${op.policy.maxDurationMs} ms`);
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
-  const value = headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
-
 function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 }
@@ -230,12 +232,6 @@ async function collect(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): 
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);
-}
-
-/** Drops a body we will not read; undici reports the abort as an 'error' event nobody else listens to. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined);
-  body.destroy();
 }
 
 /**
@@ -521,24 +517,26 @@ async function runOperation<T>(input: RepositoryInput, fullRef: string, work: (o
   }
 }
 
+/** What fetching and pushing `fullRef` of the operation's remote both tell isomorphic-git. */
+function remoteBranchArgs(op: Operation, fullRef: string) {
+  return {
+    fs,
+    http: op.http,
+    gitdir: op.gitdir,
+    cache: op.cache,
+    remote: 'origin',
+    url: op.url,
+    ref: fullRef,
+    remoteRef: fullRef,
+    onAuth: op.onAuth,
+    onProgress: op.onProgress,
+  };
+}
+
 /** Fetches `fullRef`'s tip (depth 1); `missing` when the repository is empty or has no such branch. */
 async function fetchBranch(op: Operation, fullRef: string): Promise<{ oid: string } | { missing: 'empty' | 'branch' }> {
   try {
-    const result = await git.fetch({
-      fs,
-      http: op.http,
-      gitdir: op.gitdir,
-      cache: op.cache,
-      remote: 'origin',
-      url: op.url,
-      ref: fullRef,
-      remoteRef: fullRef,
-      singleBranch: true,
-      depth: 1,
-      tags: false,
-      onAuth: op.onAuth,
-      onProgress: op.onProgress,
-    });
+    const result = await git.fetch({ ...remoteBranchArgs(op, fullRef), singleBranch: true, depth: 1, tags: false });
     return result.fetchHead ? { oid: result.fetchHead } : { missing: 'empty' };
   } catch (error) {
     const { code, data } = (error ?? {}) as { code?: unknown; data?: { what?: unknown } };
@@ -765,20 +763,7 @@ export async function writeRepository(input: WriteRepositoryInput): Promise<Writ
     await git.writeRef({ fs, gitdir: op.gitdir, ref: fullRef, value: commit, force: true });
     op.signal.throwIfAborted();
     try {
-      await git.push({
-        fs,
-        http: op.http,
-        gitdir: op.gitdir,
-        cache: op.cache,
-        remote: 'origin',
-        url: op.url,
-        ref: fullRef,
-        remoteRef: fullRef,
-        force: false,
-        onAuth: op.onAuth,
-        onProgress: op.onProgress,
-        signal: op.signal,
-      });
+      await git.push({ ...remoteBranchArgs(op, fullRef), force: false, signal: op.signal });
     } catch (error) {
       // receive-pack answers "failed to update ref" when the branch is no longer
       // where the push said it was (or for other reasons): look before naming it.

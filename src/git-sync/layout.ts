@@ -21,7 +21,8 @@
  * and bytes; so importing what was exported gives the same content back.
  */
 import { stringify } from 'safe-stable-stringify';
-import { documentToMarkdown, markdownToDocument } from '../content/document/markdown.ts';
+import { markdownToDocument } from '../content/document/markdown-parse.ts';
+import { documentToMarkdown } from '../content/document/markdown-print.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
 import type { ContentRef, FileSnapshot, JSONDocument, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';

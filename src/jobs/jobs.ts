@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
+import { type Provider } from '../db/provider/config.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
 import { createJobEvents, type JobEvents, type JobKind, type JobPubSub } from './events.ts';

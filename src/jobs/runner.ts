@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
+import { type Provider } from '../db/provider/config.ts';
 import { JobCancelledError, LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';

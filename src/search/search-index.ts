@@ -23,13 +23,13 @@
  *
  * See docs/decisions.md, "Search", for what is indexed and why.
  */
-import type { Db, Tx } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
-import { InvalidInputError } from '../errors/index.ts';
 import { documentSections } from '../content/document/text.ts';
 import { pagePaths } from '../content/page-tree.ts';
 import { storedDocument } from '../content/revision-store.ts';
 import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import type { Db, Tx } from '../db/client.ts';
+import type { Provider } from '../db/provider/config.ts';
+import { InvalidInputError } from '../errors/index.ts';
 import { ftsMatchExpression, tsqueryText } from './query.ts';
 
 /** PostgreSQL advisory lock namespace (first key of the two-key form) of the search index. */
@@ -79,6 +79,25 @@ const SQLITE_SCORED_SECTIONS = `-bm25(search_section_fts, 0, 0, 0, ${FTS_WEIGHTS
 const PG_QUERY = `SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query`;
 /** PostgreSQL: a section's score for the query `q.query` (ts_rank_cd). */
 const PG_SCORE = `ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score`;
+
+/**
+ * Both databases: from the CTE `hits` (a row per matching section: page_id, page_path, position,
+ * score and `key`), `pages`, the result page of pages (a page scores its best section's score;
+ * ties by path, then id; `limit` and `offset` are the placeholders to bind), and `ranked`, their
+ * sections numbered best first (`n`).
+ */
+function rankedSections(key: 'id' | 'position', limit: string, offset: string): string {
+  return `pages AS (
+       SELECT page_id, max(score) AS best, min(page_path) AS page_path FROM hits
+       GROUP BY page_id ORDER BY best DESC, page_path, page_id LIMIT ${limit} OFFSET ${offset}
+     ),
+     ranked AS (
+       SELECT h.${key}, h.page_id, p.best, p.page_path,
+              row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
+       FROM hits h JOIN pages p ON p.page_id = h.page_id
+     )`;
+}
+
 /** Rows per INSERT, ids per IN list: far below both databases' bind-variable limits (SQLite 32,766, PostgreSQL 65,535). */
 const ROWS_PER_INSERT = 500;
 const IDS_PER_STATEMENT = 500;
@@ -469,15 +488,7 @@ async function searchSqlite(
        SELECT s.id, s.page_id, s.page_path, s.position,
               ${SQLITE_SCORED_SECTIONS} AND s.space_id = ?${includeHidden ? '' : ' AND s.hidden = 0'}
      ),
-     pages AS (
-       SELECT page_id, max(score) AS best, min(page_path) AS page_path FROM hits
-       GROUP BY page_id ORDER BY best DESC, page_path, page_id LIMIT ? OFFSET ?
-     ),
-     ranked AS (
-       SELECT h.id, h.page_id, p.best, p.page_path,
-              row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
-       FROM hits h JOIN pages p ON p.page_id = h.page_id
-     )
+     ${rankedSections('id', '?', '?')}
      SELECT id, page_path FROM ranked WHERE n <= ${MAX_SECTIONS_PER_PAGE} ORDER BY best DESC, page_path, page_id, n`,
     match,
     spaceId,
@@ -522,15 +533,7 @@ async function searchPostgres(
        FROM search_section s, q
        WHERE s.space_id = $2 AND s.search_vector @@ q.query${includeHidden ? '' : ' AND NOT s.hidden'}
      ),
-     pages AS (
-       SELECT page_id, max(score) AS best, min(page_path) AS page_path FROM hits
-       GROUP BY page_id ORDER BY best DESC, page_path, page_id LIMIT $3 OFFSET $4
-     ),
-     ranked AS (
-       SELECT h.page_id, h.position, p.best, p.page_path,
-              row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
-       FROM hits h JOIN pages p ON p.page_id = h.page_id
-     )
+     ${rankedSections('position', '$3', '$4')}
      SELECT r.page_id, r.page_path, s.page_title, s.section_id,
             ts_headline('english', s.section_title, q.query, $6) AS section_title,
             h.body,

@@ -7,7 +7,7 @@ import type { RevisionView } from '../content/revision-view.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
 import type { Context } from '../context.ts';
 import type { Tx } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
+import { type Provider } from '../db/provider/config.ts';
 import { ConflictError } from '../errors/index.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { reindexSpace } from '../search/search-index.ts';

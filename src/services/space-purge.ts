@@ -1,7 +1,7 @@
 /** The periodic sweep that removes spaces whose 7 days in the bin are over. */
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
-import type { Provider } from '../db/provider.ts';
+import { type Provider } from '../db/provider/config.ts';
 import { deleteSpaceIndex } from '../search/search-index.ts';
 import { SPACE_RETENTION_MS } from './space.ts';
 

@@ -63,9 +63,11 @@ export class RemoteFetchError extends InvalidInputError {
   }
 }
 
+/** Redirects followed at most (file fetches and Git's HTTP alike). */
 export const MAX_REDIRECTS = 5;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** The statuses that redirect. */
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** ::/96, the deprecated IPv4-compatible form (::a.b.c.d); `range()` calls most of it unicast. */
 const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96];
@@ -222,7 +224,8 @@ export function pinnedLookup(host: string, addresses: LookupAddress[]): LookupFu
   };
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+/** A response header's (first) value, or null. */
+export function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
@@ -230,7 +233,7 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 type Hop = { redirect: URL } | { file: RemoteFile };
 
 /** Drops a body we will not read; undici reports the abort as an 'error' event nobody else listens to. */
-function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+export function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
   body.on('error', () => undefined);
   body.destroy();
 }

@@ -28,7 +28,7 @@
  * are never segments.
  */
 import { createHash } from 'node:crypto';
-import { createAnchorSlugger, nodeText } from '../content/document/text.ts';
+import { createAnchorSlugger, documentHeadings, nodeText } from '../content/document/text.ts';
 import type { JSONDocument, JSONNode } from '../content/snapshot.ts';
 
 /** Part of every segment hash: bump it when the segment text format changes, so cached translations are not reused. */
@@ -778,7 +778,6 @@ function buildNodes(pieces: Piece[], pad: boolean, keys: string[], style: BlockS
 /* Heading anchors                                                             */
 /* -------------------------------------------------------------------------- */
 
-const HEADINGS = new Set(['heading-1', 'heading-2', 'heading-3']);
 const HEADING_ID = /^[-a-z0-9.+_]+$/;
 
 /**
@@ -788,8 +787,8 @@ const HEADING_ID = /^[-a-z0-9.+_]+$/;
  * id; an anchor of non-Latin letters cannot be kept).
  */
 function keepHeadingAnchors(source: JSONDocument, output: JSONDocument) {
-  const before = headingsInOrder(source.nodes);
-  const after = headingsInOrder(output.nodes);
+  const before = documentHeadings(source);
+  const after = documentHeadings(output);
   if (before.length !== after.length) return;
   const slugger = createAnchorSlugger();
   before.forEach((heading, i) => {
@@ -803,35 +802,3 @@ function keepHeadingAnchors(source: JSONDocument, output: JSONDocument) {
   });
 }
 
-/** Headings in the order `documentSections` reads them (and so numbers duplicate anchors). */
-function headingsInOrder(nodes: JSONNode[] | undefined, out: JSONNode[] = []): JSONNode[] {
-  for (const node of nodes ?? []) {
-    if (node.object === 'text' || node.object === 'inline') continue;
-    if (HEADINGS.has(node.type ?? '')) {
-      out.push(node);
-      continue;
-    }
-    if (node.type === 'table') {
-      tableHeadings(node, out);
-      continue;
-    }
-    if (hasInlineContent(node)) continue;
-    headingsInOrder(node.nodes, out);
-    headingsInOrder(node.fragments as JSONNode[] | undefined, out);
-  }
-  return out;
-}
-
-function tableHeadings(node: JSONNode, out: JSONNode[]) {
-  const data = (node.data ?? {}) as { view?: { columns?: string[] }; records?: Record<string, { orderIndex?: string; values?: Record<string, unknown> }>; definition?: Record<string, unknown> };
-  const definition = data.definition ?? {};
-  const columns = (data.view?.columns ?? Object.keys(definition)).filter((id) => id in definition);
-  const fragments = new Map(((node.fragments as JSONNode[] | undefined) ?? []).map((f) => [f.fragment as string, f]));
-  const records = Object.values(data.records ?? {}).sort((a, b) => ((a.orderIndex ?? '') < (b.orderIndex ?? '') ? -1 : (a.orderIndex ?? '') > (b.orderIndex ?? '') ? 1 : 0));
-  for (const record of records) {
-    for (const id of columns) {
-      const value = record.values?.[id];
-      if (typeof value === 'string' && fragments.has(value)) headingsInOrder(fragments.get(value)!.nodes, out);
-    }
-  }
-}

@@ -18,10 +18,18 @@
  *   anchors of translated headings.
  */
 import { createHash } from 'node:crypto';
+import { batches } from '../batches.ts';
 import { hashDocument } from '../content/document/hash.ts';
 import { PAGE_FIELDS, type JSONDocument, type PageSnapshot, type RevisionSnapshot } from '../content/snapshot.ts';
-import { batches, TranslationProviderError } from './providers/http.ts';
-import { countWords, extractSegments, plainSegment, type ExtractedSegments, type PlainSegment, type RebuildIssue } from './segments.ts';
+import { TranslationProviderError } from './providers/http.ts';
+import {
+  countWords,
+  extractSegments,
+  plainSegment,
+  type ExtractedSegments,
+  type PlainSegment,
+  type RebuildIssue,
+} from './segments.ts';
 import type { Translator } from './translator.ts';
 
 /**

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { renderContentPdf, toWinAnsi, type PdfPageInput } from '../../src/content/pdf.ts';
+import { renderContentPdf, type PdfPageInput } from '../../src/content/pdf/render.ts';
+import { toWinAnsi } from '../../src/content/pdf/win-ansi.ts';
 import type { ContentRef, JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
 
 // --- document builders -------------------------------------------------------

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, createDb, Prisma, type Db } from '../../src/db/client.ts';
 import { diffDatabaseToSchema, diffSchemas, migrate, migrationsDir, readMigrationsList, UNMODELLED_TABLES } from '../../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider.ts';
+import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';
+import { dropDatabase } from '../../src/db/provider/setup.ts';
 import { derivePostgresSchema } from '../../src/db/schema-files.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type { SqlDriverAdapter, SqlQuery } from '@prisma/driver-adapter-utils';
 import type BetterSqlite3 from 'better-sqlite3';
-import { cacheSqliteStatements } from '../../src/db/sqlite-statement-cache.ts';
+import { cacheSqliteStatements } from '../../src/db/provider/sqlite-statement-cache.ts';
 
 const query = (sql: string, args: unknown[] = []): SqlQuery => ({
   sql,

@@ -19,7 +19,8 @@ import { canonicalDocumentJson, hashDocument } from '../../src/content/document/
 import type { JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { diffDatabaseToSchema, migrate, migrationsDir, readMigrationsList } from '../../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig, type Provider } from '../../src/db/provider.ts';
+import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';
+import { dropDatabase, prepareDatabase } from '../../src/db/provider/setup.ts';
 import { derivePostgresSchema } from '../../src/db/schema-files.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { diffSchemas } from '../../src/db/migrate.ts';
 import { completeMigrationSql } from '../../src/db/migration-sql.ts';
-import type { Provider } from '../../src/db/provider.ts';
+import type { Provider } from '../../src/db/provider/config.ts';
 import { VALUE_SET_COLUMNS, valueSetConstraintName } from '../../src/db/value-sets.ts';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';
 

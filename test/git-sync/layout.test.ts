@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { markdownToDocument } from '../../src/content/document/markdown.ts';
+import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import { extractReferences } from '../../src/content/document/references.ts';
 import { pagePaths, placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, putDocument } from '../../src/content/revision-store.ts';

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate } from '../../src/db/migrate.ts';
-import { dropDatabase, parseDatabaseUrl, prepareDatabase, type DatabaseConfig } from '../../src/db/provider.ts';
+import { parseDatabaseUrl, type DatabaseConfig } from '../../src/db/provider/config.ts';
+import { dropDatabase, prepareDatabase } from '../../src/db/provider/setup.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const usingPostgres = Boolean(TEST_DATABASE_URL);

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
-import { parseDatabaseUrl } from '../../src/db/provider.ts';
+import { parseDatabaseUrl } from '../../src/db/provider/config.ts';
 import { newId } from '../../src/ids.ts';
 import { createJobEvents, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';

@@ -7,7 +7,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markdownToDocument } from '../../src/content/document/markdown.ts';
+import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
-import type { Provider } from '../../src/db/provider.ts';
+import type { Provider } from '../../src/db/provider/config.ts';
 import { hashDocument } from '../../src/content/document/hash.ts';
 import { jsonInput } from '../../src/db/json.ts';
 import type { JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';

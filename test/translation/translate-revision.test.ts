@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../src/content/document/hash.ts';
-import { markdownToDocument } from '../../src/content/document/markdown.ts';
+import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import type { FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { translateRevision, translationCacheKey, type TranslateRevisionProgress, type TranslationCache } from '../../src/translation/translate-revision.ts';
 import { TranslationProviderError } from '../../src/translation/translator.ts';

@@ -58,6 +58,13 @@ export function documentPlainText(document: JSONDocument): string {
   return lines.join('\n');
 }
 
+/** The headings of the document in the order `documentSections` reads them (and so numbers duplicate anchors). */
+export function documentHeadings(document: JSONDocument): JSONNode[] {
+  const headings: JSONNode[] = [];
+  walkLines(document.nodes, { heading: (block) => headings.push(block), line: () => undefined });
+  return headings;
+}
+
 /** The anchors of the page's headings, in order (what `#anchor` links may point at). */
 export function documentAnchors(document: JSONDocument): string[] {
   return documentSections(document)

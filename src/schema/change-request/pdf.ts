@@ -1,12 +1,12 @@
 /**
  * `GET .../change-requests/{changeRequestId}/pdf`: the change request's content
- * rendered to a PDF (src/content/pdf.ts), kept in the object storage, and
+ * rendered to a PDF (src/content/pdf/render.ts), kept in the object storage, and
  * answered as a signed URL valid for one hour.
  */
 import { builder } from '../../builder.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
-import { pdfFonts } from '../../content/pdf-fonts.ts';
-import { renderContentPdf } from '../../content/pdf.ts';
+import { pdfFonts } from '../../content/pdf/dejavu-fonts.ts';
+import { renderContentPdf } from '../../content/pdf/render.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import type { ContentRef } from '../../content/snapshot.ts';
 import { NotFoundError } from '../../errors/index.ts';

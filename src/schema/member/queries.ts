@@ -2,7 +2,7 @@ import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { paginate } from '../../db/pagination.ts';
-import { containsInsensitive, escapeLike } from '../../db/provider.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
 import { loadMember } from '../../services/member.ts';
 import { Organization } from '../organization/type.ts';
 import { MemberRole, ROLES_DESCENDING, SortDirection } from '../shared/enums.ts';

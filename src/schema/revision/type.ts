@@ -5,7 +5,7 @@
  * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
  */
 import { builder } from '../../builder.ts';
-import { documentToMarkdown } from '../../content/document/markdown.ts';
+import { documentToMarkdown } from '../../content/document/markdown-print.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';

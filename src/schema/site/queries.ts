@@ -2,7 +2,7 @@ import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { paginate } from '../../db/pagination.ts';
-import { containsInsensitive, escapeLike } from '../../db/provider.ts';
+import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
 import { loadSite } from '../../services/site.ts';
 import { Organization } from '../organization/type.ts';
 import { SiteType } from '../shared/enums.ts';

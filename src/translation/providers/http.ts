@@ -1,8 +1,10 @@
 /**
  * What the translation providers share: the error they throw, one JSON POST
- * with a time limit, and batching.
+ * with a time limit, and the loop that sends texts in batches.
  */
+import { batches } from '../../batches.ts';
 import { AppError } from '../../errors/index.ts';
+import type { TranslateOptions, Translator } from './provider.ts';
 
 /** Why a provider failed. */
 export type TranslationProviderFailure = 'http' | 'timeout' | 'network' | 'malformed';
@@ -100,24 +102,45 @@ export function snippet(text: string, max = 300): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
+/** A provider as `batchTranslator` drives it: what it is called, and how it translates one batch. */
+export interface BatchProvider {
+  /** Provider name, for errors (`libretranslate`, `openai`). */
+  name: string;
+  /** Its display name, for error messages. */
+  label: string;
+  batchSize: number;
+  maxBatchChars: number;
+  /** One request: a translation per text, in order. */
+  translateBatch(texts: string[], options: TranslateOptions): Promise<string[]>;
+}
+
 /**
- * Splits items into batches of at most `maxItems` items and about
- * `maxChars` characters (a longer item goes alone), in order.
+ * A Translator sending texts to a provider in batches (`batches`), one
+ * request at a time, stopping between requests when the signal aborts. Blank
+ * texts are answered as they are: there is nothing to translate (and
+ * LibreTranslate rejects an empty `q`). An answer with another number of
+ * translations than texts is malformed.
  */
-export function batches<T>(items: readonly T[], maxItems: number, maxChars: number, size: (item: T) => number = (item) => String(item).length): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
-  let chars = 0;
-  for (const item of items) {
-    const length = size(item);
-    if (current.length && (current.length >= maxItems || chars + length > maxChars)) {
-      out.push(current);
-      current = [];
-      chars = 0;
-    }
-    current.push(item);
-    chars += length;
-  }
-  if (current.length) out.push(current);
-  return out;
+export function batchTranslator(provider: BatchProvider): Translator {
+  const { name, label, batchSize, maxBatchChars } = provider;
+  return {
+    name,
+    batchSize,
+    maxBatchChars,
+    async translate(texts, opts) {
+      const out = [...texts];
+      const todo = texts.map((text, i) => ({ text, i })).filter(({ text }) => text.trim() !== '');
+      let start = 0;
+      for (const batch of batches(todo.map((t) => t.text), batchSize, maxBatchChars)) {
+        opts.signal?.throwIfAborted();
+        const translated = await provider.translateBatch(batch, opts);
+        if (translated.length !== batch.length) {
+          throw new TranslationProviderError(name, 'malformed', `${label} answered ${translated.length} translations for ${batch.length} texts: ${snippet(JSON.stringify(translated))}`);
+        }
+        translated.forEach((text, j) => (out[todo[start + j].i] = text));
+        start += batch.length;
+      }
+      return out;
+    },
+  };
 }

@@ -13,8 +13,8 @@
  */
 import { z } from 'zod';
 import { escapeSegmentText, tokenize } from '../segments.ts';
-import type { TranslateOptions, Translator } from '../translator.ts';
-import { TranslationProviderError, batches, postJson, snippet } from './http.ts';
+import { TranslationProviderError, batchTranslator, postJson } from './http.ts';
+import type { TranslateOptions, Translator } from './provider.ts';
 
 /** Options of `createLibreTranslateTranslator`. */
 export interface LibreTranslateOptions {
@@ -42,31 +42,10 @@ export function createLibreTranslateTranslator(options: LibreTranslateOptions): 
       throw new TranslationProviderError('libretranslate', 'malformed', `${LABEL} answered without translatedText: ${answer.error.issues[0]?.message ?? 'invalid answer'}`);
     }
     const { translatedText } = answer.data;
-    const translations = typeof translatedText === 'string' ? [translatedText] : translatedText;
-    if (translations.length !== texts.length) {
-      throw new TranslationProviderError('libretranslate', 'malformed', `${LABEL} answered ${translations.length} translations for ${texts.length} texts: ${snippet(JSON.stringify(translations))}`);
-    }
-    return translations.map(htmlToSegment);
+    return (typeof translatedText === 'string' ? [translatedText] : translatedText).map(htmlToSegment);
   }
 
-  return {
-    name: 'libretranslate',
-    batchSize: options.batchSize,
-    maxBatchChars,
-    async translate(texts, opts) {
-      const out = [...texts];
-      // Blank texts have nothing to translate (and LibreTranslate rejects an empty q).
-      const todo = texts.map((text, i) => ({ text, i })).filter(({ text }) => text.trim() !== '');
-      let start = 0;
-      for (const batch of batches(todo.map((t) => t.text), options.batchSize, maxBatchChars)) {
-        opts.signal?.throwIfAborted();
-        const translated = await translateBatch(batch, opts);
-        translated.forEach((text, j) => (out[todo[start + j].i] = text));
-        start += batch.length;
-      }
-      return out;
-    },
-  };
+  return batchTranslator({ name: 'libretranslate', label: LABEL, batchSize: options.batchSize, maxBatchChars, translateBatch });
 }
 
 /** Segment text -> HTML: text escaped, tags as elements. */

@@ -14,8 +14,8 @@
  * truncated by the token limit) is asked again once, then fails.
  */
 import { z } from 'zod';
-import type { TranslateOptions, Translator } from '../translator.ts';
-import { TranslationProviderError, batches, postJson, snippet } from './http.ts';
+import { TranslationProviderError, batchTranslator, postJson, snippet } from './http.ts';
+import type { TranslateOptions, Translator } from './provider.ts';
 
 /** Options of `createOpenAITranslator`. */
 export interface OpenAITranslatorOptions {
@@ -123,23 +123,7 @@ export function createOpenAITranslator(options: OpenAITranslatorOptions): Transl
     throw new TranslationProviderError('openai', 'malformed', `${LABEL} (${options.model}) gave no usable answer twice: ${second}`);
   }
 
-  return {
-    name: 'openai',
-    batchSize: options.batchSize,
-    maxBatchChars,
-    async translate(texts, opts) {
-      const out = [...texts];
-      const todo = texts.map((text, i) => ({ text, i })).filter(({ text }) => text.trim() !== '');
-      let start = 0;
-      for (const batch of batches(todo.map((t) => t.text), options.batchSize, maxBatchChars)) {
-        opts.signal?.throwIfAborted();
-        const translated = await translateBatch(batch, opts);
-        translated.forEach((text, j) => (out[todo[start + j].i] = text));
-        start += batch.length;
-      }
-      return out;
-    },
-  };
+  return batchTranslator({ name: 'openai', label: LABEL, batchSize: options.batchSize, maxBatchChars, translateBatch });
 }
 
 /** Some models wrap JSON in a Markdown fence even when asked for a JSON object. */

@@ -1,6 +1,7 @@
 /** Shared helpers of the Document <-> Markdown tests. */
 import { expect } from 'vitest';
-import { documentToMarkdown, markdownToDocument, type MarkdownToDocumentOptions } from '../../../src/content/document/markdown.ts';
+import { markdownToDocument, type MarkdownToDocumentOptions } from '../../../src/content/document/markdown-parse.ts';
+import { documentToMarkdown } from '../../../src/content/document/markdown-print.ts';
 import type { JSONDocument, JSONNode } from '../../../src/content/snapshot.ts';
 import { validateSchema } from '../../helpers/openapi-schema.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { documentToMarkdown, markdownToDocument } from '../../../src/content/document/markdown.ts';
+import { markdownToDocument } from '../../../src/content/document/markdown-parse.ts';
+import { documentToMarkdown } from '../../../src/content/document/markdown-print.ts';
 import { documentPlainText, nodeText } from '../../../src/content/document/text.ts';
 import type { JSONDocument } from '../../../src/content/snapshot.ts';
 import { validateSchema } from '../../helpers/openapi-schema.ts';

@@ -11,36 +11,41 @@
  * PDF page but the title page a "n / N" footer.
  *
  * Rendering is synchronous pdfkit; images are the only asynchronous input, so
- * they are all loaded first (`loadImage`, at most IMAGE_CONCURRENCY at a time,
- * each distinct ref once) and checked (PNG/JPEG only, structurally valid), then
- * the whole document is laid out in one pass. Pages are buffered until the end:
+ * they are all loaded first (images.ts: each distinct ref once) and checked
+ * (PNG/JPEG only, structurally valid), then the whole document is laid out in
+ * one pass. Pages are buffered until the end:
  * the shaded boxes of code blocks and hints are drawn after their content (a
  * translucent overlay, so their height need not be known beforehand), on every
  * PDF page the box spans.
  *
- * Unicode. The standard PDF fonts (Helvetica, Courier) are WinAnsi-encoded:
- * pdfkit writes any other character as garbage (U+2192 "→" comes out as "!’").
- * So every string drawn with a standard font goes through `toWinAnsi` first:
- * text is NFC-normalised and split into grapheme clusters; clusters WinAnsi can
- * show are kept; invisible ones (control and format characters, zero-width
- * joiners, variation selectors) are dropped; tabs become four spaces, other
- * spaces one space; a few typographic look-alikes are spelled in ASCII (→ "->",
- * ≤ "<=", ≠ "!=", − "-", ...); a letter with diacritics WinAnsi lacks loses
- * them (ő → o, ā → a); a compatibility form is decomposed (ﬁ → fi, Ａ → A); and
- * anything left (CJK, Cyrillic, Greek, emoji, ...) becomes one "?" per cluster
- * (so 👍🏽 and a flag are each one "?"). The document info (Title) and the
+ * Unicode: strings drawn with the standard fonts are made WinAnsi first
+ * (win-ansi.ts); with `fonts` (TrueType/OpenType bytes, e.g. DejaVu Sans) the
+ * renderer embeds those instead (fonts.ts). The document info (Title) and the
  * outline are PDF text strings (UTF-16) and keep every character.
- * With `fonts` (TrueType/OpenType bytes, e.g. DejaVu Sans) the renderer embeds
- * those instead, and only the clusters the embedded font has no glyph for are
- * replaced the same way.
  *
  * Determinism: with the same input and `createdAt`, the bytes are identical
  * (pdfkit derives the file ID from the document info). Without `createdAt`,
  * pdfkit stamps the current time as CreationDate.
  */
-import { inflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
-import type { ContentRef, JSONDocument, JSONNode } from './snapshot.ts';
+import type { ContentRef, JSONDocument, JSONNode } from '../snapshot.ts';
+import {
+  childNodes,
+  dataOf,
+  documentNodes,
+  emojiText,
+  fragmentNamed,
+  fragmentsOf,
+  isBlock,
+  leavesOf,
+  linkTarget,
+  plainText,
+  refLabel,
+  str,
+  tableCellText,
+} from './document-text.ts';
+import { createFaces, slotFor, type Face, type FontSlot, type PdfFonts } from './fonts.ts';
+import { imageRefKey, loadImages, type CheckedImage } from './images.ts';
 
 export interface PdfPageInput {
   title: string;
@@ -48,17 +53,6 @@ export interface PdfPageInput {
   depth: number;
   description?: string | null;
   document: JSONDocument | null;
-}
-
-/** TrueType/OpenType font files to embed instead of Helvetica/Courier. */
-export interface PdfFonts {
-  regular: Uint8Array;
-  bold?: Uint8Array;
-  italic?: Uint8Array;
-  boldItalic?: Uint8Array;
-  /** Monospace for code; without it code uses Courier (WinAnsi only). */
-  mono?: Uint8Array;
-  monoBold?: Uint8Array;
 }
 
 export interface RenderContentPdfInput {
@@ -95,14 +89,10 @@ const HINT_COLORS: Record<string, string> = {
   danger: '#dc2626',
   success: '#16a34a',
 };
-const IMAGE_CONCURRENCY = 4;
-/** Largest image we decode to check it (width x height), against decompression bombs. */
-const MAX_IMAGE_PIXELS = 25_000_000;
-const SAFE_LINK = /^(https?:|mailto:|tel:|ftp:)/i;
 
 /** Renders the pages to a PDF; resolves to its bytes (starting with `%PDF-`). */
 export async function renderContentPdf(input: RenderContentPdfInput): Promise<Uint8Array> {
-  const images = await loadImages(input);
+  const images = await loadImages(input.pages.map((page) => page.document), input.loadImage);
   const createdAt = input.createdAt && !Number.isNaN(input.createdAt.getTime()) ? input.createdAt : undefined;
   const doc = new PDFDocument({
     size: 'A4',
@@ -138,399 +128,6 @@ function collect(doc: PDFKit.PDFDocument): Promise<Uint8Array> {
   });
 }
 
-// ---------------------------------------------------------------------------
-// Images: load every distinct ref once, keep only decodable PNG/JPEG.
-
-interface CheckedImage {
-  bytes: Buffer;
-  kind: 'png' | 'jpeg';
-}
-
-function imageRefKey(ref: unknown): string | null {
-  if (!ref || typeof ref !== 'object') return null;
-  const r = ref as Record<string, unknown>;
-  if (typeof r.kind !== 'string') return null;
-  return JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]));
-}
-
-async function loadImages(input: RenderContentPdfInput): Promise<Map<string, CheckedImage | null>> {
-  const result = new Map<string, CheckedImage | null>();
-  const loadImage = input.loadImage;
-  if (!loadImage) return result;
-  const refs = new Map<string, ContentRef>();
-  const visit = (node: JSONNode) => {
-    if (node.object === 'block' && (node.type === 'image' || node.type === 'drawing')) {
-      const ref = node.data?.ref;
-      const key = imageRefKey(ref);
-      if (key && !refs.has(key)) refs.set(key, ref as ContentRef);
-    }
-    for (const child of childNodes(node)) visit(child);
-    for (const fragment of fragmentsOf(node)) visit(fragment);
-  };
-  for (const page of input.pages) for (const node of documentNodes(page.document)) visit(node);
-
-  const queue = [...refs];
-  const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const [key, ref] = next;
-      try {
-        const bytes = await loadImage(ref);
-        result.set(key, bytes instanceof Uint8Array ? checkImage(bytes) : null);
-      } catch {
-        result.set(key, null);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(IMAGE_CONCURRENCY, queue.length) }, worker));
-  return result;
-}
-
-function checkImage(data: Uint8Array): CheckedImage | null {
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-    return { bytes, kind: 'jpeg' };
-  }
-  if (isDecodablePng(bytes)) return { bytes, kind: 'png' };
-  return null;
-}
-
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-const PNG_DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
-const ADAM7: [number, number, number, number][] = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-];
-
-/**
- * Whether pdfkit (png-js) can embed this PNG correctly. Corrupt data must be
- * refused here, not left to pdfkit: png-js decodes images with an alpha
- * channel, indexed transparency or interlacing in a zlib callback, where an
- * error (bad deflate data, a bad filter byte) is thrown uncaught and takes the
- * process down; and its chunk reader can loop on a bad chunk length. So this
- * walks the chunks, inflates the image data and checks every scanline's filter
- * byte. Sub-byte-depth images on that decoding path (e.g. a 4-bit palette with
- * transparency) and interlaced images smaller than 8x8 are refused too: png-js
- * mis-decodes them (wrong transparency, misaligned passes that can hit a "bad
- * filter" throw). Refused images render as their alt text.
- */
-function isDecodablePng(b: Buffer): boolean {
-  if (b.length < 8 || PNG_SIGNATURE.some((v, i) => b[i] !== v)) return false;
-  let pos = 8;
-  let header: { width: number; height: number; depth: number; colorType: number; interlace: number } | null = null;
-  let palette = false;
-  let transparency = false;
-  let ended = false;
-  const idat: Buffer[] = [];
-  while (pos + 12 <= b.length) {
-    const length = b.readUInt32BE(pos);
-    const type = b.toString('latin1', pos + 4, pos + 8);
-    const start = pos + 8;
-    const next = start + length + 4;
-    if (next > b.length) return false;
-    if (!header && type !== 'IHDR') return false;
-    if (type === 'IHDR') {
-      if (length !== 13 || header) return false;
-      header = {
-        width: b.readUInt32BE(start),
-        height: b.readUInt32BE(start + 4),
-        depth: b[start + 8]!,
-        colorType: b[start + 9]!,
-        interlace: b[start + 12]!,
-      };
-      if (b[start + 10] !== 0 || b[start + 11] !== 0) return false;
-    } else if (type === 'PLTE') palette = true;
-    else if (type === 'tRNS') transparency = true;
-    else if (type === 'IDAT') idat.push(b.subarray(start, start + length));
-    else if (type === 'IEND') {
-      ended = true;
-      break;
-    }
-    pos = next;
-  }
-  if (!header || !ended || idat.length === 0) return false;
-  const { width, height, depth, colorType, interlace } = header;
-  const channels = PNG_CHANNELS[colorType];
-  if (!channels || !PNG_DEPTHS[colorType]!.includes(depth) || (interlace !== 0 && interlace !== 1)) return false;
-  if (width < 1 || height < 1 || width * height > MAX_IMAGE_PIXELS) return false;
-  if (colorType === 3 && !palette) return false;
-  const decodedAsync = colorType === 4 || colorType === 6 || interlace === 1 || (colorType === 3 && transparency);
-  if (decodedAsync && depth < 8) return false;
-  if (interlace === 1 && (width < 8 || height < 8)) return false;
-
-  const bitsPerPixel = depth * channels;
-  const passes: [number, number][] =
-    interlace === 1
-      ? ADAM7.map(([x0, y0, dx, dy]) => [Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy)])
-      : [[width, height]];
-  let expected = 0;
-  for (const [w, h] of passes) expected += h * (1 + Math.ceil((w * bitsPerPixel) / 8));
-  let raw: Buffer;
-  try {
-    raw = inflateSync(Buffer.concat(idat), { maxOutputLength: expected + 65_536 });
-  } catch {
-    return false;
-  }
-  if (raw.length < expected) return false;
-  let at = 0;
-  for (const [w, h] of passes) {
-    const rowBytes = Math.ceil((w * bitsPerPixel) / 8);
-    for (let row = 0; row < h; row++) {
-      if (raw[at]! > 4) return false;
-      at += 1 + rowBytes;
-    }
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------
-// Text: WinAnsi (or embedded-font) coverage.
-
-const WIN_ANSI_HIGH = new Set([
-  0x20ac, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x017d, 0x2018,
-  0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x017e, 0x0178,
-]);
-/** Strings made only of characters the standard fonts show as-is (fast path). */
-const WIN_ANSI_ONLY =
-  /^[\n\x20-\x7e\xa0-\xac\xae-\xff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201a\u201c-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]*$/;
-
-function winAnsiCovers(cp: number): boolean {
-  return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff && cp !== 0xad) || WIN_ANSI_HIGH.has(cp);
-}
-
-/** ASCII spellings of common characters outside WinAnsi. */
-const LOOKALIKES: Record<string, string> = {
-  '\u2010': '-',
-  '\u2011': '-',
-  '\u2012': '-',
-  '\u2015': '-',
-  '\u2043': '-',
-  '\u2212': '-',
-  '\u2032': "'",
-  '\u2033': '"',
-  '\u201b': "'",
-  '\u201f': '"',
-  '\u2190': '<-',
-  '\u2192': '->',
-  '\u2194': '<->',
-  '\u21d0': '<=',
-  '\u21d2': '=>',
-  '\u21d4': '<=>',
-  '\u2264': '<=',
-  '\u2265': '>=',
-  '\u2260': '!=',
-  '\u2248': '~',
-  '\u2217': '*',
-  '\u2215': '/',
-  '\u2044': '/',
-  '\u25cf': '\u2022',
-  '\u25e6': 'o',
-  '\u2219': '\u00b7',
-};
-
-const INVISIBLE = /[\p{Cc}\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u{1F3FB}-\u{1F3FF}]/gu;
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** Replaces what `covers` cannot show, cluster by cluster (see the module comment). */
-function sanitize(text: string, covers: (cp: number) => boolean, cache: Map<string, string>): string {
-  let out = '';
-  for (const { segment } of graphemes.segment(text.normalize('NFC'))) {
-    let clean = cache.get(segment);
-    if (clean === undefined) {
-      clean = sanitizeCluster(segment, covers);
-      cache.set(segment, clean);
-    }
-    out += clean;
-  }
-  return out;
-}
-
-function sanitizeCluster(cluster: string, covers: (cp: number) => boolean): string {
-  if (cluster === '\n' || cluster === '\r\n' || cluster === '\r' || cluster === '\u2028' || cluster === '\u2029') {
-    return '\n';
-  }
-  if (cluster === '\t') return '    ';
-  const allCovered = (s: string) => [...s].every((c) => covers(c.codePointAt(0)!));
-  if (allCovered(cluster)) return cluster;
-  const visible = cluster.replace(INVISIBLE, '');
-  if (visible === '') return '';
-  if (allCovered(visible)) return visible;
-  if (/^\p{Zs}$/u.test(visible)) return ' ';
-  const lookalike = LOOKALIKES[visible];
-  if (lookalike !== undefined && allCovered(lookalike)) return lookalike;
-  const decomposed = visible.normalize('NFKD').replace(/\p{M}/gu, '');
-  if (decomposed !== '' && allCovered(decomposed)) return decomposed;
-  return '?';
-}
-
-const winAnsiCache = new Map<string, string>();
-
-/** Makes text safe for the standard (WinAnsi) PDF fonts; see the module comment. */
-export function toWinAnsi(text: string): string {
-  if (WIN_ANSI_ONLY.test(text)) return text;
-  return sanitize(text.replace(/\r\n?/g, '\n'), winAnsiCovers, winAnsiCache);
-}
-
-// ---------------------------------------------------------------------------
-// Document model helpers.
-
-interface Leaf {
-  text: string;
-  marks?: { type: string }[];
-}
-
-function documentNodes(document: JSONDocument | null | undefined): JSONNode[] {
-  return document && Array.isArray(document.nodes) ? document.nodes.filter(isNode) : [];
-}
-
-const isNode = (value: unknown): value is JSONNode => typeof value === 'object' && value !== null;
-
-function childNodes(node: JSONNode): JSONNode[] {
-  return Array.isArray(node.nodes) ? node.nodes.filter(isNode) : [];
-}
-
-function fragmentsOf(node: JSONNode): JSONNode[] {
-  return Array.isArray(node.fragments) ? node.fragments.filter(isNode) : [];
-}
-
-function fragmentNamed(node: JSONNode, name: string): JSONNode | undefined {
-  return fragmentsOf(node).find((f) => f.fragment === name || f.type === name);
-}
-
-function dataOf(node: JSONNode): Record<string, unknown> {
-  return node.data && typeof node.data === 'object' ? node.data : {};
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function leavesOf(node: JSONNode): Leaf[] {
-  if (Array.isArray(node.leaves)) {
-    return (node.leaves as unknown[]).filter(isNode).map((leaf) => ({
-      text: typeof leaf.text === 'string' ? leaf.text : '',
-      marks: Array.isArray(leaf.marks) ? (leaf.marks as unknown[]).filter(isNode).map((m) => ({ type: String(m.type) })) : [],
-    }));
-  }
-  if (typeof node.text === 'string') return [{ text: node.text, marks: [] }];
-  return [];
-}
-
-function isBlock(node: JSONNode): boolean {
-  return node.object === 'block';
-}
-
-/** A short text naming a content reference (no resolution: ids are all we have). */
-function refLabel(ref: unknown): string {
-  if (!ref || typeof ref !== 'object') return '';
-  const r = ref as Record<string, unknown>;
-  switch (r.kind) {
-    case 'url':
-      return str(r.url) ?? '';
-    case 'page':
-      return `page ${str(r.page) ?? ''}`.trim();
-    case 'file':
-      return `file ${str(r.file) ?? ''}`.trim();
-    case 'anchor':
-      return `#${str(r.anchor) ?? ''}`;
-    case 'user':
-      return `@${str(r.user) ?? ''}`;
-    case 'space':
-      return `space ${str(r.space) ?? ''}`.trim();
-    case 'collection':
-      return `collection ${str(r.collection) ?? ''}`.trim();
-    default:
-      return typeof r.kind === 'string' ? r.kind : '';
-  }
-}
-
-function linkTarget(ref: unknown): string | null {
-  if (!ref || typeof ref !== 'object') return null;
-  const r = ref as Record<string, unknown>;
-  return r.kind === 'url' && typeof r.url === 'string' && SAFE_LINK.test(r.url) ? r.url : null;
-}
-
-function emojiText(code: unknown): string {
-  if (typeof code !== 'string' || code === '') return '';
-  try {
-    return String.fromCodePoint(...code.split('-').map((hex) => Number.parseInt(hex, 16)));
-  } catch {
-    return code;
-  }
-}
-
-/** The plain text of any node: what a block we do not lay out specially still shows. */
-function plainText(node: JSONNode): string {
-  if (node.object === 'text') return leavesOf(node).map((l) => l.text).join('');
-  const data = dataOf(node);
-  if (node.object === 'inline') {
-    switch (node.type) {
-      case 'emoji':
-        return emojiText(data.code);
-      case 'inline-math':
-        return str(data.formula) ?? '';
-      case 'mention':
-        return refLabel(data.ref);
-      case 'button':
-        return str(data.label) ?? '';
-      case 'inline-image':
-        return str(data.alt) ?? str(data.caption) ?? '';
-      case 'expression':
-        return str(data.expression) ?? '';
-      case 'icon':
-        return '';
-      default:
-        return childNodes(node).map(plainText).join('');
-    }
-  }
-  const children = childNodes(node);
-  const parts: string[] = [];
-  if (children.length > 0) {
-    const joiner = children.some(isBlock) ? '\n' : '';
-    parts.push(children.map(plainText).join(joiner));
-  } else if (node.object === 'block') {
-    const own = str(data.formula) ?? str(data.title) ?? str(data.alt) ?? str(data.url) ?? str(data.expression);
-    if (own) parts.push(own);
-  }
-  for (const fragment of fragmentsOf(node)) {
-    const text = plainText(fragment);
-    if (text !== '') parts.push(text);
-  }
-  return parts.filter((p) => p !== '').join('\n');
-}
-
-/** Text of blocks inside a table cell, lists flattened with markers. */
-function cellBlocksText(nodes: JSONNode[]): string {
-  const lines: string[] = [];
-  for (const node of nodes) {
-    if (node.type === 'list-ordered' || node.type === 'list-unordered' || node.type === 'list-tasks') {
-      let n = typeof dataOf(node).start === 'number' ? (dataOf(node).start as number) : 1;
-      for (const item of childNodes(node)) {
-        const marker =
-          node.type === 'list-ordered'
-            ? `${n++}.`
-            : node.type === 'list-tasks'
-              ? dataOf(item).checked
-                ? '[x]'
-                : '[ ]'
-              : '\u2022';
-        lines.push(`${marker} ${cellBlocksText(childNodes(item)).replace(/\n/g, '\n   ')}`);
-      }
-    } else {
-      lines.push(plainText(node));
-    }
-  }
-  return lines.join('\n');
-}
-
-// ---------------------------------------------------------------------------
-// Layout.
-
 interface Box {
   x: number;
   width: number;
@@ -560,24 +157,6 @@ interface Position {
   y: number;
 }
 
-type FontSlot = 'sans' | 'sansBold' | 'sansItalic' | 'sansBoldItalic' | 'mono' | 'monoBold' | 'monoItalic' | 'monoBoldItalic';
-
-const STANDARD_FONTS: Record<FontSlot, string> = {
-  sans: 'Helvetica',
-  sansBold: 'Helvetica-Bold',
-  sansItalic: 'Helvetica-Oblique',
-  sansBoldItalic: 'Helvetica-BoldOblique',
-  mono: 'Courier',
-  monoBold: 'Courier-Bold',
-  monoItalic: 'Courier-Oblique',
-  monoBoldItalic: 'Courier-BoldOblique',
-};
-
-interface Face {
-  name: string;
-  clean: (text: string) => string;
-}
-
 class Renderer {
   private readonly faces: Record<FontSlot, Face>;
   private readonly openedImages = new Map<string, unknown>();
@@ -591,48 +170,11 @@ class Renderer {
     private readonly images: Map<string, CheckedImage | null>,
     fonts: PdfFonts | undefined,
   ) {
-    this.faces = this.setUpFonts(fonts);
+    this.faces = createFaces(doc, fonts);
     const page = doc.page;
     this.top = page.margins.top;
     this.bottom = page.height - page.margins.bottom;
     this.content = { x: page.margins.left, width: page.width - page.margins.left - page.margins.right };
-  }
-
-  private setUpFonts(fonts: PdfFonts | undefined): Record<FontSlot, Face> {
-    const standard = (slot: FontSlot): Face => ({ name: STANDARD_FONTS[slot], clean: toWinAnsi });
-    const faces = Object.fromEntries(
-      (Object.keys(STANDARD_FONTS) as FontSlot[]).map((slot) => [slot, standard(slot)]),
-    ) as Record<FontSlot, Face>;
-    if (!fonts) return faces;
-    const embedded = new Map<Uint8Array, Face>();
-    const embed = (bytes: Uint8Array): Face => {
-      const known = embedded.get(bytes);
-      if (known) return known;
-      const name = `Embedded${embedded.size + 1}`;
-      this.doc.registerFont(name, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      this.doc.font(name);
-      // pdfkit keeps the fontkit font of an embedded face at `_font.font`; without it, assume full coverage.
-      const fontkitFont = (this.doc as unknown as { _font?: { font?: { hasGlyphForCodePoint?: (cp: number) => boolean } } })
-        ._font?.font;
-      const hasGlyph = fontkitFont?.hasGlyphForCodePoint?.bind(fontkitFont);
-      const cache = new Map<string, string>();
-      const covers = (cp: number) =>
-        cp === 0x0a || (cp >= 0x20 && !(cp >= 0x7f && cp < 0xa0) && cp !== 0xad && (hasGlyph ? hasGlyph(cp) : true));
-      const face: Face = { name, clean: (text) => sanitize(text.replace(/\r\n?/g, '\n'), covers, cache) };
-      embedded.set(bytes, face);
-      return face;
-    };
-    faces.sans = embed(fonts.regular);
-    faces.sansBold = embed(fonts.bold ?? fonts.regular);
-    faces.sansItalic = embed(fonts.italic ?? fonts.regular);
-    faces.sansBoldItalic = embed(fonts.boldItalic ?? fonts.bold ?? fonts.italic ?? fonts.regular);
-    if (fonts.mono) {
-      faces.mono = embed(fonts.mono);
-      faces.monoBold = embed(fonts.monoBold ?? fonts.mono);
-      faces.monoItalic = faces.mono;
-      faces.monoBoldItalic = faces.monoBold;
-    }
-    return faces;
   }
 
   // --- entry -----------------------------------------------------------------
@@ -730,21 +272,13 @@ class Renderer {
     return size * 1.16 + lineGap;
   }
 
-  private slotFor(run: { bold?: boolean; italic?: boolean; mono?: boolean }): FontSlot {
-    const base = run.mono ? 'mono' : 'sans';
-    if (run.bold && run.italic) return `${base}BoldItalic`;
-    if (run.bold) return `${base}Bold`;
-    if (run.italic) return `${base}Italic`;
-    return base;
-  }
-
   /** Draws styled runs as one wrapped paragraph at the current y; advances y past it. */
   private runs(runs: Run[], box: Box, style: TextStyle): void {
     const doc = this.doc;
     const prepared = runs
       .map((run) => {
         const merged = { ...run, bold: run.bold || style.bold, italic: run.italic || style.italic };
-        const slot = this.slotFor(merged);
+        const slot = slotFor(merged);
         return { run: merged, slot, text: this.faces[slot].clean(run.text) };
       })
       .filter((p) => p.text !== '');
@@ -1136,7 +670,7 @@ class Renderer {
         const ob = b?.orderIndex ?? '';
         return oa < ob ? -1 : oa > ob ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0;
       })
-      .map(([, record]) => ids.map((id) => this.cellText(node, definitions[id]!, record?.values?.[id])));
+      .map(([, record]) => ids.map((id) => tableCellText(node, definitions[id]!, record?.values?.[id])));
     const header = view.hideHeader === true ? null : ids.map((id) => str(definitions[id]!.title) ?? '');
 
     const pad = 4;
@@ -1191,39 +725,6 @@ class Renderer {
         if (headerCells) draw(headerCells, true);
       }
       draw(cells, false);
-    }
-  }
-
-  private cellText(table: JSONNode, definition: Record<string, unknown>, value: unknown): string {
-    if (value === undefined || value === null) return '';
-    switch (definition.type) {
-      case 'text': {
-        if (typeof value !== 'string') return String(value);
-        const fragment = fragmentsOf(table).find((f) => f.fragment === value);
-        return fragment ? cellBlocksText(childNodes(fragment)) : '';
-      }
-      case 'checkbox':
-        return value ? '[x]' : '[ ]';
-      case 'rating':
-        return typeof value === 'number' ? `${value} / ${String(definition.max ?? 5)}` : String(value);
-      case 'select': {
-        const options = Array.isArray(definition.options) ? (definition.options as { value?: string; label?: string }[]) : [];
-        const selected = Array.isArray(value) ? value : [value];
-        return selected.map((v) => options.find((o) => o.value === v)?.label ?? String(v)).join(', ');
-      }
-      case 'files':
-        return (Array.isArray(value) ? value : [value]).map((file) => refLabel({ kind: 'file', file })).join(', ');
-      case 'users':
-        return (Array.isArray(value) ? value : [value]).map((user) => refLabel({ kind: 'user', user })).join(', ');
-      case 'content-ref':
-        return refLabel(value);
-      case 'image': {
-        const v = value as Record<string, unknown>;
-        return str(v.alt) ?? refLabel(v.ref ?? v);
-      }
-      default:
-        if (typeof value === 'object') return Array.isArray(value) ? value.map(String).join(', ') : refLabel(value);
-        return String(value);
     }
   }
 

@@ -80,7 +80,7 @@ export function cacheSqliteStatements<T extends object>(adapter: T): T {
   const db = (adapter as HasSqliteClient).client;
   if (!db || typeof db.prepare !== 'function') {
     // Fail loudly if an upgrade of the adapter renamed the field.
-    throw new Error('@prisma/adapter-better-sqlite3 internals changed: client not found (see src/db/sqlite-statement-cache.ts)');
+    throw new Error('@prisma/adapter-better-sqlite3 internals changed: client not found (see src/db/provider/sqlite-statement-cache.ts)');
   }
   const prepare = db.prepare.bind(db) as (sql: string) => Statement;
   const statements = new LRUCache<string, CachedStatement>({ max: MAX_STATEMENTS });

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { PdfFonts } from './pdf.ts';
+import type { PdfFonts } from './fonts.ts';
 
 const require = createRequire(import.meta.url);
 const file = (name: string) => fs.readFile(require.resolve(`dejavu-fonts-ttf/ttf/${name}`));

@@ -1,0 +1,62 @@
+/**
+ * What the Markdown parser (markdown-parse.ts) and printer (markdown-print.ts)
+ * agree on, so each reads back what the other writes: the marks Markdown can
+ * write and their canonical order, where inline content sits, and the hrefs
+ * that stand for content refs (`/pages/<id>`, `/files/<id>`, `#anchor`).
+ */
+import type { ContentRef } from '../snapshot.ts';
+
+/** A mark Markdown has syntax for. */
+export type Mark = 'bold' | 'italic' | 'strikethrough' | 'code';
+/** Canonical mark order, so equal formatting always gives equal leaves. */
+export const MARK_ORDER: Mark[] = ['bold', 'italic', 'strikethrough', 'code'];
+
+/** Where phrasing sits: breaks become `\n`, except in headings (a space) and table cells (only `<br>` breaks a cell). */
+export type InlineMode = 'paragraph' | 'heading' | 'table-cell';
+
+/**
+ * The ContentRef an href stands for: `/pages/<id>[#anchor]`, `/files/<id>`,
+ * `#anchor`, absolute http(s)/mailto URLs; anything else is the caller's to
+ * resolve (relative paths), then a URL ref.
+ */
+export function hrefToRef(href: string, resolveHref?: (href: string) => ContentRef | null): ContentRef {
+  const page = idAfter(href, '/pages/');
+  if (page) return page.anchor !== null ? { kind: 'anchor', anchor: page.anchor, page: page.id } : { kind: 'page', page: page.id };
+  const file = idAfter(href, '/files/');
+  if (file && file.anchor === null) return { kind: 'file', file: file.id };
+  if (href.startsWith('#') && href.length > 1) return { kind: 'anchor', anchor: href.slice(1) };
+  const lower = href.toLowerCase();
+  if (lower.startsWith('http://') || lower.startsWith('https://') || lower.startsWith('mailto:')) return { kind: 'url', url: href };
+  return resolveHref?.(href) ?? { kind: 'url', url: href };
+}
+
+/** `/pages/abc#x` -> { id: 'abc', anchor: 'x' }; null unless the href is exactly the prefix and one id. */
+function idAfter(href: string, prefix: string): { id: string; anchor: string | null } | null {
+  if (!href.startsWith(prefix)) return null;
+  const rest = href.slice(prefix.length);
+  const hash = rest.indexOf('#');
+  const id = hash < 0 ? rest : rest.slice(0, hash);
+  if (!id || id.includes('/') || id.includes('?')) return null;
+  return { id, anchor: hash < 0 ? null : rest.slice(hash + 1) || null };
+}
+
+/** The default href of a ref (inverse of hrefToRef). */
+export function defaultHref(ref: ContentRef): string {
+  switch (ref.kind) {
+    case 'page':
+      return `/pages/${ref.page}`;
+    case 'file':
+      return `/files/${ref.file}`;
+    case 'anchor':
+      return `${typeof ref.page === 'string' ? `/pages/${ref.page}` : ''}#${ref.anchor}`;
+    case 'url':
+      return String(ref.url);
+    default:
+      return '';
+  }
+}
+
+/** Whether a value is a content ref (an object with a `kind`). */
+export function isRef(value: unknown): value is ContentRef {
+  return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
+}
