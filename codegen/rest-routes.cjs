@@ -3,6 +3,7 @@
  * documents of src/rest/operations/ into the route table the REST runtime
  * serves (src/rest/generated/routes.ts). No per-endpoint code anywhere else.
  */
+const path = require('node:path');
 const { Kind, print, visit } = require('graphql');
 
 function argValue(directive, name) {
@@ -49,8 +50,8 @@ module.exports = {
         if (!rest) continue;
         if (!def.name) throw new Error(`${location}: a REST operation needs a name`);
         const method = argValue(rest, 'method');
-        const path = argValue(rest, 'path');
-        const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        const routePath = argValue(rest, 'path');
+        const params = [...routePath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
         const rootFields = def.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
         if (rootFields.length !== 1) throw new Error(`${location}: a REST operation selects exactly one root field`);
         const root = rootFields[0];
@@ -66,11 +67,12 @@ module.exports = {
         const replyWhen = parseReplyWhen(argValue(rest, 'replyWhen'), location);
         routes.push({
           method,
-          path,
+          path: routePath,
           status: argValue(rest, 'status') ?? 200,
           reply: argValue(rest, 'reply') ?? (root.alias ?? root.name).value,
           ...(replyWhen ? { replyWhen } : {}),
           operationName: def.name.value,
+          file: path.relative(process.cwd(), location).split(path.sep).join('/'),
           variables,
           document: [print(def), ...fragments].join('\n\n'),
         });

@@ -42,9 +42,9 @@ export const builder = new SchemaBuilder<{
       new InvalidInputError(
         result.issues
           .map((issue) => {
-            const path = (issue.path ?? []).map((p) => (typeof p === 'object' ? String(p.key) : String(p)));
-            // The REST body is the `input` argument: name the field as the caller sent it.
-            const field = (path[0] === 'input' ? path.slice(1) : path).join('.');
+            const path = (issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p));
+            // The REST body is the `input` argument: name the field as the caller sent it (`changes[0].title`).
+            const field = (path[0] === 'input' ? path.slice(1) : path).map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
             return field ? `${field}: ${issue.message}` : issue.message;
           })
           .join('; '),

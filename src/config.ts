@@ -4,7 +4,6 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { translationConfig, type TranslationConfig } from './translation/translator.ts';
 
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
@@ -73,7 +72,7 @@ export interface AppConfig {
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   secretsKey: string | undefined;
-  /** TRANSLATION_* (see src/translation/translator.ts); `provider` null: translations cannot run. */
+  /** TRANSLATION_* (below); `provider` null: translations cannot run. */
   translation: TranslationConfig;
 }
 
@@ -102,5 +101,73 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     secretsKey: e.SECRETS_KEY,
     translation: translationConfig(env),
+  };
+}
+
+// ---- Translation (TRANSLATION_*)
+
+export type TranslationProviderName = 'libretranslate' | 'openai';
+
+/** The translation settings, validated. */
+export interface TranslationConfig {
+  /** null: no provider configured, translation is unavailable. */
+  provider: TranslationProviderName | null;
+  /** Base URL of the provider's API, without a trailing slash (null only without a provider). */
+  url: string | null;
+  apiKey: string | null;
+  /** Chat model (openai only). */
+  model: string;
+  timeoutMs: number;
+  /** Texts per request. */
+  batchSize: number;
+}
+
+/** Default base URL of the openai provider. */
+export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
+/** Default chat model of the openai provider. */
+export const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';
+/** Texts per request when TRANSLATION_BATCH_SIZE is unset. */
+export const DEFAULT_BATCH_SIZE: Record<TranslationProviderName, number> = { libretranslate: 25, openai: 20 };
+
+/** An unset variable and an empty one (`TRANSLATION_API_KEY=` in an env file) mean the same. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+const translationSchema = z
+  .object({
+    /** `libretranslate` or `openai`; unset disables translation. */
+    TRANSLATION_PROVIDER: z.preprocess(unsetIfEmpty, z.enum(['libretranslate', 'openai']).optional()),
+    /** Base URL of the provider's API. Required for libretranslate; openai defaults to https://api.openai.com/v1. */
+    TRANSLATION_URL: z.preprocess(unsetIfEmpty, z.url({ protocol: /^https?$/ }).optional()),
+    /** Sent as `api_key` (libretranslate) or `Authorization: Bearer` (openai). */
+    TRANSLATION_API_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
+    /** Chat model of the openai provider. */
+    TRANSLATION_MODEL: z.preprocess(unsetIfEmpty, z.string().default(OPENAI_DEFAULT_MODEL)),
+    /** Time allowed for one provider request, in milliseconds. */
+    TRANSLATION_TIMEOUT_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(60_000)),
+    /** Texts (segments) per provider request; defaults to 25 for libretranslate, 20 for openai. */
+    TRANSLATION_BATCH_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(500).optional()),
+  })
+  .superRefine((env, ctx) => {
+    if (env.TRANSLATION_PROVIDER === 'libretranslate' && !env.TRANSLATION_URL) {
+      ctx.addIssue({ code: 'custom', path: ['TRANSLATION_URL'], message: 'required when TRANSLATION_PROVIDER is libretranslate' });
+    }
+  });
+
+/** Reads and validates the TRANSLATION_* settings; throws "Invalid configuration: ..." like `loadConfig`. */
+export function translationConfig(env: NodeJS.ProcessEnv = process.env): TranslationConfig {
+  const parsed = translationSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const e = parsed.data;
+  const provider = e.TRANSLATION_PROVIDER ?? null;
+  const url = e.TRANSLATION_URL ?? (provider === 'openai' ? OPENAI_DEFAULT_URL : null);
+  return {
+    provider,
+    url: url === null ? null : url.replace(/\/+$/, ''),
+    apiKey: e.TRANSLATION_API_KEY ?? null,
+    model: e.TRANSLATION_MODEL,
+    timeoutMs: e.TRANSLATION_TIMEOUT_MS,
+    batchSize: e.TRANSLATION_BATCH_SIZE ?? DEFAULT_BATCH_SIZE[provider ?? 'libretranslate'],
   };
 }

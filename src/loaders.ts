@@ -12,10 +12,10 @@
 import DataLoader from 'dataloader';
 import { isMemberRole, type MemberRole } from './auth/roles.ts';
 import { hashShareKey } from './auth/share-keys.ts';
+import { type JSONDocument } from './content/document/model.ts';
 import type { StoredReference } from './content/links.ts';
 import { fileFromRow, pageFromRow, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
-import type { JSONDocument } from './content/snapshot.ts';
 import { Prisma, type Db } from './db/client.ts';
 
 export interface PublishableSite {

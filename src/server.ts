@@ -116,6 +116,8 @@ export function createApp(options: AppOptions): App {
       error: (...args) => (args.every(isClientError) ? log.debug({ errors: args }, 'client error') : log.error({ errors: args }, 'error')),
     },
     maskedErrors: { maskError },
+    // Any origin, as yoga's default; browsers may also read the headers our answers carry (a 201's Location, rate limits).
+    cors: { exposedHeaders: ['Location', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
     context: async (initial) => {
       try {
         return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial))) as Context;

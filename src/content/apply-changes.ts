@@ -13,18 +13,11 @@ import { InvalidInputError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../slug.ts';
 import { markdownToDocument } from './document/markdown-parse.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
-import {
-  fileSnapshot,
-  type ContentRef,
-  type FileSnapshot,
-  type JSONDocument,
-  type JSONNode,
-  type PageSnapshot,
-  type RevisionSnapshot,
-} from './snapshot.ts';
+import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
 
 export const MAX_CHANGES_PER_BATCH = 50;
 

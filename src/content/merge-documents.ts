@@ -15,7 +15,7 @@
  */
 import { diff3Merge, diffIndices } from 'node-diff3';
 import { stringify } from 'safe-stable-stringify';
-import type { JSONDocument, JSONNode } from './snapshot.ts';
+import { type JSONDocument, type JSONNode } from './document/model.ts';
 
 export interface DocumentMergeConflict {
   /** Where the conflicting hunk starts in the base's blocks (`-1`: the document's own fields). */

@@ -33,8 +33,9 @@
 import { stringify } from 'safe-stable-stringify';
 import { uniqueSlug } from '../slug.ts';
 import { hashDocument } from './document/hash.ts';
+import { type JSONDocument } from './document/model.ts';
 import { mergeDocuments } from './merge-documents.ts';
-import { PAGE_FIELDS, type FileSnapshot, type JSONDocument, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
+import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
 
 export type MergeConflictReason = 'both-modified' | 'modified-deleted' | 'deleted-modified' | 'cycle' | 'orphaned';
 

@@ -15,16 +15,10 @@ import { nullableJsonInput } from '../db/json.ts';
 import { isOneOf, REFERENCE_TARGET_KINDS, type ReferenceTargetKind, type RevisionType } from '../db/value-sets.ts';
 import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
+import { type ContentRef, type JSONDocument } from './document/model.ts';
 import { extractReferences } from './document/references.ts';
 import { pagePaths } from './page-tree.ts';
-import {
-  fileSnapshot,
-  type ContentRef,
-  type FileSnapshot,
-  type JSONDocument,
-  type PageSnapshot,
-  type RevisionSnapshot,
-} from './snapshot.ts';
+import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
 

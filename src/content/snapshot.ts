@@ -9,34 +9,7 @@
  * that share a page's text share its row.
  */
 import type { PageKind } from '../db/value-sets.ts';
-
-/** A GitBook rich-text document (`JSONDocument` of the OpenAPI document): `{ object: 'document', data, nodes }`. */
-export interface JSONDocument {
-  object: 'document';
-  data?: Record<string, unknown>;
-  nodes: JSONNode[];
-  [key: string]: unknown;
-}
-
-/** Any node of a JSONDocument (block, inline, text); the converters narrow it. */
-export interface JSONNode {
-  object: 'block' | 'inline' | 'text' | 'fragment';
-  type?: string;
-  key?: string;
-  nodes?: JSONNode[];
-  leaves?: { object: 'leaf'; text: string; marks: { object?: 'mark'; type: string; data?: Record<string, unknown> }[] }[];
-  data?: Record<string, unknown>;
-  isVoid?: boolean;
-  [key: string]: unknown;
-}
-
-/** A ContentRef of the OpenAPI document (kind url, page, file, anchor, ...). */
-export type ContentRef =
-  | { kind: 'url'; url: string }
-  | { kind: 'page'; page: string; space?: string }
-  | { kind: 'file'; file: string; space?: string }
-  | { kind: 'anchor'; anchor: string; page?: string; space?: string }
-  | { kind: string; [key: string]: unknown };
+import type { ContentRef, JSONDocument } from './document/model.ts';
 
 /** document | group | link (PAGE_KINDS). */
 export type { PageKind };

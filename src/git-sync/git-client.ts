@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import git, { type GitAuth, type GitHttpRequest, type GitHttpResponse, type HttpClient, type TreeEntry } from 'isomorphic-git';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { RemoteFetchError, GitSyncError, GitSyncFailure } from '../errors/external.ts';
 import {
   addressPolicy,
   discard,
@@ -35,7 +36,6 @@ import {
   MAX_REDIRECTS,
   pinnedLookup,
   REDIRECT_STATUSES,
-  RemoteFetchError,
   resolveChecked,
 } from '../storage/remote-fetch.ts';
 import { normalizePath } from './repo-paths.ts';
@@ -111,35 +111,6 @@ export interface WriteResult {
   changed: boolean;
 }
 
-export type GitSyncFailure =
-  | 'invalid-input'
-  | 'address'
-  | 'network'
-  | 'timeout'
-  | 'aborted'
-  | 'redirects'
-  | 'status'
-  | 'protocol'
-  | 'auth'
-  | 'forbidden'
-  | 'not-found'
-  | 'branch-not-found'
-  | 'directory-not-found'
-  | 'too-large'
-  | 'non-fast-forward'
-  | 'rejected'
-  | 'failed';
-
-/** Why a Git operation failed; `message` is meant for a person (the job records it). */
-export class GitSyncError extends Error {
-  readonly reason: GitSyncFailure;
-
-  constructor(reason: GitSyncFailure, message: string) {
-    super(message);
-    this.name = 'GitSyncError';
-    this.reason = reason;
-  }
-}
 
 const fs = nodeFs;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);

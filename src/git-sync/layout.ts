@@ -23,9 +23,10 @@
 import { stringify } from 'safe-stable-stringify';
 import { markdownToDocument } from '../content/document/markdown-parse.ts';
 import { documentToMarkdown } from '../content/document/markdown-print.ts';
+import { type ContentRef, type JSONDocument } from '../content/document/model.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
-import type { ContentRef, FileSnapshot, JSONDocument, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import type { FileSnapshot, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
 import { newId } from '../ids.ts';
 import { slugify, uniqueSlug } from '../slug.ts';
 import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig } from './content-config.ts';

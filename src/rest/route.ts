@@ -20,6 +20,8 @@ export interface RestRoute {
   /** Another body for a query-string value (e.g. `compat=false` answers the whole update, not just the change request). */
   replyWhen?: { param: string; equals: string; reply: string };
   operationName: string;
+  /** The operation document, from the repository root (`src/rest/operations/space/get-space-by-id.graphql`); generated routes always have it. */
+  file?: string;
   variables: RestVariable[];
   /** The operation and the fragments it uses. */
   document: string;

@@ -11,11 +11,7 @@
 import FindMyWay from 'find-my-way';
 import {
   GraphQLError,
-  GraphQLInputObjectType,
-  GraphQLScalarType,
   Kind,
-  getNamedType,
-  isInputObjectType,
   isListType,
   isNonNullType,
   parse,
@@ -34,6 +30,7 @@ import {
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors/index.ts';
 import { toAppError } from '../errors/to-app-error.ts';
+import { checkInput, coerceQueryValue } from './check-input.ts';
 import type { RestRoute } from './route.ts';
 
 export const REST_PREFIX = '/v1';
@@ -70,44 +67,6 @@ function prepare(route: RestRoute): PreparedRoute {
   return { ...route, parsed, operation, shape: replyShape([operation.selectionSet], fragments) };
 }
 
-/** Coerces one query-string value to the variable's scalar type; a 400 names the parameter. */
-function coerceQueryValue(name: string, raw: string, type: GraphQLInputType): unknown {
-  const named = getNamedType(type);
-  if (!(named instanceof GraphQLScalarType)) return raw; // enums and custom scalars validate themselves
-  switch (named.name) {
-    case 'Int':
-      if (!/^-?\d+$/.test(raw)) throw new InvalidInputError(`${name}: must be an integer`);
-      return Number(raw);
-    case 'Float':
-      if (raw.trim() === '' || Number.isNaN(Number(raw))) throw new InvalidInputError(`${name}: must be a number`);
-      return Number(raw);
-    case 'Boolean':
-      if (raw !== 'true' && raw !== 'false') throw new InvalidInputError(`${name}: must be true or false`);
-      return raw === 'true';
-    default:
-      return raw;
-  }
-}
-
-/**
- * Keeps only the fields an input type declares, recursively: like most JSON
- * APIs (and GitBook's), unknown body fields are ignored rather than refused.
- */
-function pruneUnknownFields(value: unknown, type: GraphQLInputType): unknown {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (value === null || value === undefined) return value;
-  if (isListType(inner)) return Array.isArray(value) ? value.map((v) => pruneUnknownFields(v, inner.ofType)) : value;
-  if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = (inner as GraphQLInputObjectType).getFields();
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .filter(([k]) => k in fields)
-        .map(([k, v]) => [k, pruneUnknownFields(v, fields[k]!.type)]),
-    );
-  }
-  return value;
-}
-
 async function readJsonBody(request: Request): Promise<unknown> {
   const text = await request.text();
   if (text.trim() === '') return undefined;
@@ -118,26 +77,29 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/**
+ * The operation's variables from the path, the query string and the JSON
+ * body, each checked strictly against its GraphQL type (./check-input.ts).
+ */
 async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, request: Request, url: URL, params: Record<string, string | undefined>) {
   const variables: Record<string, unknown> = {};
   for (const variable of route.variables) {
     const type = typeFromAST(schema, parseType(variable.type)) as GraphQLInputType | undefined;
     if (!type) throw new Error(`Unknown type ${variable.type} in ${route.operationName}`);
     if (variable.source === 'path') {
-      variables[variable.name] = params[variable.name];
+      variables[variable.name] = checkInput(params[variable.name], type, variable.name);
     } else if (variable.source === 'body') {
       const body = await readJsonBody(request);
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
         throw new InvalidInputError('The request body must be a JSON object');
       }
-      variables[variable.name] = pruneUnknownFields(body ?? {}, type);
+      variables[variable.name] = checkInput(body ?? {}, type, '');
     } else {
       const values = url.searchParams.getAll(variable.name);
-      if (values.length === 0) continue;
       const inner = isNonNullType(type) ? type.ofType : type;
-      variables[variable.name] = isListType(inner)
-        ? values.map((v) => coerceQueryValue(variable.name, v, inner.ofType))
-        : coerceQueryValue(variable.name, values[values.length - 1]!, type);
+      if (values.length === 0) checkInput(undefined, type, variable.name);
+      else if (isListType(inner)) variables[variable.name] = values.map((v) => coerceQueryValue(variable.name, v, inner.ofType));
+      else variables[variable.name] = coerceQueryValue(variable.name, values[values.length - 1]!, type);
     }
   }
   return variables;
@@ -156,7 +118,8 @@ function parseType(source: string): TypeNode {
 
 /**
  * What the body keeps of a reply: per response key, whether a null stays
- * (`@keepNull`) and the shape beneath it. Built once per route from the
+ * (`@keepNull`), whether the key stays out (`@omit` on every selection of it)
+ * and the shape beneath it. Built once per route from the
  * document, merging every selection of a response key (selected directly and
  * through fragments, or in several fragments) as GraphQL merges fields: the
  * reply of a key holds the union of their subfields, so the shape does too.
@@ -165,7 +128,7 @@ function parseType(source: string): TypeNode {
  * in their order, and the shape only says what to keep of each.
  */
 export interface ReplyShape {
-  fields: Map<string, { keepNull: boolean; shape: ReplyShape | null }>;
+  fields: Map<string, { keepNull: boolean; omit: boolean; shape: ReplyShape | null }>;
 }
 
 /** The shape of the union of `selectionSets` (null when there are none: a leaf). */
@@ -192,13 +155,14 @@ export function replyShape(selectionSets: readonly SelectionSetNode[], fragments
   for (const [key, nodes] of byKey) {
     fields.set(key, {
       keepNull: nodes.some((node) => node.directives?.some((d) => d.name.value === 'keepNull')),
+      omit: nodes.every((node) => node.directives?.some((d) => d.name.value === 'omit')),
       shape: replyShape(nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), fragments),
     });
   }
   return { fields };
 }
 
-/** Drops null fields from the reply unless the document marks them `@keepNull` (see ReplyShape). */
+/** Drops null fields from the reply unless the document marks them `@keepNull`, and fields marked `@omit` (see ReplyShape). */
 export function pruneNulls(value: unknown, shape: ReplyShape | null | undefined): unknown {
   if (value === null || value === undefined || !shape) return value;
   if (Array.isArray(value)) return value.map((v) => pruneNulls(v, shape));
@@ -206,7 +170,7 @@ export function pruneNulls(value: unknown, shape: ReplyShape | null | undefined)
   const out: Record<string, unknown> = {};
   for (const [key, fieldValue] of Object.entries(value as Record<string, unknown>)) {
     const field = shape.fields.get(key);
-    if (fieldValue === null && !field?.keepNull) continue;
+    if (field?.omit || (fieldValue === null && !field?.keepNull)) continue;
     out[key] = pruneNulls(fieldValue, field?.shape);
   }
   return out;
@@ -228,14 +192,6 @@ function errorStatus(errors: readonly GraphQLError[], hasData: boolean): number 
   }
   // Errors without a status before execution (variable coercion, validation) are the caller's: 400.
   return status || (hasData ? 500 : 400);
-}
-
-/** Makes GraphQL's variable messages read in terms of the REST body. */
-function restMessage(error: GraphQLError): string {
-  return error.message
-    .replace(/^Variable "\$input" got invalid value (.*?) at "input\.([^"]+)"; /, '$2: ')
-    .replace(/^Variable "\$input" got invalid value .*?; /, '')
-    .replace(/^Variable "\$(\w+)" got invalid value (.*?); /, '$1: ');
 }
 
 /**
@@ -308,7 +264,7 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       const status = errorStatus(result.errors, result.data != null);
       const first = result.errors[0]!;
       const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-      return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(first), headers, ResponseOf);
+      return errorResponse(status, status >= 500 ? 'Unexpected error' : first.message, headers, ResponseOf);
     }
     const alternate = route.replyWhen && url.searchParams.get(route.replyWhen.param) === route.replyWhen.equals;
     const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
@@ -321,8 +277,9 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     if (data === null || data === undefined) throw new NotFoundError('Resource');
     const body = pruneNulls(data, shapeAt(route.shape, path));
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-    // A creation says where the new resource lives, as the wire contract's Location header.
-    const location = route.status === 201 ? (body as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
+    // A creation says where the new resource lives, as the wire contract's Location header: its
+    // `urls.location`, selected `@omit` where the contract's body has none.
+    const location = route.status === 201 ? (data as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
     if (typeof location === 'string') headers.location = location;
     return new ResponseOf(JSON.stringify(body), { status: route.status, headers });
   }
@@ -353,7 +310,7 @@ export function restErrorResponse(
   if (error instanceof GraphQLError) {
     const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
     const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-    return errorResponse(status, status >= 500 ? 'Unexpected error' : restMessage(error), headers, ResponseOf);
+    return errorResponse(status, status >= 500 ? 'Unexpected error' : error.message, headers, ResponseOf);
   }
   yoga?.logger.error(error);
   return errorResponse(500, 'Unexpected error', {}, ResponseOf);

@@ -50,7 +50,8 @@ import './translation/mutations.ts';
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);
  * `@keepNull` keeps a null field in the REST body (nulls are dropped otherwise,
- * since the wire contract marks most absent values as optional, not nullable).
+ * since the wire contract marks most absent values as optional, not nullable);
+ * `@omit` leaves a field out of it.
  */
 export const restDirective = new GraphQLDirective({
   name: 'rest',
@@ -74,4 +75,10 @@ export const keepNullDirective = new GraphQLDirective({
   locations: [DirectiveLocation.FIELD],
 });
 
-export const schema = builder.toSchema({ directives: [restDirective, keepNullDirective], sortSchema: true });
+export const omitDirective = new GraphQLDirective({
+  name: 'omit',
+  description: "In a REST reply, leave this field out of the body (a 201's `urls.location` still sets Location)",
+  locations: [DirectiveLocation.FIELD],
+});
+
+export const schema = builder.toSchema({ directives: [restDirective, keepNullDirective, omitDirective], sortSchema: true });

@@ -23,10 +23,11 @@
  *
  * See docs/decisions.md, "Search", for what is indexed and why.
  */
+import { type JSONDocument } from '../content/document/model.ts';
 import { documentSections } from '../content/document/text.ts';
 import { pagePaths } from '../content/page-tree.ts';
 import { storedDocument } from '../content/revision-store.ts';
-import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import type { PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
 import type { Db, Tx } from '../db/client.ts';
 import type { Provider } from '../db/provider/config.ts';
 import { InvalidInputError } from '../errors/index.ts';

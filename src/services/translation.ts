@@ -1,6 +1,6 @@
 /** Translations: loading one the caller may act on, and checking instructions. */
 import { authorize, type Action } from '../auth/policies.ts';
-import type { JSONDocument } from '../content/snapshot.ts';
+import type { JSONDocument } from '../content/document/model.ts';
 import type { Context } from '../context.ts';
 import type { Prisma } from '../db/client.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';

@@ -20,7 +20,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { InvalidInputError } from '../errors/index.ts';
+import { RemoteFetchError, RemoteFetchFailure } from '../errors/external.ts';
 
 export interface RemoteFetchOptions {
   /** Allow loopback, private, link-local, ... addresses (FETCH_ALLOW_PRIVATE_ADDRESSES); for development and tests. */
@@ -42,26 +42,6 @@ export interface RemoteFile {
   contentType: string | null;
 }
 
-export type RemoteFetchFailure =
-  | 'invalid-url'
-  | 'scheme'
-  | 'address'
-  | 'redirects'
-  | 'status'
-  | 'too-large'
-  | 'timeout'
-  | 'network';
-
-/** Why a remote file could not be fetched; answered as 400 like any InvalidInputError. */
-export class RemoteFetchError extends InvalidInputError {
-  readonly reason: RemoteFetchFailure;
-
-  constructor(reason: RemoteFetchFailure, message: string) {
-    super(message);
-    this.name = 'RemoteFetchError';
-    this.reason = reason;
-  }
-}
 
 /** Redirects followed at most (file fetches and Git's HTTP alike). */
 export const MAX_REDIRECTS = 5;

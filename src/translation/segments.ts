@@ -28,8 +28,8 @@
  * are never segments.
  */
 import { createHash } from 'node:crypto';
+import { type JSONDocument, type JSONNode } from '../content/document/model.ts';
 import { createAnchorSlugger, documentHeadings, nodeText } from '../content/document/text.ts';
-import type { JSONDocument, JSONNode } from '../content/snapshot.ts';
 
 /** Part of every segment hash: bump it when the segment text format changes, so cached translations are not reused. */
 export const SEGMENT_FORMAT_VERSION = 'gitbook-segment/1';

@@ -20,8 +20,9 @@
 import { createHash } from 'node:crypto';
 import { batches } from '../batches.ts';
 import { hashDocument } from '../content/document/hash.ts';
-import { PAGE_FIELDS, type JSONDocument, type PageSnapshot, type RevisionSnapshot } from '../content/snapshot.ts';
-import { TranslationProviderError } from './providers/http.ts';
+import { type JSONDocument } from '../content/document/model.ts';
+import { PAGE_FIELDS, type PageSnapshot, type RevisionSnapshot } from '../content/snapshot.ts';
+import { TranslationProviderError } from '../errors/external.ts';
 import {
   countWords,
   extractSegments,

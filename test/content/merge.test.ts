@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../src/content/document/hash.ts';
+import { type JSONDocument } from '../../src/content/document/model.ts';
 import { mergeDocuments } from '../../src/content/merge-documents.ts';
 import { mergeRevisions, type MergeConflict } from '../../src/content/merge.ts';
-import type { FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 
 // ---------------------------------------------------------------- builder
 

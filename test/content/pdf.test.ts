@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
+import { type ContentRef, type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
 import { renderContentPdf, type PdfPageInput } from '../../src/content/pdf/render.ts';
 import { toWinAnsi } from '../../src/content/pdf/win-ansi.ts';
-import type { ContentRef, JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
 
 // --- document builders -------------------------------------------------------
 

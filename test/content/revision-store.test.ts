@@ -4,11 +4,12 @@
  * of its source reads back exactly like one written in full.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, createDb, type Db } from '../../src/db/client.ts';
-import { newId } from '../../src/ids.ts';
+import { type JSONDocument } from '../../src/content/document/model.ts';
 import { placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
-import type { JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import { closeDb, createDb, type Db } from '../../src/db/client.ts';
+import { newId } from '../../src/ids.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokenForEmail } from '../../src/auth/users.ts';
 import { canonicalDocumentJson, hashDocument } from '../../src/content/document/hash.ts';
-import type { JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
+import type { JSONDocument, JSONNode } from '../../src/content/document/model.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { diffDatabaseToSchema, migrate, migrationsDir, readMigrationsList } from '../../src/db/migrate.ts';
 import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';

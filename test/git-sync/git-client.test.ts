@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GitSyncError } from '../../src/errors/external.ts';
 import {
-  GitSyncError,
   readRepository,
   splitCredentials,
   writeRepository,

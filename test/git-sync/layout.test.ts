@@ -7,10 +7,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
+import { type ContentRef } from '../../src/content/document/model.ts';
 import { extractReferences } from '../../src/content/document/references.ts';
 import { pagePaths, placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, putDocument } from '../../src/content/revision-store.ts';
-import type { ContentRef, FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { exportRepository, importRepository, type StoredFile } from '../../src/git-sync/layout.ts';
 import { parseSummary } from '../../src/git-sync/summary.ts';
 

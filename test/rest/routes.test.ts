@@ -45,6 +45,20 @@ describe('route table', () => {
     expect(served.size).toBe(SERVED_ENDPOINTS);
   });
 
+  it("names each operation after its endpoint's operationId: operation in PascalCase, file in kebab-case", () => {
+    const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
+    const kebab = (id: string) => id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2').toLowerCase();
+    const misnamed = restRoutes.flatMap((route) => {
+      const { operationId } = endpoints.find((e) => e.method === route.method && e.path === route.path)!;
+      const file = `${kebab(operationId)}.graphql`;
+      return route.operationName === pascal(operationId) && path.basename(route.file ?? '') === file
+        ? []
+        : [`${route.file} (${route.operationName}): should be ${file} (${pascal(operationId)})`];
+    });
+    expect(misnamed).toEqual([]);
+    expect(kebab('getChangeRequestPDF')).toBe('get-change-request-pdf');
+  });
+
   it('has no two routes on the same method and path', () => {
     const keys = restRoutes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
@@ -59,9 +73,13 @@ describe('generated files', () => {
   it('src/rest/generated/ matches the operation documents (run `npm run codegen`)', async () => {
     const { default: config } = await import('../../codegen.ts');
     const outputs = await generate({ ...config, cwd: root, silent: true }, false);
-    for (const output of outputs as Array<{ filename: string; content: string }>) {
+    const files = (outputs as Array<{ filename: string; content: string }>).map((output) => {
       const file = path.isAbsolute(output.filename) ? output.filename : path.join(root, output.filename);
       expect(fs.readFileSync(file, 'utf8'), `${output.filename} is stale: run npm run codegen`).toBe(output.content);
-    }
+      return file;
+    });
+    // Nothing else lives there: a file codegen no longer writes is deleted, not left stale.
+    const generatedDir = path.join(root, 'src/rest/generated');
+    expect(fs.readdirSync(generatedDir).map((f) => path.join(generatedDir, f)).sort()).toEqual(files.sort());
   }, 60_000);
 });

@@ -5,14 +5,20 @@
  * rows are needed: the index only knows space ids.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, createDb, type Db } from '../../src/db/client.ts';
-import type { Provider } from '../../src/db/provider/config.ts';
 import { hashDocument } from '../../src/content/document/hash.ts';
+import { type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
+import type { PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { jsonInput } from '../../src/db/json.ts';
-import type { JSONDocument, JSONNode, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { Provider } from '../../src/db/provider/config.ts';
 import { InvalidInputError } from '../../src/errors/index.ts';
-import { reindexSpace, searchSpace, deleteSpaceIndex, type SearchSpaceInput } from '../../src/search/search-index.ts';
 import { ftsMatchExpression } from '../../src/search/query.ts';
+import {
+  reindexSpace,
+  searchSpace,
+  deleteSpaceIndex,
+  type SearchSpaceInput,
+} from '../../src/search/search-index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // ---------------------------------------------------------------- builders

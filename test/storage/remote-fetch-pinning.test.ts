@@ -17,7 +17,8 @@ vi.mock('node:dns/promises', () => ({
   },
 }));
 
-const { fetchRemoteFile, RemoteFetchError } = await import('../../src/storage/remote-fetch.ts');
+const { fetchRemoteFile } = await import('../../src/storage/remote-fetch.ts');
+const { RemoteFetchError } = await import('../../src/errors/external.ts');
 
 describe('fetchRemoteFile address pinning', () => {
   let server: http.Server;

@@ -6,8 +6,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RemoteFetchError } from '../../src/errors/external.ts';
 import { InvalidInputError } from '../../src/errors/index.ts';
-import { fetchRemoteFile, isPublicAddress, RemoteFetchError, type RemoteFetchOptions } from '../../src/storage/remote-fetch.ts';
+import { fetchRemoteFile, isPublicAddress, type RemoteFetchOptions } from '../../src/storage/remote-fetch.ts';
 
 interface TestServer {
   url: string;

@@ -2,7 +2,7 @@
  * Documents and fake translators shared by the translation tests.
  */
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
-import type { JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
+import { type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
 import { tokenize } from '../../src/translation/segments.ts';
 import type { Translator } from '../../src/translation/translator.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { TranslationProviderError } from '../../src/errors/external.ts';
 import { createLibreTranslateTranslator, htmlToSegment, segmentToHtml } from '../../src/translation/providers/libretranslate.ts';
-import { TranslationProviderError } from '../../src/translation/translator.ts';
 import { startLocalServer, type LocalServer, type Reply } from './local-server.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { TranslationProviderError } from '../../src/errors/external.ts';
 import { chatCompletionsUrl, createOpenAITranslator, systemPrompt } from '../../src/translation/providers/openai.ts';
-import { TranslationProviderError } from '../../src/translation/translator.ts';
 import { startLocalServer, type LocalServer, type RecordedRequest, type Reply } from './local-server.ts';
 
 let server: LocalServer | null = null;

@@ -2,9 +2,17 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../src/content/document/hash.ts';
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
+import { type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
 import { documentAnchors } from '../../src/content/document/text.ts';
-import type { JSONDocument, JSONNode } from '../../src/content/snapshot.ts';
-import { countWords, extractSegments, plainSegment, segmentHash, SEGMENT_FORMAT_VERSION, tokenize, type RebuildIssue } from '../../src/translation/segments.ts';
+import {
+  countWords,
+  extractSegments,
+  plainSegment,
+  segmentHash,
+  SEGMENT_FORMAT_VERSION,
+  tokenize,
+  type RebuildIssue,
+} from '../../src/translation/segments.ts';
 import { validateSchema } from '../helpers/openapi-schema.ts';
 import { allText, richDocument, upperCaseSegment } from './fixtures.ts';
 

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../src/content/document/hash.ts';
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
-import type { FileSnapshot, JSONDocument, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
-import { translateRevision, translationCacheKey, type TranslateRevisionProgress, type TranslationCache } from '../../src/translation/translate-revision.ts';
-import { TranslationProviderError } from '../../src/translation/translator.ts';
+import { type JSONDocument } from '../../src/content/document/model.ts';
+import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import { TranslationProviderError } from '../../src/errors/external.ts';
+import {
+  translateRevision,
+  translationCacheKey,
+  type TranslateRevisionProgress,
+  type TranslationCache,
+} from '../../src/translation/translate-revision.ts';
 import { validateSchema } from '../helpers/openapi-schema.ts';
 import { allText, fakeTranslator } from './fixtures.ts';
 

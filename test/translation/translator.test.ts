@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTranslator, translationConfig } from '../../src/translation/translator.ts';
+import { translationConfig } from '../../src/config.ts';
+import { createTranslator } from '../../src/translation/translator.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
 
 let server: LocalServer | null = null;

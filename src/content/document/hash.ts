@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import type { JSONDocument } from '../snapshot.ts';
+import { type JSONDocument } from './model.ts';
 
 export function canonicalDocumentJson(document: JSONDocument): string {
   return stringify(document) ?? 'null';

@@ -16,7 +16,6 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import YAML from 'yaml';
-import type { ContentRef, JSONDocument, JSONNode } from '../snapshot.ts';
 import { hrefToRef, MARK_ORDER, type InlineMode, type Mark } from './markdown-syntax.ts';
 import {
   isBreakTag,
@@ -28,6 +27,7 @@ import {
   readTag,
   type GitBookTag,
 } from './markdown-tags.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from './model.ts';
 import { nodeText } from './text.ts';
 
 /** Options of `markdownToDocument`. */

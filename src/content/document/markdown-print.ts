@@ -9,9 +9,9 @@ import remarkGfm from 'remark-gfm';
 import remarkStringify, { type Options as StringifyOptions } from 'remark-stringify';
 import { unified } from 'unified';
 import YAML from 'yaml';
-import type { ContentRef, JSONDocument, JSONNode } from '../snapshot.ts';
 import { defaultHref, isRef, MARK_ORDER, type InlineMode, type Mark } from './markdown-syntax.ts';
 import { escapeHtml, quoteAttr } from './markdown-tags.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from './model.ts';
 import { nodeText } from './text.ts';
 
 /** Options of `documentToMarkdown`. */

@@ -1,10 +1,10 @@
+import { type ContentRef } from './model.ts';
 /**
  * What the Markdown parser (markdown-parse.ts) and printer (markdown-print.ts)
  * agree on, so each reads back what the other writes: the marks Markdown can
  * write and their canonical order, where inline content sits, and the hrefs
  * that stand for content refs (`/pages/<id>`, `/files/<id>`, `#anchor`).
  */
-import type { ContentRef } from '../snapshot.ts';
 
 /** A mark Markdown has syntax for. */
 export type Mark = 'bold' | 'italic' | 'strikethrough' | 'code';

@@ -1,8 +1,8 @@
+import { type ContentRef, type JSONDocument, type JSONNode } from './model.ts';
 /**
  * The content a Document points at: what link checking, backlinks and
  * "this file is used by" need, without knowing every block type.
  */
-import type { ContentRef, JSONDocument, JSONNode } from '../snapshot.ts';
 
 /** One reference found in a document. */
 export interface DocumentReference {

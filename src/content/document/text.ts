@@ -1,8 +1,8 @@
+import { type JSONDocument, type JSONNode } from './model.ts';
 /**
  * Plain text of a Document, for search: the page split into sections at its
  * headings, each with the anchor a link to it would use.
  */
-import type { JSONDocument, JSONNode } from '../snapshot.ts';
 
 /** One searchable part of a page: the text under a heading (or before the first one). */
 export interface DocumentSection {

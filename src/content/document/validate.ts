@@ -1,5 +1,5 @@
+import { type JSONDocument, type JSONNode } from './model.ts';
 /** The structural check of a JSON document given by a caller (page content, descriptions, instructions). */
-import type { JSONDocument, JSONNode } from '../snapshot.ts';
 
 const NODE_OBJECTS = new Set(['block', 'inline', 'text', 'fragment']);
 const MAX_DEPTH = 64;

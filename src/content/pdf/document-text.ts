@@ -1,10 +1,10 @@
+import { type JSONDocument, type JSONNode } from '../document/model.ts';
 /**
  * Text out of a Document (`JSONDocument`) as the PDF shows it: safe accessors
  * for nodes that may be malformed, the plain text of any node, labels for
  * content refs (no resolution: ids are all we have) and the text of a table
  * cell.
  */
-import type { JSONDocument, JSONNode } from '../snapshot.ts';
 
 const SAFE_LINK = /^(https?:|mailto:|tel:|ftp:)/i;
 

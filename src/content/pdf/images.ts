@@ -5,7 +5,7 @@
  * its alt text.
  */
 import { inflateSync } from 'node:zlib';
-import type { ContentRef, JSONDocument, JSONNode } from '../snapshot.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from '../document/model.ts';
 import { childNodes, documentNodes, fragmentsOf } from './document-text.ts';
 
 const IMAGE_CONCURRENCY = 4;

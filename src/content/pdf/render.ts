@@ -28,7 +28,7 @@
  * pdfkit stamps the current time as CreationDate.
  */
 import PDFDocument from 'pdfkit';
-import type { ContentRef, JSONDocument, JSONNode } from '../snapshot.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from '../document/model.ts';
 import {
   childNodes,
   dataOf,

@@ -8,6 +8,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteCollection",
     "operationName": "DeleteCollectionById",
+    "file": "src/rest/operations/collection/delete-collection-by-id.graphql",
     "variables": [
       {
         "name": "collectionId",
@@ -23,6 +24,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "collection",
     "operationName": "GetCollectionById",
+    "file": "src/rest/operations/collection/get-collection-by-id.graphql",
     "variables": [
       {
         "name": "collectionId",
@@ -38,6 +40,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateCollection",
     "operationName": "UpdateCollectionById",
+    "file": "src/rest/operations/collection/update-collection-by-id.graphql",
     "variables": [
       {
         "name": "collectionId",
@@ -58,6 +61,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "moveCollection",
     "operationName": "MoveCollection",
+    "file": "src/rest/operations/collection/move-collection.graphql",
     "variables": [
       {
         "name": "collectionId",
@@ -78,6 +82,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "collection.spaces",
     "operationName": "ListSpacesInCollectionById",
+    "file": "src/rest/operations/collection/list-spaces-in-collection-by-id.graphql",
     "variables": [
       {
         "name": "collectionId",
@@ -103,6 +108,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "transferCollection",
     "operationName": "TransferCollection",
+    "file": "src/rest/operations/collection/transfer-collection.graphql",
     "variables": [
       {
         "name": "collectionId",
@@ -123,6 +129,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organizations",
     "operationName": "ListOrganizationsForAuthenticatedUser",
+    "file": "src/rest/operations/organization/list-organizations-for-authenticated-user.graphql",
     "variables": [
       {
         "name": "page",
@@ -143,6 +150,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createOrganization",
     "operationName": "CreateOrganization",
+    "file": "src/rest/operations/organization/create-organization.graphql",
     "variables": [
       {
         "name": "input",
@@ -158,6 +166,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organization",
     "operationName": "GetOrganizationById",
+    "file": "src/rest/operations/organization/get-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -173,6 +182,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateOrganization",
     "operationName": "UpdateOrganizationById",
+    "file": "src/rest/operations/organization/update-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -193,6 +203,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organizationAgentInstructions",
     "operationName": "GetOrganizationAgentInstructions",
+    "file": "src/rest/operations/organization/get-organization-agent-instructions.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -208,6 +219,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateOrganizationAgentInstructions",
     "operationName": "UpdateOrganizationAgentInstructions",
+    "file": "src/rest/operations/organization/update-organization-agent-instructions.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -228,6 +240,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organization.changeRequests",
     "operationName": "ListChangeRequestsForOrganization",
+    "file": "src/rest/operations/change-request/list-change-requests-for-organization.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -268,6 +281,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organization.collections",
     "operationName": "ListCollectionsInOrganizationById",
+    "file": "src/rest/operations/collection/list-collections-in-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -298,6 +312,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createCollection",
     "operationName": "CreateCollection",
+    "file": "src/rest/operations/collection/create-collection.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -318,6 +333,7 @@ export const restRoutes: RestRoute[] = [
     "status": 204,
     "reply": "joinOrganization",
     "operationName": "JoinOrganization",
+    "file": "src/rest/operations/member/join-organization.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -333,6 +349,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organization.members",
     "operationName": "ListMembersInOrganizationById",
+    "file": "src/rest/operations/member/list-members-in-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -378,6 +395,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "removeMember",
     "operationName": "RemoveMemberFromOrganizationById",
+    "file": "src/rest/operations/member/remove-member-from-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -398,6 +416,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "member",
     "operationName": "GetMemberInOrganizationById",
+    "file": "src/rest/operations/member/get-member-in-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -418,6 +437,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateMember",
     "operationName": "UpdateMemberInOrganizationById",
+    "file": "src/rest/operations/member/update-member-in-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -443,6 +463,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "searchOrganizationContent",
     "operationName": "SearchOrganizationContent",
+    "file": "src/rest/operations/organization/search-organization-content.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -473,6 +494,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organization.sites",
     "operationName": "ListSites",
+    "file": "src/rest/operations/site/list-sites.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -518,6 +540,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createSite",
     "operationName": "CreateSite",
+    "file": "src/rest/operations/site/create-site.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -538,6 +561,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteSite",
     "operationName": "DeleteSiteById",
+    "file": "src/rest/operations/site/delete-site-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -558,6 +582,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "site",
     "operationName": "GetSiteById",
+    "file": "src/rest/operations/site/get-site-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -578,6 +603,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateSite",
     "operationName": "UpdateSiteById",
+    "file": "src/rest/operations/site/update-site-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -603,6 +629,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "siteAdaptiveSchema",
     "operationName": "GetSiteAdaptiveSchema",
+    "file": "src/rest/operations/site/get-site-adaptive-schema.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -623,6 +650,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateSiteAdaptiveSchema",
     "operationName": "UpdateSiteAdaptiveSchema",
+    "file": "src/rest/operations/site/update-site-adaptive-schema.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -648,6 +676,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "siteAdaptiveTemplateConditions",
     "operationName": "ListSiteAdaptiveTemplateConditions",
+    "file": "src/rest/operations/site/list-site-adaptive-template-conditions.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -668,6 +697,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "publishSite",
     "operationName": "PublishSite",
+    "file": "src/rest/operations/site/publish-site.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -688,6 +718,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "publishedContentSite",
     "operationName": "GetPublishedContentSite",
+    "file": "src/rest/operations/site-structure/get-published-content-site.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -713,6 +744,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "siteSections",
     "operationName": "ListSiteSections",
+    "file": "src/rest/operations/site-section/list-site-sections.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -748,6 +780,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "addSectionToSite",
     "operationName": "AddSectionToSite",
+    "file": "src/rest/operations/site-section/add-section-to-site.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -765,7 +798,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation AddSectionToSite($organizationId: ID!, $siteId: ID!, $input: AddSectionToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", status: 201) {\n  addSectionToSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteSectionFields\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation AddSectionToSite($organizationId: ID!, $siteId: ID!, $input: AddSectionToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/sections\", status: 201) {\n  addSectionToSite(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteSectionFields\n    urls {\n      location @omit\n    }\n  }\n}\n\nfragment SiteSectionFields on SiteSection {\n  object\n  id\n  title\n  description\n  default\n  path\n  condition\n  sectionGroup\n  icon\n  siteSpaces {\n    ...SiteSpaceFields\n  }\n  urls {\n    published\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -773,6 +806,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteSiteSection",
     "operationName": "DeleteSiteSectionById",
+    "file": "src/rest/operations/site-section/delete-site-section-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -798,6 +832,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateSiteSection",
     "operationName": "UpdateSiteSectionById",
+    "file": "src/rest/operations/site-section/update-site-section-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -828,6 +863,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "moveSiteSection",
     "operationName": "MoveSiteSection",
+    "file": "src/rest/operations/site-section/move-site-section.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -858,6 +894,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "site.shareLinks",
     "operationName": "ListSiteShareLinks",
+    "file": "src/rest/operations/site/list-site-share-links.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -888,6 +925,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createSiteShareLink",
     "operationName": "CreateSiteShareLink",
+    "file": "src/rest/operations/site/create-site-share-link.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -905,7 +943,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation CreateSiteShareLink($organizationId: ID!, $siteId: ID!, $input: CreateSiteShareLinkInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/share-links\", status: 201) {\n  createSiteShareLink(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...ShareLinkFields\n  }\n}\n\nfragment ShareLinkFields on ShareLink {\n  object\n  id\n  name\n  active\n  createdAt\n  urls {\n    published\n  }\n}"
+    "document": "mutation CreateSiteShareLink($organizationId: ID!, $siteId: ID!, $input: CreateSiteShareLinkInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/share-links\", status: 201) {\n  createSiteShareLink(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...ShareLinkFields\n    urls {\n      location @omit\n    }\n  }\n}\n\nfragment ShareLinkFields on ShareLink {\n  object\n  id\n  name\n  active\n  createdAt\n  urls {\n    published\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -913,6 +951,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteSiteShareLink",
     "operationName": "DeleteSiteShareLinkById",
+    "file": "src/rest/operations/site/delete-site-share-link-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -938,6 +977,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateSiteShareLink",
     "operationName": "UpdateSiteShareLinkById",
+    "file": "src/rest/operations/site/update-site-share-link-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -968,6 +1008,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "siteSpaces",
     "operationName": "ListSiteSpaces",
+    "file": "src/rest/operations/site-space/list-site-spaces.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1008,6 +1049,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "addSpaceToSite",
     "operationName": "AddSpaceToSite",
+    "file": "src/rest/operations/site-space/add-space-to-site.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1025,7 +1067,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation AddSpaceToSite($organizationId: ID!, $siteId: ID!, $input: AddSpaceToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", status: 201) {\n  addSpaceToSite(organizationId: $organizationId, siteId: $siteId, input: $input) {\n    ...SiteSpaceFields\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+    "document": "mutation AddSpaceToSite($organizationId: ID!, $siteId: ID!, $input: AddSpaceToSiteInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/site-spaces\", status: 201) {\n  addSpaceToSite(organizationId: $organizationId, siteId: $siteId, input: $input) {\n    ...SiteSpaceFields\n    urls {\n      location @omit\n    }\n  }\n}\n\nfragment SiteSpaceFields on SiteSpace {\n  object\n  id\n  path\n  section: sectionId\n  space {\n    ...SpaceFields\n  }\n  title\n  default\n  condition\n  hidden\n  hasAdvancedCustomizationFeature\n  urls {\n    published\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -1033,6 +1075,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteSiteSpace",
     "operationName": "DeleteSiteSpaceById",
+    "file": "src/rest/operations/site-space/delete-site-space-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1058,6 +1101,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateSiteSpace",
     "operationName": "UpdateSiteSpaceById",
+    "file": "src/rest/operations/site-space/update-site-space-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1088,6 +1132,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "moveSiteSpace",
     "operationName": "MoveSiteSpace",
+    "file": "src/rest/operations/site-space/move-site-space.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1118,6 +1163,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "siteStructure",
     "operationName": "GetSiteStructure",
+    "file": "src/rest/operations/site-structure/get-site-structure.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1143,6 +1189,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "sortSiteStructure",
     "operationName": "SortSiteStructure",
+    "file": "src/rest/operations/site-structure/sort-site-structure.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1168,6 +1215,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "unpublishSite",
     "operationName": "UnpublishSite",
+    "file": "src/rest/operations/site/unpublish-site.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1188,6 +1236,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "organization.spaces",
     "operationName": "ListSpacesInOrganizationById",
+    "file": "src/rest/operations/space/list-spaces-in-organization-by-id.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1213,6 +1262,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createSpace",
     "operationName": "CreateSpace",
+    "file": "src/rest/operations/space/create-space.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1233,6 +1283,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "translations",
     "operationName": "ListTranslations",
+    "file": "src/rest/operations/translation/list-translations.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1258,6 +1309,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createTranslation",
     "operationName": "CreateTranslation",
+    "file": "src/rest/operations/translation/create-translation.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1278,6 +1330,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteTranslation",
     "operationName": "DeleteTranslation",
+    "file": "src/rest/operations/translation/delete-translation.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1298,6 +1351,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "translation",
     "operationName": "GetTranslation",
+    "file": "src/rest/operations/translation/get-translation.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1318,6 +1372,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateTranslation",
     "operationName": "UpdateTranslation",
+    "file": "src/rest/operations/translation/update-translation.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1343,6 +1398,7 @@ export const restRoutes: RestRoute[] = [
     "status": 204,
     "reply": "runTranslation",
     "operationName": "RunTranslation",
+    "file": "src/rest/operations/translation/run-translation.graphql",
     "variables": [
       {
         "name": "organizationId",
@@ -1363,6 +1419,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteSpace",
     "operationName": "DeleteSpaceById",
+    "file": "src/rest/operations/space/delete-space-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1378,6 +1435,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "space",
     "operationName": "GetSpaceById",
+    "file": "src/rest/operations/space/get-space-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1398,6 +1456,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateSpace",
     "operationName": "UpdateSpaceById",
+    "file": "src/rest/operations/space/update-space-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1418,6 +1477,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "spaceChangeRequests",
     "operationName": "ListChangeRequestsForSpace",
+    "file": "src/rest/operations/change-request/list-change-requests-for-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1458,6 +1518,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "createChangeRequest",
     "operationName": "CreateChangeRequest",
+    "file": "src/rest/operations/change-request/create-change-request.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1478,6 +1539,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "changeRequest",
     "operationName": "GetChangeRequestById",
+    "file": "src/rest/operations/change-request/get-change-request-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1498,6 +1560,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateChangeRequest",
     "operationName": "UpdateChangeRequestById",
+    "file": "src/rest/operations/change-request/update-change-request-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1523,6 +1586,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionContent",
     "operationName": "GetRevisionOfChangeRequestById",
+    "file": "src/rest/operations/change-request/get-revision-of-change-request-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1558,6 +1622,7 @@ export const restRoutes: RestRoute[] = [
       "reply": "updateChangeRequestContent"
     },
     "operationName": "UpdateChangeRequestContent",
+    "file": "src/rest/operations/change-request/update-change-request-content.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1583,6 +1648,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionFiles",
     "operationName": "ListFilesInChangeRequestById",
+    "file": "src/rest/operations/change-request/list-files-in-change-request-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1623,6 +1689,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionFile",
     "operationName": "GetFileInChangeRequestById",
+    "file": "src/rest/operations/change-request/get-file-in-change-request-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1658,6 +1725,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "fileBacklinks",
     "operationName": "ListChangeRequestFileBacklinks",
+    "file": "src/rest/operations/change-request/list-change-request-file-backlinks.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1693,6 +1761,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionPage",
     "operationName": "GetPageInChangeRequestById",
+    "file": "src/rest/operations/change-request/get-page-in-change-request-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1733,6 +1802,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "pageBacklinks",
     "operationName": "ListChangeRequestPageBacklinks",
+    "file": "src/rest/operations/change-request/list-change-request-page-backlinks.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1768,6 +1838,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "pageLinks",
     "operationName": "ListPageLinksInChangeRequest",
+    "file": "src/rest/operations/change-request/list-page-links-in-change-request.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1808,6 +1879,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionContent",
     "operationName": "ListPagesInChangeRequest",
+    "file": "src/rest/operations/change-request/list-pages-in-change-request.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1838,6 +1910,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "mergeChangeRequest",
     "operationName": "MergeChangeRequest",
+    "file": "src/rest/operations/change-request/merge-change-request.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1858,6 +1931,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "changeRequestPdf",
     "operationName": "GetChangeRequestPDF",
+    "file": "src/rest/operations/change-request/get-change-request-pdf.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1888,6 +1962,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "updateChangeRequestFromSpace",
     "operationName": "UpdateChangeRequest",
+    "file": "src/rest/operations/change-request/update-change-request.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1908,6 +1983,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionContent",
     "operationName": "GetCurrentRevision",
+    "file": "src/rest/operations/content/get-current-revision.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1933,6 +2009,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionFiles",
     "operationName": "ListFiles",
+    "file": "src/rest/operations/content/list-files.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1968,6 +2045,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionFile",
     "operationName": "GetFileById",
+    "file": "src/rest/operations/content/get-file-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -1998,6 +2076,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "fileBacklinks",
     "operationName": "ListSpaceFileBacklinks",
+    "file": "src/rest/operations/content/list-space-file-backlinks.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2028,6 +2107,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionPage",
     "operationName": "GetPageById",
+    "file": "src/rest/operations/content/get-page-by-id.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2063,6 +2143,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "pageBacklinks",
     "operationName": "ListSpacePageBacklinks",
+    "file": "src/rest/operations/content/list-space-page-backlinks.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2093,6 +2174,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "pageLinks",
     "operationName": "ListPageLinksInSpace",
+    "file": "src/rest/operations/content/list-page-links-in-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2128,6 +2210,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "revisionContent",
     "operationName": "ListPages",
+    "file": "src/rest/operations/content/list-pages.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2153,6 +2236,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "applySpaceTemplate",
     "operationName": "ApplyTemplateToSpace",
+    "file": "src/rest/operations/content/apply-template-to-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2173,6 +2257,7 @@ export const restRoutes: RestRoute[] = [
     "status": 201,
     "reply": "duplicateSpace",
     "operationName": "DuplicateSpace",
+    "file": "src/rest/operations/space/duplicate-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2188,6 +2273,7 @@ export const restRoutes: RestRoute[] = [
     "status": 204,
     "reply": "exportToGitRepository",
     "operationName": "ExportToGitRepository",
+    "file": "src/rest/operations/git-sync/export-to-git-repository.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2208,6 +2294,7 @@ export const restRoutes: RestRoute[] = [
     "status": 204,
     "reply": "importGitRepository",
     "operationName": "ImportGitRepository",
+    "file": "src/rest/operations/git-sync/import-git-repository.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2228,6 +2315,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "gitSyncInfo",
     "operationName": "GetSpaceGitInfo",
+    "file": "src/rest/operations/git-sync/get-space-git-info.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2243,6 +2331,7 @@ export const restRoutes: RestRoute[] = [
     "status": 205,
     "reply": "deleteGitSync",
     "operationName": "DeleteLegacyGitInstallation",
+    "file": "src/rest/operations/git-sync/delete-legacy-git-installation.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2258,6 +2347,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "space.links",
     "operationName": "ListSpaceLinks",
+    "file": "src/rest/operations/space/list-space-links.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2288,6 +2378,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "moveSpace",
     "operationName": "MoveSpace",
+    "file": "src/rest/operations/space/move-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2308,6 +2399,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "restoreSpace",
     "operationName": "RestoreSpace",
+    "file": "src/rest/operations/space/restore-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2323,6 +2415,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "searchSpaceContent",
     "operationName": "SearchSpaceContent",
+    "file": "src/rest/operations/content/search-space-content.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2353,6 +2446,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "transferSpace",
     "operationName": "TransferSpace",
+    "file": "src/rest/operations/space/transfer-space.graphql",
     "variables": [
       {
         "name": "spaceId",
@@ -2373,6 +2467,7 @@ export const restRoutes: RestRoute[] = [
     "status": 200,
     "reply": "viewer",
     "operationName": "GetAuthenticatedUser",
+    "file": "src/rest/operations/user/get-authenticated-user.graphql",
     "variables": [],
     "document": "query GetAuthenticatedUser @rest(method: GET, path: \"/v1/user\") {\n  viewer {\n    ...UserFields\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   }

@@ -14,7 +14,8 @@ import { loadSpace } from '../../services/space.ts';
 import { RevisionFile } from '../revision/type.ts';
 import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
 
-const subject = z.string().max(256, 'must be at most 256 characters');
+/** The contract's ChangeRequestSubject (requests and replies alike). */
+const subject = z.string().max(100, 'must be at most 100 characters');
 
 const CreateChangeRequestInput = builder.inputType('CreateChangeRequestInput', {
   fields: (t) => ({
@@ -49,10 +50,10 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
     into: t.string({ description: 'Parent page id; null: the root' }),
     at: t.int(),
     ref: t.string(),
-    title: t.string(),
+    title: t.string({ validate: z.string().min(1, 'must not be empty') }),
     slug: t.string(),
-    emoji: t.string(),
-    icon: t.string(),
+    emoji: t.string({ validate: z.string().max(50, 'must be at most 50 characters') }),
+    icon: t.string({ validate: z.string().max(50, 'must be at most 50 characters') }),
     description: t.string(),
     hidden: t.boolean(),
     revision: t.string(),

@@ -4,11 +4,11 @@
  * answered as a signed URL valid for one hour.
  */
 import { builder } from '../../builder.ts';
+import { type ContentRef } from '../../content/document/model.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
 import { pdfFonts } from '../../content/pdf/dejavu-fonts.ts';
 import { renderContentPdf } from '../../content/pdf/render.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
-import type { ContentRef } from '../../content/snapshot.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { loadContentSource } from '../../services/space-content.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';

@@ -5,11 +5,11 @@
  * serve the "Space content" and "Change request content" REST groups.
  */
 import { builder } from '../../builder.ts';
+import { type ContentRef } from '../../content/document/model.ts';
 import { linkStats, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
 import { referenceTarget } from '../../content/revision-store.ts';
 import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
-import type { ContentRef } from '../../content/snapshot.ts';
 import type { Context } from '../../context.ts';
 import { sliceList, type ListResult } from '../../db/pagination.ts';
 import { NotFoundError } from '../../errors/index.ts';

@@ -52,7 +52,7 @@ function stringSetScalar(
   values: readonly string[], description: string) {
   const check = (value: unknown) => {
     if (typeof value !== 'string' || !values.includes(value)) {
-      throw new GraphQLError(`Expected one of ${values.join(', ')}; got ${JSON.stringify(value)}`);
+      throw new GraphQLError(`must be one of ${values.join(', ')}`);
     }
     return value;
   };

@@ -6,7 +6,7 @@ builder.scalarType('DateTime', {
   serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
   parseValue: (value) => {
     const date = typeof value === 'string' ? new Date(value) : null;
-    if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('Expected an ISO 8601 date-time string');
+    if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('must be an ISO 8601 date-time string');
     return date;
   },
 });

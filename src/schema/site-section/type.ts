@@ -3,8 +3,9 @@ import { publishedUrl } from '../../services/published-urls.ts';
 import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
 import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
 
-const SiteSectionUrls = builder.objectRef<{ published: string | null }>('SiteSectionUrls').implement({
+const SiteSectionUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSectionUrls').implement({
   fields: (t) => ({
+    location: t.exposeString('location', { description: 'URL of the section in the API' }),
     published: t.exposeString('published', {
       nullable: true,
       description: 'Published address of the section (with the share key when one opened the site); only while the site is published',
@@ -49,7 +50,10 @@ export const SiteSection = builder.prismaObject('SiteSection', {
     site: t.relation('site'),
     urls: t.field({
       type: SiteSectionUrls,
-      resolve: async (section, _args, ctx) => ({ published: publishedUrl(ctx, await ctx.loaders.siteFactsById.load(section.siteId), section.path) }),
+      resolve: async (section, _args, ctx) => {
+        const site = await ctx.loaders.siteFactsById.load(section.siteId);
+        return { published: publishedUrl(ctx, site, section.path), location: ctx.urls.api(`/orgs/${site.organizationId}/sites/${site.id}/sections/${section.id}`) };
+      },
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

@@ -1,8 +1,9 @@
 import { builder } from '../../builder.ts';
 import { publishedUrl } from '../../services/published-urls.ts';
 
-const SiteSpaceUrls = builder.objectRef<{ published: string | null }>('SiteSpaceUrls').implement({
+const SiteSpaceUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSpaceUrls').implement({
   fields: (t) => ({
+    location: t.exposeString('location', { description: 'URL of the site space in the API' }),
     published: t.exposeString('published', {
       nullable: true,
       description: 'Published address of the site space (with the share key when one opened the site); only while the site is published',
@@ -42,7 +43,10 @@ export const SiteSpace = builder.prismaObject('SiteSpace', {
           ctx.loaders.siteFactsById.load(siteSpace.siteId),
           siteSpace.sectionId ? ctx.loaders.sectionPathById.load(siteSpace.sectionId) : null,
         ]);
-        return { published: publishedUrl(ctx, site, section, siteSpace.path) };
+        return {
+          published: publishedUrl(ctx, site, section, siteSpace.path),
+          location: ctx.urls.api(`/orgs/${site.organizationId}/sites/${site.id}/site-spaces/${siteSpace.id}`),
+        };
       },
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

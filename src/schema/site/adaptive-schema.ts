@@ -105,14 +105,15 @@ function checkClaims(properties: unknown, path: string, allowUnsigned: boolean) 
 export function assertValidAdaptiveSchema(jsonSchema: unknown): asserts jsonSchema is Json {
   const root = 'jsonSchema';
   if (!isObject(jsonSchema)) fail(root, 'must be a JSON Schema object');
+  // Before validateSchema, which throws on a meta-schema it does not know.
+  if (jsonSchema.$schema !== undefined && jsonSchema.$schema !== 'http://json-schema.org/draft-07/schema#') {
+    fail(`${root}.$schema`, 'must be "http://json-schema.org/draft-07/schema#" when given');
+  }
   const instance = ajv();
   if (!instance.validateSchema(jsonSchema)) {
     fail(root, `is not a valid draft-07 JSON Schema: ${instance.errorsText(instance.errors, { dataVar: root })}`);
   }
   allowOnly(jsonSchema, root, ['$schema', 'type', 'properties', 'additionalProperties']);
-  if (jsonSchema.$schema !== undefined && jsonSchema.$schema !== 'http://json-schema.org/draft-07/schema#') {
-    fail(`${root}.$schema`, 'must be "http://json-schema.org/draft-07/schema#" when given');
-  }
   if (jsonSchema.type !== 'object') fail(`${root}.type`, 'must be "object"');
   if (jsonSchema.additionalProperties !== false) fail(`${root}.additionalProperties`, 'must be false');
   checkClaims(jsonSchema.properties, `${root}.properties`, true);

@@ -158,7 +158,7 @@ export function assertValidSiteSpaceCustomizations(full: Json, root = 'customiza
  * full result (400 naming the bad path) and returns the new stored value.
  */
 export function applySiteCustomizations(stored: Prisma.JsonValue, patch: unknown, root = 'customizations'): Json {
-  if (!isPlainObject(patch)) throw new InvalidInputError(`${root} must be an object`);
+  if (!isPlainObject(patch)) throw new InvalidInputError(`${root}: must be an object`);
   const next = mergeCustomizations(parseStoredCustomizations(stored), patch);
   assertValidSiteCustomizations(mergeCustomizations(structuredClone(DEFAULT_SITE_CUSTOMIZATIONS) as Json, next), root);
   return next;

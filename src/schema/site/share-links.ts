@@ -24,12 +24,15 @@ interface ShareLinkShape {
   createdAt: Date;
   /** Only right after creation: the published URL carrying the key. */
   published?: string | null;
+  /** Only right after creation: the link's URL in the API. */
+  location?: string;
 }
 
 const SHARE_LINK_NAME = z.string().max(50, 'must be at most 50 characters');
 
-const ShareLinkUrls = builder.objectRef<{ published: string | null }>('ShareLinkUrls').implement({
+const ShareLinkUrls = builder.objectRef<{ published: string | null; location: string | null }>('ShareLinkUrls').implement({
   fields: (t) => ({
+    location: t.exposeString('location', { nullable: true, description: 'URL of the link in the API; only in the response that creates the link' }),
     published: t.exposeString('published', {
       nullable: true,
       description: 'The published site opened with the key; only in the response that creates the link (the key is not stored)',
@@ -45,7 +48,7 @@ export const ShareLink = builder.objectRef<ShareLinkShape>('ShareLink').implemen
     name: t.exposeString('name'),
     active: t.exposeBoolean('active'),
     createdAt: t.field({ type: 'DateTime', resolve: (l) => l.createdAt }),
-    urls: t.field({ type: ShareLinkUrls, resolve: (l) => ({ published: l.published ?? null }) }),
+    urls: t.field({ type: ShareLinkUrls, resolve: (l) => ({ published: l.published ?? null, location: l.location ?? null }) }),
   }),
 });
 
@@ -99,7 +102,11 @@ builder.mutationFields((t) => ({
         data: { id: newId(), siteId: site.id, name: input.name, keyHash: hash },
         select: linkSelect,
       });
-      return { ...link, published: withShareKey(ctx.urls.publishedSite(site), key) };
+      return {
+        ...link,
+        published: withShareKey(ctx.urls.publishedSite(site), key),
+        location: ctx.urls.api(`/orgs/${site.organizationId}/sites/${site.id}/share-links/${link.id}`),
+      };
     },
   }),
 

@@ -3,34 +3,9 @@
  * with a time limit, and the loop that sends texts in batches.
  */
 import { batches } from '../../batches.ts';
-import { AppError } from '../../errors/index.ts';
+import { TranslationProviderError } from '../../errors/external.ts';
 import type { TranslateOptions, Translator } from './provider.ts';
 
-/** Why a provider failed. */
-export type TranslationProviderFailure = 'http' | 'timeout' | 'network' | 'malformed';
-
-/**
- * A translation provider could not translate: it answered an error status,
- * did not answer in time, could not be reached, or answered something
- * unusable. A 502 when it reaches a client.
- */
-export class TranslationProviderError extends AppError {
-  readonly code = 'TRANSLATION_PROVIDER_ERROR';
-  readonly status = 502;
-  /** The provider's name (`libretranslate`, `openai`). */
-  readonly provider: string;
-  readonly reason: TranslationProviderFailure;
-  /** The provider's HTTP status, for `http` failures. */
-  readonly httpStatus: number | null;
-
-  constructor(provider: string, reason: TranslationProviderFailure, message: string, options: { httpStatus?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'TranslationProviderError';
-    this.provider = provider;
-    this.reason = reason;
-    this.httpStatus = options.httpStatus ?? null;
-  }
-}
 
 /** Options of `postJson`. */
 export interface PostJsonOptions {

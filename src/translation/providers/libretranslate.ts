@@ -12,8 +12,9 @@
  * HTML answer and older ones do not; entities are decoded either way.
  */
 import { z } from 'zod';
+import { TranslationProviderError } from '../../errors/external.ts';
 import { escapeSegmentText, tokenize } from '../segments.ts';
-import { TranslationProviderError, batchTranslator, postJson } from './http.ts';
+import { batchTranslator, postJson } from './http.ts';
 import type { TranslateOptions, Translator } from './provider.ts';
 
 /** Options of `createLibreTranslateTranslator`. */

@@ -14,7 +14,8 @@
  * truncated by the token limit) is asked again once, then fails.
  */
 import { z } from 'zod';
-import { TranslationProviderError, batchTranslator, postJson, snippet } from './http.ts';
+import { TranslationProviderError } from '../../errors/external.ts';
+import { batchTranslator, postJson, snippet } from './http.ts';
 import type { TranslateOptions, Translator } from './provider.ts';
 
 /** Options of `createOpenAITranslator`. */

@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { markdownToDocument, type MarkdownToDocumentOptions } from '../../../src/content/document/markdown-parse.ts';
 import { documentToMarkdown } from '../../../src/content/document/markdown-print.ts';
-import type { JSONDocument, JSONNode } from '../../../src/content/snapshot.ts';
+import { type JSONDocument, type JSONNode } from '../../../src/content/document/model.ts';
 import { validateSchema } from '../../helpers/openapi-schema.ts';
 
 /** Markdown -> Document, checked against the OpenAPI `JSONDocument` schema (both API versions we serve). */

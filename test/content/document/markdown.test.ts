@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../../src/content/document/markdown-parse.ts';
 import { documentToMarkdown } from '../../../src/content/document/markdown-print.ts';
+import { type JSONDocument } from '../../../src/content/document/model.ts';
 import { documentPlainText, nodeText } from '../../../src/content/document/text.ts';
-import type { JSONDocument } from '../../../src/content/snapshot.ts';
 import { validateSchema } from '../../helpers/openapi-schema.ts';
 import { leaves, nodesOfType, roundTrip, toDocument } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { type JSONDocument } from '../../../src/content/document/model.ts';
 import { extractReferences } from '../../../src/content/document/references.ts';
-import type { JSONDocument } from '../../../src/content/snapshot.ts';
 import { validateSchema } from '../../helpers/openapi-schema.ts';
 import { toDocument } from './helpers.ts';
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createAnchorSlugger, documentAnchors, documentPlainText, documentSections, slugify } from '../../../src/content/document/text.ts';
-import type { JSONDocument } from '../../../src/content/snapshot.ts';
+import { type JSONDocument } from '../../../src/content/document/model.ts';
+import {
+  createAnchorSlugger,
+  documentAnchors,
+  documentPlainText,
+  documentSections,
+  slugify,
+} from '../../../src/content/document/text.ts';
 import { toDocument } from './helpers.ts';
 
 describe('documentSections', () => {

@@ -1,0 +1,346 @@
+/**
+ * Real resources for the table-driven REST tests (body types, contract
+ * limits, Location): one of each kind a route's path can name, the path
+ * parameters by name, and valid bodies for every route that takes one, plus a
+ * fingerprint of the database to tell that a refused request wrote nothing.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll } from 'vitest';
+import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
+import type { RestRoute } from '../../src/rest/route.ts';
+import { startTestServer, type TestServer } from './server.ts';
+
+export interface RestFixture {
+  user: { id: string; token: string };
+  /** Path parameters by name (`organizationId`, `siteSectionId`, ...). */
+  params: Record<string, string>;
+  /**
+   * Valid bodies per operation name: each is accepted as is. Several bodies
+   * for one route reach the parts of its input no single body can hold
+   * (`position.after` and `position.before`, each kind of content change).
+   */
+  bodies: Record<string, Record<string, unknown>[]>;
+}
+
+/** A path into a JSON body: member names and list indexes. */
+export type BodyPath = (string | number)[];
+
+/** A body path as the caller wrote the field: `parent.title`, `changes[0].files[0].name`. */
+export function fieldName(path: BodyPath): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** A copy of `body` with `value` at `path`, or without the member at `path` when `value` is `REMOVE`. */
+export const REMOVE = Symbol('remove');
+export function withValueAt(body: unknown, path: BodyPath, value: unknown): unknown {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if (value === REMOVE) delete at[last];
+  else at[last] = value;
+  return copy;
+}
+
+/** A JSON document of one paragraph, as page content, instructions and descriptions take. */
+export function paragraphDocument(text: string) {
+  return {
+    object: 'document',
+    data: {},
+    nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
+  };
+}
+
+/** `route.path` with its `{param}`s filled from `params`; throws on a parameter the fixture lacks. */
+export function fillPath(route: Pick<RestRoute, 'path'>, params: Record<string, string>): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`The fixture has no path parameter ${name} (${route.path})`);
+    return encodeURIComponent(value);
+  });
+}
+
+/**
+ * Whether an error message names `field` (`changes[0].title`) as the caller
+ * sent it: `changes[0].title: ...`, or as the content changes' own checks
+ * and zod paths word it (`changes[0]: title ...`, `changes.0.title: ...`).
+ */
+export function namesField(message: string, field: string): boolean {
+  const dotted = (s: string) => s.replace(/\[(\d+)\]/g, '.$1');
+  if (message.startsWith(`${field}: `) || dotted(message).startsWith(`${dotted(field)}: `)) return true;
+  const cut = field.lastIndexOf('].');
+  return cut >= 0 && message.startsWith(`${field.slice(0, cut + 1)}: ${field.slice(cut + 2)}`);
+}
+
+/** The environment of a test server the fixture's bodies are valid on (a file fetched from the server itself). */
+export const FIXTURE_SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' };
+
+/**
+ * A test server (with FIXTURE_SERVER_ENV) and a fixture on it for the test
+ * file: started before its tests, closed after them. Read `.server` and
+ * `.fixture` inside tests.
+ */
+export function useFixtureServer(): { server: TestServer; fixture: RestFixture } {
+  const state = {} as { server: TestServer; fixture: RestFixture };
+  beforeAll(async () => {
+    state.server = await startTestServer(FIXTURE_SERVER_ENV);
+    state.fixture = await buildRestFixture(state.server);
+  }, 60_000);
+  afterAll(() => state.server?.close());
+  return state;
+}
+
+/** Builds the fixture through the API as an admin of a fresh organization. */
+export async function buildRestFixture(server: TestServer): Promise<RestFixture> {
+  const user = await server.createUser('Ada');
+  const member = await server.createUser('Bob');
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await server.request(method, path, { token: user.token, body });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  const organizationId = await server.createOrg(user, 'Fixture org');
+  const otherOrganizationId = await server.createOrg(user, 'Transfer target');
+  await server.addMember(organizationId, member, 'edit');
+  const collection = await server.createCollection(user, organizationId, { title: 'Guides' });
+  const siblingCollection = await server.createCollection(user, organizationId, { title: 'Reference' });
+  const space = await server.createSpace(user, organizationId, { title: 'Handbook', language: 'en' });
+  const secondSpace = await server.createSpace(user, organizationId, { title: 'API', language: 'en' });
+  const thirdSpace = await server.createSpace(user, organizationId, { title: 'Changelog' });
+
+  const site = await server.createSite(user, organizationId, { title: 'Docs', visibility: 'share-link' });
+  const sites = `/v1/orgs/${organizationId}/sites/${site.id}`;
+  const section = await ok('POST', `${sites}/sections`, { spaceId: space.id, title: 'Handbook' });
+  const secondSection = await ok('POST', `${sites}/sections`, { spaceId: secondSpace.id, title: 'API' });
+  const siteSpace = section.siteSpaces[0];
+  const secondSiteSpace = await ok('POST', `${sites}/site-spaces`, { spaceId: thirdSpace.id, sectionId: section.id });
+  const shareLink = await ok('POST', `${sites}/share-links`, { name: 'Reviewers' });
+  const group = await server.app.yoga.fetch(`${server.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+    body: JSON.stringify({
+      query: 'mutation($org: ID!, $site: ID!) { createSiteSectionGroup(organizationId: $org, siteId: $site, input: { title: "Group" }) { id } }',
+      variables: { org: organizationId, site: site.id },
+    }),
+  });
+  const sectionGroupId = ((await group.json()) as { data: { createSiteSectionGroup: { id: string } } }).data.createSiteSectionGroup.id;
+
+  // A page and a file in the space's content (merged), then an open change request on it.
+  const firstEdit = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'First page' });
+  const content = await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/content?compat=false`, {
+    changes: [
+      { operation: 'insert_page', title: 'Welcome', document: { markdown: '# Welcome\n\nHello.\n' } },
+      { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: 'aGVsbG8=' }] },
+    ],
+  });
+  await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/merge`);
+  const pageId: string = content.changes[0].page.id;
+  const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
+  const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
+
+  const document = paragraphDocument('Keep answers short.');
+  const gitFields = {
+    url: 'https://git.example.com/docs.git',
+    ref: 'refs/heads/main',
+    force: false,
+    gitInfo: { provider: 'github', url: 'https://github.com/example/docs/tree/main' },
+    repoCacheID: 'cache-1',
+    repoCommitURL: 'https://github.com/example/docs/commit/abc',
+    repoProjectDirectory: 'docs',
+    repoTreeURL: 'https://github.com/example/docs/tree/main',
+    timestamp: '2026-01-01T00:00:00.000Z',
+  };
+  const bodies: RestFixture['bodies'] = {
+    CreateOrganization: [
+      { title: 'Another org', type: 'business', useCase: 'docsSite', communityType: 'openSource', emailDomains: ['example.com'], onboardingPreferences: {} },
+    ],
+    UpdateOrganizationById: [
+      {
+        title: 'Fixture org 2',
+        ai: true,
+        sso: false,
+        inviteLinks: true,
+        defaultRole: 'read',
+        emailDomains: ['example.com'],
+        hostname: 'fixture-docs',
+        logo: 'https://example.com/logo.png',
+        mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] },
+      },
+      // The service refuses every defaultContent for now ("no site with this id"): only its types are checked here.
+      { defaultContent: { type: 'site', site: site.id } },
+    ],
+    UpdateOrganizationAgentInstructions: [{ instructions: document }],
+    UpdateMemberInOrganizationById: [{ role: 'read' }],
+    CreateCollection: [{ title: 'Tutorials', parent: collection.id }],
+    UpdateCollectionById: [{ title: 'Guides 2', description: 'Every guide', defaultLevel: 'read' }],
+    MoveCollection: [
+      { parent: null, position: { after: { type: 'collection', collection: siblingCollection.id } } },
+      { position: { before: { type: 'space', space: secondSpace.id } } },
+    ],
+    TransferCollection: [{ organization: otherOrganizationId }],
+    CreateSpace: [{ title: 'Runbooks', emoji: '📘', editMode: 'live', empty: true, language: 'en', parent: collection.id, visibility: 'private' }],
+    UpdateSpaceById: [
+      { title: 'Handbook 2', emoji: '📕', editMode: 'locked', language: 'fr', defaultLevel: 'read', visibility: 'public', mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] } },
+    ],
+    MoveSpace: [
+      { parent: null, position: { after: { type: 'space', space: secondSpace.id } } },
+      { position: { before: { type: 'collection', collection: collection.id } } },
+    ],
+    TransferSpace: [{ organization: otherOrganizationId }],
+    CreateSite: [{ title: 'Second site', type: 'basic', visibility: 'public', spaces: [secondSpace.id] }],
+    UpdateSiteById: [
+      {
+        title: 'Docs 2',
+        basename: 'docs-2',
+        hostname: 'docs.example.com',
+        proxy: 'example.com/docs',
+        visibility: 'share-link',
+        agentsContext: 'included',
+        adaptiveContent: { enabled: true },
+        customizations: { title: 'Docs' },
+        defaultSiteSection: section.id,
+        defaultSiteSpace: siteSpace.id,
+      },
+    ],
+    UpdateSiteAdaptiveSchema: [
+      {
+        jsonSchema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { isBetaUser: { type: 'boolean', description: 'Whether the visitor is in the beta' } },
+        },
+      },
+    ],
+    AddSectionToSite: [{ spaceId: thirdSpace.id, title: 'Changelog', icon: 'book' }],
+    UpdateSiteSectionById: [
+      { title: 'Handbook 2', path: 'handbook', condition: 'visitor.claims.isBetaUser', icon: 'book', description: 'The handbook', defaultSiteSpace: siteSpace.id, sectionGroup: sectionGroupId },
+    ],
+    MoveSiteSection: [
+      { position: { after: { type: 'site-section', siteSection: secondSection.id } } },
+      { position: { before: { type: 'site-section', siteSection: secondSection.id } } },
+    ],
+    CreateSiteShareLink: [{ name: 'Partners' }],
+    UpdateSiteShareLinkById: [{ name: 'Reviewers 2', active: true }],
+    AddSpaceToSite: [{ spaceId: thirdSpace.id, sectionId: secondSection.id }],
+    UpdateSiteSpaceById: [{ path: 'handbook', condition: 'visitor.claims.isBetaUser', hidden: false, spaceId: thirdSpace.id }],
+    MoveSiteSpace: [
+      { position: { after: { type: 'site-space', siteSpace: secondSiteSpace.id } } },
+      { position: { before: { type: 'site-space', siteSpace: secondSiteSpace.id } } },
+    ],
+    SortSiteStructure: [
+      { item: { type: 'site-section', id: section.id }, position: { after: { type: 'site-section', id: secondSection.id } } },
+      { item: { type: 'site-section', id: section.id }, position: { before: { type: 'site-section', id: secondSection.id } } },
+    ],
+    CreateTranslation: [{ source: { space: thirdSpace.id, language: 'en' }, language: 'de', instructions: document }],
+    UpdateTranslation: [{ instructions: document }],
+    CreateChangeRequest: [{ subject: 'Fix typos' }],
+    UpdateChangeRequestById: [{ subject: 'Fix more typos', description: document, status: 'open' }],
+    UpdateChangeRequestContent: [
+      {
+        changes: [
+          {
+            operation: 'insert_page',
+            title: 'Setup',
+            document: { markdown: 'Install it.\n' },
+            into: pageId,
+            at: 0,
+            emoji: '🔧',
+            icon: 'gear',
+            description: 'How to set up',
+            hidden: false,
+          },
+        ],
+      },
+      { changes: [{ operation: 'update_page', page: pageId, title: 'Welcome!' }] },
+      { changes: [{ operation: 'revert_page', page: pageId, revision: changeRequest.revisionInitial, block: ['unknown-block'] }] },
+      { changes: [{ operation: 'insert_files', files: [{ name: 'more.txt', contentType: 'text/plain', base64: 'aGk=', ref: 'more.txt' }] }] },
+      // Fetched from the test server itself: its tests allow private addresses (FETCH_ALLOW_PRIVATE_ADDRESSES).
+      { changes: [{ operation: 'insert_files', files: [{ name: 'health.json', url: `${server.baseUrl}/healthz` }] }] },
+    ],
+    ApplyTemplateToSpace: [{ id: 'blank', changeRequestId: changeRequest.id, params: {} }],
+    ImportGitRepository: [{ ...gitFields, standalone: true }],
+    ExportToGitRepository: [{ ...gitFields, commitMessage: 'Sync from the fixture' }],
+  };
+
+  return {
+    user,
+    params: {
+      organizationId,
+      collectionId: collection.id,
+      spaceId: space.id,
+      siteId: site.id,
+      siteSectionId: section.id,
+      siteSpaceId: siteSpace.id,
+      shareLinkId: shareLink.id,
+      changeRequestId: changeRequest.id,
+      translationId: translation.id,
+      userId: member.id,
+      pageId,
+      fileId: content.insertedFiles[0].id,
+    },
+    bodies,
+  };
+}
+
+const quote = (name: string) => `"${name}"`;
+const models = Object.entries(getDatamodel().datamodel.models).map(([name, model]) => ({
+  name,
+  hasUpdatedAt: model.fields.some((f) => f.name === 'updatedAt' && f.kind === 'scalar'),
+}));
+
+/**
+ * What a write would change: the row count of every table and the latest
+ * `updatedAt` of those that have one, in one statement (tables are named
+ * like their models: the schema maps none).
+ */
+export async function databaseFingerprint(server: TestServer): Promise<Record<string, string>> {
+  const columns = models.flatMap(({ name, hasUpdatedAt }) => [
+    `(SELECT count(*) FROM ${quote(name)}) AS ${quote(`${name}.count`)}`,
+    ...(hasUpdatedAt ? [`(SELECT max(${quote('updatedAt')}) FROM ${quote(name)}) AS ${quote(`${name}.updatedAt`)}`] : []),
+  ]);
+  const [row] = await server.app.db.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT ${columns.join(', ')}`);
+  return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, value instanceof Date ? value.toISOString() : String(value)]));
+}
+
+// ----------------------------------------------------------------- the contract
+
+const require = createRequire(import.meta.url);
+/** An OpenAPI document (or a part of one). */
+export type OpenApi = Record<string, any>;
+/** The contract: @gitbook/api 0.146.0, and 0.202.0 for the operations only it has. */
+const contracts: OpenApi[] = [require('@gitbook/api/spec/openapi.json'), require('gitbook-api-next/spec/openapi.json')];
+const endpoints = JSON.parse(fs.readFileSync(new URL('../../spec/endpoints.json', import.meta.url), 'utf8')) as Array<{ method: string; path: string; operationId: string }>;
+
+/** GitBook's operationId of a route (spec/endpoints.json). */
+export function operationIdOf(route: Pick<RestRoute, 'method' | 'path'>): string {
+  const endpoint = endpoints.find((e) => e.method === route.method && e.path === route.path);
+  if (!endpoint) throw new Error(`${route.method} ${route.path} is not in spec/endpoints.json`);
+  return endpoint.operationId;
+}
+
+/** The contract's operation of a route, and the OpenAPI document it is in (its `$ref`s point there). */
+export function contractOperation(route: Pick<RestRoute, 'method' | 'path'>): { spec: OpenApi; operation: OpenApi } {
+  const operationId = operationIdOf(route);
+  for (const spec of contracts) {
+    for (const methods of Object.values(spec.paths) as OpenApi[]) {
+      const operation = Object.values(methods).find((op: OpenApi) => op?.operationId === operationId) as OpenApi | undefined;
+      if (operation) return { spec, operation };
+    }
+  }
+  throw new Error(`No operation ${operationId} in the OpenAPI documents`);
+}
+
+/** `node` with its `$ref`s followed. */
+export function deref(spec: OpenApi, node: OpenApi | undefined): OpenApi | undefined {
+  let at = node;
+  while (at?.$ref) at = (at.$ref as string).split('/').slice(1).reduce((o: OpenApi | undefined, k: string) => o?.[k], spec);
+  return at;
+}
+
+/** The schema of the first content type of a request body or response, or undefined when it has none. */
+export function contentSchema(spec: OpenApi, bodyOrResponse: OpenApi | undefined): OpenApi | undefined {
+  const content = deref(spec, bodyOrResponse)?.content as Record<string, { schema?: OpenApi }> | undefined;
+  return content ? Object.values(content)[0]?.schema : undefined;
+}
