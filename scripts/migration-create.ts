@@ -21,6 +21,8 @@
  *     (PostgreSQL migrations come from the same schema and are checked by the
  *     PostgreSQL tests in test/db/migrate.test.ts.)
  *   - Both providers get the same `<UTC timestamp>_<name>` folder name.
+ *   - The engine's SQL is completed by completeMigrationSql (src/db/migration-sql.ts):
+ *     CHECK constraints of value-set columns, SQLite Json defaults quoted.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +38,7 @@ import {
   migrate,
   migrationsDir,
 } from '../src/db/migrate.ts';
+import { completeMigrationSql } from '../src/db/migration-sql.ts';
 import type { DatabaseConfig, Provider } from '../src/db/provider/config.ts';
 import { dropDatabase } from '../src/db/provider/setup.ts';
 
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
     }
     if (provider === 'sqlite' && previous !== null) await checkSqliteSnapshot(previous);
     const schema = currentSchema(provider);
-    plans.push({ provider, sql: await diffSchemas(provider, previous, schema), schema });
+    plans.push({ provider, sql: completeMigrationSql(provider, await diffSchemas(provider, previous, schema)), schema });
   }
 
   if (plans.every((p) => p.sql === '')) {

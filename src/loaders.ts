@@ -14,7 +14,7 @@ import { isMemberRole, type MemberRole } from './auth/roles.ts';
 import { hashShareKey } from './auth/share-keys.ts';
 import { type JSONDocument } from './content/document/model.ts';
 import type { StoredReference } from './content/links.ts';
-import { fileFromRow, pageFromRow } from './content/revision-store.ts';
+import { fileFromRow, pageFromRow, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
 import { Prisma, type Db } from './db/client.ts';
 
@@ -306,7 +306,7 @@ export class Loaders {
   /** document hash -> the document */
   readonly documentByHash = this.cached(['ContentDocument'], async (hashes: readonly string[]) => {
     const rows = await this.db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
-    const byHash = new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+    const byHash = new Map(rows.map((r) => [r.hash, storedDocument(r.json)]));
     return hashes.map((h) => byHash.get(h) ?? null);
   });
 }

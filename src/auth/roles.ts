@@ -3,15 +3,16 @@
  * edit > comment > read"). `null` is a guest: a member of the organization
  * with no role of their own; `undefined` is "not a member at all".
  */
-export const MEMBER_ROLES = ['read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
+import { isOneOf, MEMBER_ROLES, type DEFAULT_LEVELS, type MemberRole } from '../db/value-sets.ts';
+
+export { MEMBER_ROLES, type MemberRole };
 export type RoleOrGuest = MemberRole | null;
 
-/** A content default level: a role, null (guests only) or "inherit" from the parent. */
-export type DefaultLevel = MemberRole | null | 'inherit';
+/** A content default level: a role or "inherit" from the parent (DEFAULT_LEVELS), or null (guests only). */
+export type DefaultLevel = (typeof DEFAULT_LEVELS)[number] | null;
 
 export function isMemberRole(value: unknown): value is MemberRole {
-  return typeof value === 'string' && (MEMBER_ROLES as readonly string[]).includes(value);
+  return isOneOf(MEMBER_ROLES, value);
 }
 
 /** -1 for a guest or a non-member, so any real role outranks them. */

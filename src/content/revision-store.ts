@@ -8,8 +8,11 @@
  * once, when the document is first stored; a page's links in any revision are
  * the references of its document.
  */
+import { stringify } from 'safe-stable-stringify';
 import { batches } from '../batches.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
+import { nullableJsonInput } from '../db/json.ts';
+import { isOneOf, REFERENCE_TARGET_KINDS, type ReferenceTargetKind, type RevisionType } from '../db/value-sets.ts';
 import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { type ContentRef, type JSONDocument } from './document/model.ts';
@@ -19,19 +22,37 @@ import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapsh
 
 type DbOrTx = Db | Tx;
 
-export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update';
+export type { RevisionType };
 
 export function emptySnapshot(): RevisionSnapshot {
   return { pages: new Map(), files: new Map(), documents: new Map() };
 }
 
-function parseJson<T>(text: string | null): T | null {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return null;
+/**
+ * A stored document (ContentDocument.json, which holds what writeRevision stored, a JSONDocument)
+ * as it was stored: its keys in canonical order (sorted, canonicalDocumentJson). SQLite gives the
+ * stored text back as it is; PostgreSQL's jsonb orders keys by length first, which would change
+ * what follows key order (the columns of a table without a view, the JSON answered).
+ */
+export function storedDocument(json: Prisma.JsonValue): JSONDocument {
+  return withSortedKeys(json) as unknown as JSONDocument;
+}
+
+/** `value` with the keys of every object in sorted order; objects already in order are kept (and filled in place). */
+function withSortedKeys(value: Prisma.JsonValue): Prisma.JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = withSortedKeys(value[i]!);
+    return value;
   }
+  const keys = Object.keys(value);
+  if (keys.every((key, i) => i === 0 || keys[i - 1]! < key)) {
+    for (const key of keys) value[key] = withSortedKeys(value[key]!);
+    return value;
+  }
+  const sorted: Prisma.JsonObject = {};
+  for (const key of keys.sort()) sorted[key] = withSortedKeys(value[key]!);
+  return sorted;
 }
 
 /** A RevisionPage row as a page snapshot (the inverse of `pageColumns`). */
@@ -48,8 +69,8 @@ export function pageFromRow(row: Prisma.RevisionPageModel): PageSnapshot {
     icon: row.icon,
     hidden: row.hidden,
     documentHash: row.documentHash,
-    linkTarget: parseJson<ContentRef>(row.linkTarget),
-    layout: parseJson<Record<string, unknown>>(row.layout),
+    linkTarget: (row.linkTarget ?? null) as ContentRef | null,
+    layout: (row.layout ?? null) as Record<string, unknown> | null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -83,7 +104,7 @@ export async function loadSnapshot(db: DbOrTx, revisionId: string, options: { do
 export async function loadDocuments(db: DbOrTx, hashes: readonly string[]): Promise<Map<string, JSONDocument>> {
   if (hashes.length === 0) return new Map();
   const rows = await db.contentDocument.findMany({ where: { hash: { in: [...hashes] } } });
-  return new Map(rows.map((r) => [r.hash, JSON.parse(r.json) as JSONDocument]));
+  return new Map(rows.map((r) => [r.hash, storedDocument(r.json)]));
 }
 
 /** Adds a document to a snapshot (or finds it there) and returns its hash. */
@@ -93,8 +114,11 @@ export function putDocument(snapshot: RevisionSnapshot, document: JSONDocument):
   return hash;
 }
 
-/** The target string a reference is stored and looked up under. */
-export function referenceTarget(ref: ContentRef): { kind: string; target: string } | null {
+/**
+ * The target string a reference is stored and looked up under; null for a reference that is not
+ * stored (an anchor within the page, or content of a kind outside REFERENCE_TARGET_KINDS).
+ */
+export function referenceTarget(ref: ContentRef): { kind: ReferenceTargetKind; target: string } | null {
   switch (ref.kind) {
     case 'page':
       return typeof ref.page === 'string' ? { kind: 'page', target: ref.page } : null;
@@ -106,7 +130,7 @@ export function referenceTarget(ref: ContentRef): { kind: string; target: string
       return null; // an anchor within the same page is not a link between pages
     default: {
       const id = (ref as Record<string, unknown>)[ref.kind];
-      return typeof id === 'string' ? { kind: ref.kind, target: id } : null;
+      return isOneOf(REFERENCE_TARGET_KINDS, ref.kind) && typeof id === 'string' ? { kind: ref.kind, target: id } : null;
     }
   }
 }
@@ -147,7 +171,8 @@ async function storeDocuments(tx: Tx, documents: Map<string, JSONDocument>, need
       referenceRows.push(Prisma.sql`(${hash}, ${target.kind}, ${target.target}, ${nodeKey ?? null})`);
     }
   }
-  // Documents first: a reference row needs its document (foreign key).
+  // Documents first: a reference row needs its document (foreign key). The JSON goes as text: the
+  // column types it (PostgreSQL infers the untyped parameter as jsonb; SQLite stores the text).
   for (const batch of batches(documentRows, DOCUMENT_BATCH, DOCUMENT_BATCH_BYTES, boundSize)) {
     await tx.$executeRaw`INSERT INTO "ContentDocument" ("hash", "json") VALUES ${Prisma.join(batch)} ON CONFLICT ("hash") DO NOTHING`;
   }
@@ -188,8 +213,11 @@ const PAGE_COLUMNS = [
 /** Pages per INSERT ... SELECT (well under both databases' limits on bound values). */
 const COPY_BATCH = 5000;
 
-/** A RevisionPage row without its revision. */
-type PageColumns = Omit<Prisma.RevisionPageModel, 'revisionId'>;
+/** A RevisionPage row without its revision, as written (SQL NULL in a Json column is Prisma.DbNull). */
+type PageColumns = Omit<Prisma.RevisionPageModel, 'revisionId' | 'linkTarget' | 'layout'> & {
+  linkTarget: Prisma.InputJsonValue | typeof Prisma.DbNull;
+  layout: Prisma.InputJsonValue | typeof Prisma.DbNull;
+};
 
 /** The RevisionPage columns of a page at `path`, as they are written. */
 function pageColumns(page: PageSnapshot, path: string): PageColumns {
@@ -206,8 +234,8 @@ function pageColumns(page: PageSnapshot, path: string): PageColumns {
     icon: page.icon,
     hidden: page.hidden,
     documentHash: page.documentHash,
-    linkTarget: page.linkTarget ? JSON.stringify(page.linkTarget) : null,
-    layout: page.layout ? JSON.stringify(page.layout) : null,
+    linkTarget: nullableJsonInput(page.linkTarget),
+    layout: nullableJsonInput(page.layout),
     createdAt: page.createdAt,
     updatedAt: page.updatedAt,
   };
@@ -218,7 +246,10 @@ function sameColumns(a: PageColumns, b: PageColumns): boolean {
   return PAGE_COLUMNS.every((column) => {
     const x = a[column];
     const y = b[column];
-    return x instanceof Date && y instanceof Date ? x.getTime() === y.getTime() : x === y;
+    if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime();
+    // A Json column: the same value in any key order (a page read back from jsonb has jsonb's order).
+    if (column === 'linkTarget' || column === 'layout') return x === y || (x !== Prisma.DbNull && y !== Prisma.DbNull && stringify(x) === stringify(y));
+    return x === y;
   });
 }
 

@@ -3,6 +3,7 @@
  * and its page tree: the views the API answers with. Built once per request
  * per revision (ctx.loaders.revisionTree).
  */
+import type { Prisma } from '../db/client.ts';
 import { childrenByParent, pagePaths } from './page-tree.ts';
 import type { FileSnapshot, PageSnapshot } from './snapshot.ts';
 
@@ -15,7 +16,8 @@ export interface RevisionView {
   mergedParentId: string | null;
   type: string;
   createdAt: Date;
-  variables: string;
+  /** Map of variable name to value (Revision.variables). */
+  variables: Prisma.JsonValue;
   changeRequestId: string | null;
 }
 

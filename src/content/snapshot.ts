@@ -8,9 +8,11 @@
  * distinct content (content-addressed by `documentHash`), so two revisions
  * that share a page's text share its row.
  */
+import type { PageKind } from '../db/value-sets.ts';
 import type { ContentRef, JSONDocument } from './document/model.ts';
 
-export type PageKind = 'document' | 'group' | 'link';
+/** document | group | link (PAGE_KINDS). */
+export type { PageKind };
 
 export interface PageSnapshot {
   id: string;

@@ -8,7 +8,9 @@
  *
  * - migrate(): applies prisma/migrations/<provider>/<timestamp>_<name>/migration.sql
  *   in order, recorded in `_prisma_migrations` exactly as `prisma migrate deploy`
- *   does (same table, same checksums), so the CLI and this runner agree.
+ *   does (same table, same checksums), so the CLI and this runner agree. The
+ *   migrations build everything, including what prisma/schema.prisma cannot
+ *   describe (UNMODELLED_TABLES, CHECK constraints of src/db/value-sets.ts).
  *   The engine takes a PostgreSQL advisory lock around it, so concurrent
  *   server starts on PostgreSQL are serialized.
  * - diffSchemas(): SQL between two datamodels. No database is involved (no
@@ -32,7 +34,6 @@ import {
   type SqlQueryable,
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
-import { ensureSearchIndex, SEARCH_INDEX_TABLES } from '../search/search-tables.ts';
 import { createAdapterFactory } from './provider/adapters.ts';
 import { type DatabaseConfig, type Provider } from './provider/config.ts';
 import { prepareDatabase } from './provider/setup.ts';
@@ -45,6 +46,23 @@ export const LOCKFILE_NAME = 'migration_lock.toml';
 export const MIGRATION_DIR_PATTERN = /^\d{14}_[A-Za-z0-9_]+$/;
 
 const NO_FILTERS: SchemaFilter = { externalTables: [], externalEnums: [] };
+
+/**
+ * Tables the migrations create that prisma/schema.prisma does not describe: the
+ * full-text search index (src/search/search-index.ts; migration `search_index`),
+ * with, on SQLite, the tables FTS5 makes for it. A drift check leaves them alone.
+ */
+export const UNMODELLED_TABLES: Record<Provider, readonly string[]> = {
+  sqlite: [
+    'search_section',
+    'search_section_fts',
+    'search_section_fts_data',
+    'search_section_fts_idx',
+    'search_section_fts_docsize',
+    'search_section_fts_config',
+  ],
+  postgresql: ['search_section'],
+};
 
 export function migrationsDir(provider: Provider): string {
   return path.join(MIGRATIONS_ROOT, provider);
@@ -59,8 +77,11 @@ export function lockfileContent(provider: Provider): string {
   );
 }
 
-/** Reads prisma/migrations/<provider>/ into the engine's input shape (the engine itself does no file IO). */
-export function readMigrationsList(provider: Provider): MigrationList {
+/**
+ * Reads prisma/migrations/<provider>/ into the engine's input shape (the engine itself does no file IO);
+ * with `until`, only the migrations up to that one (by name).
+ */
+export function readMigrationsList(provider: Provider, until?: string): MigrationList {
   const baseDir = migrationsDir(provider);
   if (!fs.existsSync(baseDir)) throw new Error(`No migrations folder for ${provider}: ${baseDir}`);
   const lockPath = path.join(baseDir, LOCKFILE_NAME);
@@ -68,6 +89,7 @@ export function readMigrationsList(provider: Provider): MigrationList {
     .readdirSync(baseDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && MIGRATION_DIR_PATTERN.test(d.name))
     .map((d) => d.name)
+    .filter((name) => until === undefined || name <= until)
     .sort()
     .map((name) => {
       const file = path.join(baseDir, name, 'migration.sql');
@@ -318,14 +340,15 @@ function readableEngineError(error: unknown, bound: ErrorCapturingSqlMigrationAw
 /**
  * Applies the checked-in migrations of prisma/migrations/<provider>/ that the
  * database has not recorded yet. Idempotent and cheap when there is nothing to
- * do, so it runs at every server start.
+ * do, so it runs at every server start. `until` stops after that migration
+ * (a test builds a database as an earlier release left it).
  */
 export async function migrate(
   config: DatabaseConfig,
-  options?: { log?: (msg: string) => void },
+  options?: { log?: (msg: string) => void; until?: string },
 ): Promise<{ applied: string[] }> {
   const log = options?.log;
-  const migrationsList = readMigrationsList(config.provider);
+  const migrationsList = readMigrationsList(config.provider, options?.until);
   if (migrationsList.lockfile.content === null) {
     throw new Error(`${path.join(migrationsList.baseDir, LOCKFILE_NAME)} is missing`);
   }
@@ -337,22 +360,7 @@ export async function migrate(
     ));
     for (const name of applied) log?.(`applied migration ${name}`);
   }
-  await ensureSearchIndexOf(config);
   return { applied };
-}
-
-/**
- * The search index's tables, which Prisma cannot describe (src/search/search-index.ts),
- * created after the migrations on a bare adapter connection: a PrismaClient would
- * load its query compiler (about 300 ms) for a statement or two.
- */
-async function ensureSearchIndexOf(config: DatabaseConfig): Promise<void> {
-  const adapter = await createAdapterFactory(config).connect();
-  try {
-    await ensureSearchIndex({ $executeRawUnsafe: (sql) => adapter.executeRaw({ sql, args: [], argTypes: [] }) }, config.provider);
-  } finally {
-    await adapter.dispose();
-  }
 }
 
 /**
@@ -445,17 +453,17 @@ export async function diffDatabaseToSchema(config: DatabaseConfig, schemaText: s
       to: { tag: 'schemaDatamodel', files },
       script: true,
       exitCode: null,
-      // The search index's tables are ours, not Prisma's: not drift.
-      filters: { externalTables: searchIndexTablesOf(config), externalEnums: [] },
+      // Tables Prisma does not describe are the migrations' own: not drift.
+      filters: { externalTables: unmodelledTablesOf(config), externalEnums: [] },
     }),
   );
   const script = stdout ?? '';
   return script.trim() === '-- This is an empty migration.' ? '' : script;
 }
 
-/** SEARCH_INDEX_TABLES as the engine names them: qualified by the schema on PostgreSQL. */
-function searchIndexTablesOf(config: DatabaseConfig): string[] {
-  const tables = SEARCH_INDEX_TABLES[config.provider];
+/** UNMODELLED_TABLES as the engine names them: qualified by the schema on PostgreSQL. */
+function unmodelledTablesOf(config: DatabaseConfig): string[] {
+  const tables = UNMODELLED_TABLES[config.provider];
   if (config.provider === 'sqlite') return [...tables];
   const schema = config.pg?.schema ?? 'public';
   return tables.map((table) => `${schema}.${table}`);

@@ -6,9 +6,10 @@
 import { createPubSub, type PubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
+import type { JobKind, JobState } from '../db/value-sets.ts';
 
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-export type JobKind = 'git-import' | 'git-export' | 'translation-run';
+/** JOB_STATES and JOB_KINDS of src/db/value-sets.ts. */
+export type { JobKind, JobState };
 
 export interface JobEvent {
   id: string;

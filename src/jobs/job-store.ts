@@ -11,6 +11,7 @@
  * (`completeJobInTransaction`), so a job's effect and its success commit together.
  */
 import type { Db, Tx } from '../db/client.ts';
+import { jsonInput, jsonObject } from '../db/json.ts';
 import { LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import type { JobEvent, JobKind, JobPubSub, JobState } from './events.ts';
@@ -33,10 +34,20 @@ export function jobEvent(job: JobRow): JobEvent {
     step: job.step,
     percent: job.percent,
     message: job.message,
-    result: job.result ? (JSON.parse(job.result) as Record<string, unknown>) : null,
+    result: jobResult(job),
     error: job.error,
     at: job.updatedAt.toISOString(),
   };
+}
+
+/** What the job was asked (Job.input: a JSON object, never secrets). */
+export function jobInput(job: JobRow): Record<string, unknown> {
+  return jsonObject(job.input) ?? {};
+}
+
+/** What the job made, once succeeded (Job.result: a JSON object of ids); null before. */
+export function jobResult(job: JobRow): Record<string, unknown> | null {
+  return jsonObject(job.result);
 }
 
 export class JobStore {
@@ -67,7 +78,7 @@ export class JobStore {
         spaceId: input.spaceId ?? null,
         translationId: input.translationId ?? null,
         kind: input.kind,
-        input: JSON.stringify(input.input),
+        input: jsonInput(input.input),
         createdById: input.createdById ?? null,
       },
     });
@@ -153,7 +164,7 @@ export class JobStore {
   async completeInTransaction(tx: Tx, job: JobRow, worker: string, result: Record<string, unknown>): Promise<void> {
     const done = await tx.job.updateMany({
       where: { id: job.id, state: 'running', leaseOwner: worker },
-      data: { state: 'succeeded', result: JSON.stringify(result), percent: 100, step: 'done', finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null },
+      data: { state: 'succeeded', result: jsonInput(result), percent: 100, step: 'done', finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null },
     });
     if (done.count !== 1) throw new LostJobError(job.id);
   }
@@ -168,7 +179,7 @@ export class JobStore {
       where: { id: job.id, state: { in: ['queued', 'running'] }, ...(outcome.worker ? { leaseOwner: outcome.worker } : {}) },
       data: {
         state,
-        result: outcome.result ? JSON.stringify(outcome.result) : undefined,
+        result: outcome.result ? jsonInput(outcome.result) : undefined,
         error: outcome.error ?? null,
         step: state === 'succeeded' ? 'done' : state,
         ...(state === 'succeeded' ? { percent: 100 } : {}),

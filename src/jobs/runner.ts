@@ -18,7 +18,7 @@ import { JobCancelledError, LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 import type { JobKind } from './events.ts';
-import { JobStore, type JobRow } from './job-store.ts';
+import { JobStore, jobInput, type JobRow } from './job-store.ts';
 
 export interface JobContext {
   job: JobRow;
@@ -86,7 +86,7 @@ export class JobRunner {
     controller.signal.addEventListener('abort', () => clearInterval(heartbeat), { once: true });
     const context: JobContext = {
       job,
-      input: JSON.parse(job.input) as Record<string, unknown>,
+      input: jobInput(job),
       db: this.deps.db,
       provider: this.deps.provider,
       storage: this.deps.storage,

@@ -5,9 +5,9 @@
  * transaction) and queried by searchSpace.
  *
  * The index is not a Prisma model (Prisma cannot describe FTS5 or a generated
- * tsvector), so its DDL runs after the migrations (ensureSearchIndex in
- * search-tables.ts, called by migrate()), and all of its provider-specific SQL
- * lives in these two files:
+ * tsvector): its tables are created by a hand-written migration of each
+ * database (prisma/migrations/<provider>/<timestamp>_search_index), and all of
+ * its provider-specific SQL lives in this file:
  *
  * - SQLite: `search_section`, a plain table holding the rows (and the
  *   (space_id, page_id, position) key that deletes find them by), and
@@ -26,14 +26,15 @@
 import { type JSONDocument } from '../content/document/model.ts';
 import { documentSections } from '../content/document/text.ts';
 import { pagePaths } from '../content/page-tree.ts';
+import { storedDocument } from '../content/revision-store.ts';
 import type { PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
 import type { Db, Tx } from '../db/client.ts';
 import type { Provider } from '../db/provider/config.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import { ftsMatchExpression, tsqueryText } from './query.ts';
-import { PG_LOCK_NAMESPACE } from './search-tables.ts';
 
-export { ensureSearchIndex, SEARCH_INDEX_TABLES, type SqlExecutor } from './search-tables.ts';
+/** PostgreSQL advisory lock namespace (first key of the two-key form) of the search index. */
+const PG_LOCK_NAMESPACE = 0x5ea7c4;
 
 /**
  * Section bodies are indexed up to this many characters (longer text is cut):
@@ -221,7 +222,7 @@ async function documentsOf(db: Tx, current: RevisionSnapshot, pages: PageSnapsho
   const missing = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null && !documents.has(h)))];
   for (let i = 0; i < missing.length; i += IDS_PER_STATEMENT) {
     const found = await db.contentDocument.findMany({ where: { hash: { in: missing.slice(i, i + IDS_PER_STATEMENT) } } });
-    for (const row of found) documents.set(row.hash, JSON.parse(row.json) as JSONDocument);
+    for (const row of found) documents.set(row.hash, storedDocument(row.json));
   }
   const lost = missing.filter((hash) => !documents.has(hash));
   if (lost.length > 0) throw new Error(`Search index: documents not found: ${lost.join(', ')}`);

@@ -8,14 +8,14 @@
 import { mergeRevisions } from '../content/merge.ts';
 import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
-import type { Tx } from '../db/client.ts';
+import type { Prisma, Tx } from '../db/client.ts';
 import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
 import { commitChangeRequestRevision } from './change-request.ts';
-import { parseStoredJson } from './merge-rules.ts';
+import { storedOrganizationMergeRules, storedSpaceMergeRules } from './merge-rules.ts';
 import { commitSpaceRevision } from './space-content.ts';
 
 type ChangeRequestRow = NonNullable<Awaited<ReturnType<Context['db']['changeRequest']['findUnique']>>>;
-type SpaceRow = { id: string; organizationId: string; revisionId: string; mergeRules: string };
+type SpaceRow = { id: string; organizationId: string; revisionId: string; mergeRules: Prisma.JsonValue };
 
 export interface MergeOutcome {
   result: 'merge' | 'update' | 'conflicts';
@@ -35,12 +35,12 @@ interface Rule {
 
 /** The merge rules in force for a space: its own, or its organization's when it inherits. */
 async function effectiveRules(ctx: Context, space: SpaceRow): Promise<Rule[]> {
-  let config = parseStoredJson<{ type: string; rules?: Rule[] }>(space.mergeRules, { type: 'inherit' });
+  let config = storedSpaceMergeRules(space.mergeRules);
   if (config.type === 'inherit') {
     const org = await ctx.db.organization.findUnique({ where: { id: space.organizationId }, select: { mergeRules: true } });
-    config = parseStoredJson(org?.mergeRules ?? '{"type":"none"}', { type: 'none' });
+    config = org ? storedOrganizationMergeRules(org.mergeRules) : { type: 'none' };
   }
-  return config.type === 'rules' ? (config.rules ?? []) : [];
+  return config.type === 'rules' ? (config.rules as Rule[]) : [];
 }
 
 /** What stops this merge, as sentences for the error; empty when it may go ahead. */

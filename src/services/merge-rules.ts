@@ -1,5 +1,6 @@
-/** Merge rules as the wire contract shapes them, validated with zod and stored as JSON. */
+/** Merge rules as the wire contract shapes them, validated with zod and stored in Json columns. */
 import { z } from 'zod';
+import type { Prisma } from '../db/client.ts';
 
 const withUsers = (rule: string) => z.object({ rule: z.literal(rule), users: z.array(z.string()) }).strict();
 
@@ -31,10 +32,15 @@ export const standaloneMergeRules = z.union([
 /** Space merge rules: also `inherit` from the organization. */
 export const spaceMergeRules = z.union([z.object({ type: z.literal('inherit') }).strict(), standaloneMergeRules]);
 
-export function parseStoredJson<T>(text: string, fallback: T): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
+export type StandaloneMergeRules = z.infer<typeof standaloneMergeRules>;
+export type SpaceMergeRules = z.infer<typeof spaceMergeRules>;
+
+/** Organization.mergeRules as stored: written only after standaloneMergeRules accepted it. */
+export function storedOrganizationMergeRules(value: Prisma.JsonValue): StandaloneMergeRules {
+  return value as StandaloneMergeRules;
+}
+
+/** Space.mergeRules as stored: written only after spaceMergeRules accepted it. */
+export function storedSpaceMergeRules(value: Prisma.JsonValue): SpaceMergeRules {
+  return value as SpaceMergeRules;
 }

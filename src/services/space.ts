@@ -2,6 +2,8 @@
 import { authorize, type Action } from '../auth/policies.ts';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
+import type { Prisma } from '../db/client.ts';
+import { jsonInput } from '../db/json.ts';
 import { withColumns } from '../db/select.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
@@ -46,7 +48,7 @@ type SpaceQuery = Record<string, unknown>;
 export async function createSpaceRow(
   ctx: Context,
   query: SpaceQuery,
-  data: { organizationId: string; parentId: string | null; title: string; emoji: string; visibility?: string | null; editMode?: string | null; language?: string | null; defaultLevel?: string | null; mergeRules?: string; parentRevisionId?: string | null; position?: ContentPosition | null; after?: string },
+  data: { organizationId: string; parentId: string | null; title: string; emoji: string; visibility?: string | null; editMode?: string | null; language?: string | null; defaultLevel?: string | null; mergeRules?: Prisma.JsonValue; parentRevisionId?: string | null; position?: ContentPosition | null; after?: string },
 ) {
   const id = newId();
   const revisionId = newId();
@@ -68,7 +70,7 @@ export async function createSpaceRow(
         editMode: data.editMode ?? 'live',
         language: data.language ?? null,
         defaultLevel: data.defaultLevel === undefined ? 'inherit' : data.defaultLevel,
-        mergeRules: data.mergeRules,
+        mergeRules: data.mergeRules === undefined ? undefined : jsonInput(data.mergeRules),
         position,
         revisionId,
       },

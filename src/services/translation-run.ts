@@ -12,6 +12,7 @@ import type { JobHandler } from '../jobs/runner.ts';
 import { translateRevision, type TranslationCache } from '../translation/translate-revision.ts';
 import { createTranslator } from '../translation/translator.ts';
 import { commitSpaceRevision } from './space-content.ts';
+import { storedInstructions } from './translation.ts';
 
 /** Keys per statement when reading the cache. */
 const CACHE_READ_BATCH = 5000;
@@ -49,7 +50,7 @@ export const translationRunJob: JobHandler = async (ctx) => {
     loadSnapshot(ctx.db, source.revisionId, { documents: true }),
     loadSnapshot(ctx.db, target.revisionId, { documents: false }),
   ]);
-  const instructions = documentPlainText(JSON.parse(translation.instructions) as JSONDocument).trim() || null;
+  const instructions = documentPlainText(storedInstructions(translation.instructions)).trim() || null;
   let reported = 0;
   const { snapshot, stats } = await translateRevision({
     source: sourceContent,

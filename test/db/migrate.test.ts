@@ -13,8 +13,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, createDb, type Db } from '../../src/db/client.ts';
-import { diffDatabaseToSchema, diffSchemas, migrate, migrationsDir, readMigrationsList } from '../../src/db/migrate.ts';
+import { closeDb, createDb, Prisma, type Db } from '../../src/db/client.ts';
+import { diffDatabaseToSchema, diffSchemas, migrate, migrationsDir, readMigrationsList, UNMODELLED_TABLES } from '../../src/db/migrate.ts';
 import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';
 import { dropDatabase } from '../../src/db/provider/setup.ts';
 import { derivePostgresSchema } from '../../src/db/schema-files.ts';
@@ -112,6 +112,21 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
 
   it('builds exactly what prisma/schema.prisma describes', async () => {
     expect(await diffDatabaseToSchema(config, schemaOf(provider))).toBe('');
+  });
+
+  it('builds besides the models exactly UNMODELLED_TABLES (the search index), which the drift check leaves out', async () => {
+    const reader = createDb(config);
+    try {
+      const tables = await reader.$queryRawUnsafe<{ name: string }[]>(
+        provider === 'sqlite'
+          ? `SELECT name FROM sqlite_master WHERE type = 'table'`
+          : `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`,
+      );
+      const models = new Set<string>([...Object.values(Prisma.ModelName), '_prisma_migrations']);
+      expect(tables.map((t) => t.name).filter((name) => !models.has(name)).sort()).toEqual([...UNMODELLED_TABLES[provider]].sort());
+    } finally {
+      await closeDb(reader);
+    }
   });
 
   it('writes and reads a user through the generated client', async () => {

@@ -337,7 +337,7 @@ describe('published profile', () => {
     const before = await published(ada, org, site.id);
     expect(before.structure.type).toBe('siteSpaces');
     const [sa, sb] = before.structure.structure;
-    await server.app.db.siteSpace.update({ where: { id: sa.id }, data: { customizations: JSON.stringify({ title: 'Variant A' }) } });
+    await server.app.db.siteSpace.update({ where: { id: sa.id }, data: { customizations: { title: 'Variant A' } } });
     await server.request('PATCH', `${base(org, site.id)}/site-spaces/${sb.id}`, { token: ada.token, body: { hidden: true } });
     const body = await published(ada, org, site.id);
     expect(body.structure.structure.map((s: any) => s.id)).toEqual([sa.id]);

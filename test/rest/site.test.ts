@@ -333,7 +333,7 @@ describe('customizations', () => {
       const res = await graphql(ada, UPDATE, { org, id: site.id, c: customizations });
       expect(res.body.errors?.[0]?.message).toMatch(message);
     }
-    expect((await server.app.db.site.findUniqueOrThrow({ where: { id: site.id } })).customizations).toBe('{}');
+    expect((await server.app.db.site.findUniqueOrThrow({ where: { id: site.id } })).customizations).toEqual({});
   });
 
   it('keeps every member of concurrent partial updates', async () => {

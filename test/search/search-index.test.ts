@@ -5,15 +5,15 @@
  * rows are needed: the index only knows space ids.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashDocument, canonicalDocumentJson } from '../../src/content/document/hash.ts';
+import { hashDocument } from '../../src/content/document/hash.ts';
 import { type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
 import type { PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
+import { jsonInput } from '../../src/db/json.ts';
 import type { Provider } from '../../src/db/provider/config.ts';
 import { InvalidInputError } from '../../src/errors/index.ts';
 import { ftsMatchExpression } from '../../src/search/query.ts';
 import {
-  ensureSearchIndex,
   reindexSpace,
   searchSpace,
   deleteSpaceIndex,
@@ -78,10 +78,8 @@ const pageIds = async (spaceId: string, query: string, options: Partial<SearchSp
 
 // ---------------------------------------------------------------- tests
 
-describe('ensureSearchIndex', () => {
-  it('is idempotent (migrate() already ran it on this database)', async () => {
-    await ensureSearchIndex(db, provider);
-    await ensureSearchIndex(db, provider);
+describe('the search tables', () => {
+  it('are created by the migrations (createTestDatabase ran them)', async () => {
     expect(await search(newSpace(), 'anything')).toEqual({ items: [], next: null });
   });
 });
@@ -375,7 +373,7 @@ describe('reindexSpace', () => {
     const stored = doc(h1('Quotas'), p('Each plan has a monthly quota.'));
     await db.contentDocument.upsert({
       where: { hash: hashDocument(stored) },
-      create: { hash: hashDocument(stored), json: canonicalDocumentJson(stored) },
+      create: { hash: hashDocument(stored), json: jsonInput(stored) },
       update: {},
     });
     const current = snapshot([{ id: 'limits', title: 'Limits', doc: stored }]);

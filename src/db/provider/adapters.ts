@@ -3,7 +3,7 @@
  * the wasm schema engine used by migrate.ts (background:
  * docs/prisma-offline.md), with the three adapter traps handled here:
  *  1. @prisma/adapter-pg cannot decode the `"char"` type (OID 18) that the
- *     schema engine's introspection queries return -> reported as text.
+ *     schema engine's introspection queries return -> reported as a character.
  *  2. PrismaPg built from a connection string makes a "shadow" database that
  *     can be the main one -> we build PG adapters from discrete fields only,
  *     and refuse shadow databases on PostgreSQL altogether (we never need one:
@@ -15,11 +15,13 @@
  */
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { ColumnTypeEnum } from '@prisma/driver-adapter-utils';
 import type {
   IsolationLevel,
   SqlDriverAdapter,
   SqlMigrationAwareDriverAdapterFactory,
   SqlQuery,
+  SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
 import { pgPoolConfig, requirePg, requireSqliteFile, type DatabaseConfig } from './config.ts';
@@ -38,29 +40,44 @@ type PgIOResult = { fields?: { dataTypeID: number }[] } | { fields?: { dataTypeI
 /** adapter-pg's (TS-private) method that runs every queryRaw/executeRaw; patched for trap 1. */
 interface HasPerformIO {
   performIO(query: SqlQuery): Promise<PgIOResult>;
+  queryRaw(query: SqlQuery): Promise<SqlResultSet>;
 }
 
 /**
- * Trap 1: report `"char"` columns as text. Patched on the instance, since the
- * adapter classes are not exported; queryRaw calls `this.performIO`, so an own
- * property wins. `"char"` values already arrive as strings (node-postgres has
- * no parser for OID 18), so only the type tag is wrong.
+ * Trap 1: report `"char"` columns as characters. Patched on the instance, since
+ * the adapter classes are not exported; queryRaw calls `this.performIO`, so an
+ * own property wins. performIO hands queryRaw the column as text (an OID it
+ * can decode) and remembers where it was; queryRaw's answer then says
+ * Character there, which the engine needs to read a CHECK constraint's
+ * `contype` (its foreign key actions accept either). `"char"` values already
+ * arrive as strings (node-postgres has no parser for OID 18).
  */
 function patchCharOid<T extends object>(queryable: T): T {
   const target = queryable as unknown as HasPerformIO;
   const original = target.performIO;
-  if (typeof original !== 'function') {
+  const originalQueryRaw = target.queryRaw;
+  if (typeof original !== 'function' || typeof originalQueryRaw !== 'function') {
     // Fail loudly if an upgrade of @prisma/adapter-pg renamed the method.
     throw new Error('@prisma/adapter-pg internals changed: performIO not found (see src/db/provider/adapters.ts, trap 1)');
   }
+  /** The `"char"` columns of the answer to each query object, between performIO and queryRaw's return. */
+  const charColumns = new WeakMap<SqlQuery, number[]>();
   target.performIO = async function performIO(query) {
     const result = await original.call(this, query);
     for (const one of Array.isArray(result) ? result : [result]) {
-      for (const field of one.fields ?? []) {
-        if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
-      }
+      (one.fields ?? []).forEach((field, i) => {
+        if (field.dataTypeID !== PG_CHAR_OID) return;
+        field.dataTypeID = PG_TEXT_OID;
+        if (!Array.isArray(result)) charColumns.set(query, [...(charColumns.get(query) ?? []), i]);
+      });
     }
     return result;
+  };
+  target.queryRaw = async function queryRaw(query) {
+    const resultSet = await originalQueryRaw.call(this, query);
+    for (const i of charColumns.get(query) ?? []) resultSet.columnTypes[i] = ColumnTypeEnum.Character;
+    charColumns.delete(query);
+    return resultSet;
   };
   return queryable;
 }
@@ -127,7 +144,7 @@ async function configureSqliteConnection(adapter: SqlDriverAdapter): Promise<Sql
 
 /**
  * A driver adapter factory for the runtime client and the migration engine
- * (PG built from discrete fields, with the "char" OID 18 -> text fix where
+ * (PG built from discrete fields, with the "char" OID 18 -> character fix where
  * introspection needs it, and the SQLite multi-statement executeRaw ->
  * executeScript fix; on request, SQLite statements are prepared once and cached).
  */

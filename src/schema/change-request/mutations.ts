@@ -4,6 +4,7 @@ import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../
 import { documentProblem } from '../../content/document/validate.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { FileSnapshot } from '../../content/snapshot.ts';
+import { nullableJsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { editChangeRequestContent } from '../../services/change-request-content.ts';
@@ -168,7 +169,7 @@ builder.mutationFields((t) => ({
         where: { id: changeRequest.id },
         data: {
           ...(newSubject !== undefined && newSubject !== null ? { subject: newSubject } : {}),
-          ...(description !== undefined ? { description: description === null ? null : JSON.stringify(description) } : {}),
+          ...(description !== undefined ? { description: nullableJsonInput(description) } : {}),
           ...(status ? { status } : {}),
         },
       });

@@ -1,11 +1,11 @@
 import { builder } from '../../builder.ts';
+import { CHANGE_REQUEST_STATUSES, REVIEW_STATUSES, type ChangeRequestStatus as ChangeRequestStatusValue } from '../../db/value-sets.ts';
 import { revisionView } from '../../services/space-content.ts';
 import { Revision } from '../revision/type.ts';
 
-export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });
-/** approved | changes-requested (a string: GraphQL enum values cannot hold '-'). */
-export const REVIEW_STATUSES = ['approved', 'changes-requested'] as const;
+/** REVIEW_STATUSES are strings in GraphQL: enum values cannot hold '-'. */
+export { REVIEW_STATUSES };
 
 const ChangeRequestUrls = builder.objectRef<{ app: string; location: string }>('ChangeRequestUrls').implement({
   fields: (t) => ({ app: t.exposeString('app'), location: t.exposeString('location') }),
@@ -29,9 +29,9 @@ export const ChangeRequest = builder.prismaObject('ChangeRequest', {
     object: t.string({ resolve: () => 'change-request' }),
     id: t.exposeID('id'),
     number: t.exposeInt('number', { description: 'Incremental within the space' }),
-    status: t.field({ type: ChangeRequestStatus, resolve: (cr) => cr.status as (typeof CHANGE_REQUEST_STATUSES)[number] }),
+    status: t.field({ type: ChangeRequestStatus, resolve: (cr) => cr.status as ChangeRequestStatusValue }),
     subject: t.exposeString('subject'),
-    description: t.field({ type: 'JSON', nullable: true, resolve: (cr) => (cr.description ? (JSON.parse(cr.description) as unknown) : null) }),
+    description: t.field({ type: 'JSON', nullable: true, resolve: (cr) => cr.description }),
     createdBy: t.relation('createdBy'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

@@ -1,10 +1,12 @@
 import { builder } from '../../builder.ts';
+import { JOB_KINDS, JOB_STATES, type JobKind } from '../../db/value-sets.ts';
 import type { JobEvent } from '../../jobs/events.ts';
 
+/** JOB_KINDS under GraphQL enum names (`git-import` is GIT_IMPORT: enum names cannot hold '-'). */
 export const JobKindEnum = builder.enumType('JobKind', {
-  values: { GIT_IMPORT: { value: 'git-import' }, GIT_EXPORT: { value: 'git-export' }, TRANSLATION_RUN: { value: 'translation-run' } } as const,
+  values: Object.fromEntries(JOB_KINDS.map((kind) => [kind.toUpperCase().replace(/-/g, '_'), { value: kind }])) as Record<string, { value: JobKind }>,
 });
-export const JobStateEnum = builder.enumType('JobState', { values: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const });
+export const JobStateEnum = builder.enumType('JobState', { values: JOB_STATES });
 
 /** A job as GraphQL shows it: the same shape for a stored job and for an event of it. */
 export const Job = builder.objectRef<JobEvent>('Job').implement({

@@ -3,7 +3,7 @@ import { builder } from '../../builder.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { loadMember, changeMembership, assertAnotherAdmin } from '../../services/member.ts';
-import { parseStoredJson } from '../../services/merge-rules.ts';
+import { storedEmailDomains } from '../../services/organization.ts';
 import { MemberRole } from '../shared/enums.ts';
 import { Member } from './type.ts';
 
@@ -51,7 +51,7 @@ builder.mutationFields((t) => ({
       // Users are made by the operator (CLI), never by sign-up: their e-mail addresses are taken as verified.
       const { email } = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true } });
       const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-      const allowed = parseStoredJson<string[]>(organization.emailDomains, []).map((d) => d.trim().toLowerCase().replace(/^@/, ''));
+      const allowed = storedEmailDomains(organization.emailDomains).map((d) => d.trim().toLowerCase().replace(/^@/, ''));
       if (!allowed.includes(domain)) throw new InvalidInputError(`The organization does not let in e-mail addresses of ${domain}`);
       await ctx.db.member.upsert({
         where: { organizationId_userId: { organizationId, userId: viewer.userId } },

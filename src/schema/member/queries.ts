@@ -5,7 +5,7 @@ import { paginate } from '../../db/pagination.ts';
 import { containsInsensitive, escapeLike } from '../../db/provider/like.ts';
 import { loadMember } from '../../services/member.ts';
 import { Organization } from '../organization/type.ts';
-import { MemberRole, SortDirection } from '../shared/enums.ts';
+import { MemberRole, ROLES_DESCENDING, SortDirection } from '../shared/enums.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Member } from './type.ts';
 
@@ -14,7 +14,7 @@ export const MemberList = listType('Member', Member);
 const MemberSort = builder.enumType('MemberSort', { values: ['joinedAt', 'lastSeenAt'] as const });
 const MemberRoleFilter = builder.enumType('MemberRoleFilter', {
   description: 'A member role, or `guest` for members without one',
-  values: ['admin', 'create', 'review', 'edit', 'comment', 'read', 'guest'] as const,
+  values: [...ROLES_DESCENDING, 'guest'] as const,
 });
 
 /**

@@ -4,6 +4,7 @@
  */
 import { builder } from '../../builder.ts';
 import { documentProblem } from '../../content/document/validate.ts';
+import { jsonInput } from '../../db/json.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { loadOrganization } from '../../services/organization.ts';
 
@@ -16,7 +17,7 @@ export const AgentInstructions = builder.prismaObject('OrganizationAgentInstruct
   description: 'The instructions the Docs agent follows for an organization',
   fields: (t) => ({
     object: t.string({ resolve: () => 'agent-instructions' }),
-    instructions: t.field({ type: 'JSON', description: 'A JSON document', resolve: (row) => JSON.parse(row.instructions) as unknown }),
+    instructions: t.field({ type: 'JSON', description: 'A JSON document', resolve: (row) => row.instructions }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     updatedBy: t.string({ description: 'Id of the user who last set them', resolve: (row) => row.updatedById }),
     urls: t.field({
@@ -62,7 +63,7 @@ builder.mutationField('updateOrganizationAgentInstructions', (t) =>
       await loadOrganization(ctx, id, 'organization:update', { select: { id: true } });
       const problem = documentProblem(input.instructions);
       if (problem) throw new InvalidInputError(`instructions: ${problem}`);
-      const data = { instructions: JSON.stringify(input.instructions), updatedById: ctx.access.requireViewer().userId };
+      const data = { instructions: jsonInput(input.instructions), updatedById: ctx.access.requireViewer().userId };
       return ctx.db.organizationAgentInstructions.upsert({ ...query, where: { organizationId: id }, create: { organizationId: id, ...data }, update: data });
     },
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
+import { jsonInput } from '../../db/json.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { standaloneMergeRules } from '../../services/merge-rules.ts';
@@ -58,7 +59,7 @@ builder.mutationFields((t) => ({
         data: {
           id,
           title: input.title.trim(),
-          emailDomains: JSON.stringify(input.emailDomains ?? []),
+          emailDomains: input.emailDomains ?? [],
           type: input.type ?? 'business',
           useCase: input.useCase ?? null,
           communityType: input.communityType ?? null,
@@ -85,7 +86,7 @@ builder.mutationFields((t) => ({
         where: { id },
         data: {
           title: input.title ?? undefined,
-          emailDomains: input.emailDomains ? JSON.stringify(input.emailDomains) : undefined,
+          emailDomains: input.emailDomains ?? undefined,
           hostname: input.hostname,
           defaultRole: input.defaultRole,
           defaultSiteId: input.defaultContent === null ? null : undefined,
@@ -93,7 +94,7 @@ builder.mutationFields((t) => ({
           sso: input.sso ?? undefined,
           ai: input.ai ?? undefined,
           inviteLinks: input.inviteLinks ?? undefined,
-          mergeRules: input.mergeRules ? JSON.stringify(input.mergeRules) : undefined,
+          mergeRules: input.mergeRules ? jsonInput(input.mergeRules) : undefined,
         },
       });
     },

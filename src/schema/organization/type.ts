@@ -1,6 +1,7 @@
 import { can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { parseStoredJson } from '../../services/merge-rules.ts';
+import { storedOrganizationMergeRules } from '../../services/merge-rules.ts';
+import { storedEmailDomains } from '../../services/organization.ts';
 import { MemberRole, OrganizationCommunityType, OrganizationType, OrganizationUseCase } from '../shared/enums.ts';
 
 const OrganizationUrls = builder.objectRef<{ location: string; app: string; logo: string | null }>('OrganizationUrls').implement({
@@ -51,7 +52,7 @@ export const Organization = builder.prismaObject('Organization', {
     id: t.exposeID('id'),
     title: t.exposeString('title'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    emailDomains: t.stringList({ resolve: (org) => parseStoredJson<string[]>(org.emailDomains, []) }),
+    emailDomains: t.stringList({ resolve: (org) => storedEmailDomains(org.emailDomains) }),
     hostname: t.exposeString('hostname', { nullable: true }),
     type: t.field({ type: OrganizationType, resolve: (org) => org.type as 'business' | 'community' }),
     useCase: t.field({ type: OrganizationUseCase, nullable: true, resolve: (org) => org.useCase as never }),
@@ -66,7 +67,7 @@ export const Organization = builder.prismaObject('Organization', {
     ai: t.exposeBoolean('ai'),
     inviteLinks: t.exposeBoolean('inviteLinks'),
     plan: t.exposeString('plan'),
-    mergeRules: t.field({ type: 'JSON', resolve: (org) => parseStoredJson(org.mergeRules, { type: 'none' }) }),
+    mergeRules: t.field({ type: 'JSON', resolve: (org) => storedOrganizationMergeRules(org.mergeRules) }),
     urls: t.field({
       type: OrganizationUrls,
       resolve: (org, _args, ctx) => ({ location: ctx.urls.api(`/orgs/${org.id}`), app: ctx.urls.app(`/o/${org.id}`), logo: org.logo }),

@@ -148,7 +148,7 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
     type: t.exposeString('type', { description: 'edits | merge | rollback | update' }),
     parents: t.stringList({ resolve: (r) => [r.parentId, r.mergedParentId].filter((p): p is string => p !== null) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    variables: t.field({ type: 'JSON', resolve: (r) => JSON.parse(r.variables) as unknown }),
+    variables: t.field({ type: 'JSON', resolve: (r) => r.variables }),
     reusableContents: t.field({ type: ['JSON'], description: 'Reusable contents (none yet)', resolve: () => [] }),
     pages: t.field({ type: [RevisionPage], description: 'The root pages, each with its children', resolve: (r, _a, ctx) => pageChildren(ctx, r, null) }),
     page: t.field({

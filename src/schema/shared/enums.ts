@@ -1,41 +1,51 @@
 /**
- * Value sets of the wire contract. GraphQL enum names cannot hold `-`, so the
- * sets with such values (`share-link`, `pt-br`, ...) are string scalars that
- * accept only their values: REST and GraphQL then carry the same strings.
+ * Value sets of the wire contract, as GraphQL types. The sets stored in the
+ * database are defined once in src/db/value-sets.ts and derived here (and, in
+ * their resource's module, ChangeRequestStatus and JobKind/JobState). GraphQL
+ * enum names cannot hold `-`, so the sets with such values (`share-link`,
+ * `pt-br`, ...) are string scalars that accept only their values: REST and
+ * GraphQL then carry the same strings.
  */
 import { GraphQLError } from 'graphql';
-import { MEMBER_ROLES } from '../../auth/roles.ts';
 import { builder } from '../../builder.ts';
+import {
+  CONTENT_VISIBILITIES,
+  DEFAULT_LEVELS,
+  MEMBER_ROLES,
+  ORGANIZATION_COMMUNITY_TYPES,
+  ORGANIZATION_TYPES,
+  ORGANIZATION_USE_CASES,
+  SITE_AGENTS_CONTEXTS,
+  SITE_TYPES,
+  SITE_VISIBILITIES,
+  SPACE_EDIT_MODES,
+  TRANSLATION_LANGUAGES,
+} from '../../db/value-sets.ts';
+
+/** MEMBER_ROLES from the most to the least powerful (the order the GraphQL enums list them in). */
+export const ROLES_DESCENDING = [...MEMBER_ROLES].reverse() as unknown as readonly ['admin', 'create', 'review', 'edit', 'comment', 'read'];
 
 export const MemberRole = builder.enumType('MemberRole', {
   description: 'Member roles, from most to least powerful: admin, create, review, edit, comment, read',
-  values: [...MEMBER_ROLES].reverse() as unknown as readonly ['admin', 'create', 'review', 'edit', 'comment', 'read'],
+  values: ROLES_DESCENDING,
 });
 
 export const DefaultLevel = builder.enumType('DefaultLevel', {
   description: 'The role members get on content by default; `inherit` follows the parent; null gives them nothing',
-  values: ['inherit', ...[...MEMBER_ROLES].reverse()] as unknown as readonly ['inherit', 'admin', 'create', 'review', 'edit', 'comment', 'read'],
+  values: [DEFAULT_LEVELS[0], ...ROLES_DESCENDING] as const,
 });
 
-export const SpaceEditMode = builder.enumType('SpaceEditMode', { values: ['live', 'locked'] as const });
-export const OrganizationType = builder.enumType('OrganizationType', { values: ['business', 'community'] as const });
-export const OrganizationUseCase = builder.enumType('OrganizationUseCase', {
-  values: ['internalDocs', 'docsSite', 'audienceControlledSite', 'productDocs', 'teamKnowledgeBase', 'designSystem', 'openSourceDocs', 'notes', 'other'] as const,
-});
-export const OrganizationCommunityType = builder.enumType('OrganizationCommunityType', {
-  values: ['nonProfit', 'openSource', 'education'] as const,
-});
+export const SpaceEditMode = builder.enumType('SpaceEditMode', { values: SPACE_EDIT_MODES });
+export const OrganizationType = builder.enumType('OrganizationType', { values: ORGANIZATION_TYPES });
+export const OrganizationUseCase = builder.enumType('OrganizationUseCase', { values: ORGANIZATION_USE_CASES });
+export const OrganizationCommunityType = builder.enumType('OrganizationCommunityType', { values: ORGANIZATION_COMMUNITY_TYPES });
 export const SiteAgentsContext = builder.enumType('SiteAgentsContext', {
   description: 'Whether the site is part of the agents\' context',
-  values: ['excluded', 'included'] as const,
+  values: SITE_AGENTS_CONTEXTS,
 });
 export const SortDirection = builder.enumType('SortDirection', { values: ['asc', 'desc'] as const });
 
-export const CONTENT_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
-export const TRANSLATION_LANGUAGES = [
-  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no', 'da',
-  'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
-] as const;
+export { CONTENT_VISIBILITIES, SITE_TYPES, SITE_VISIBILITIES, TRANSLATION_LANGUAGES };
 
 function stringSetScalar(
   name: 'ContentVisibility' | 'TranslationLanguage' | 'ContentReferenceStatus' | 'SiteVisibility' | 'SiteType',
@@ -55,9 +65,7 @@ function stringSetScalar(
 
 export const ContentVisibility = stringSetScalar('ContentVisibility', CONTENT_VISIBILITIES, 'Who can see a space');
 export const TranslationLanguage = stringSetScalar('TranslationLanguage', TRANSLATION_LANGUAGES, 'A content language');
+/** Not stored: the status of a link is worked out when links are read (src/content/links.ts). */
 export const ContentReferenceStatus = stringSetScalar('ContentReferenceStatus', ['ok', 'broken', 'in-app'], 'The state of a link');
-
-export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
-export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
 export const SiteVisibility = stringSetScalar('SiteVisibility', SITE_VISIBILITIES, 'Who can see a published site');
 export const SiteType = stringSetScalar('SiteType', SITE_TYPES, 'The plan of a site');

@@ -14,6 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { builder } from '../../builder.ts';
+import type { Prisma } from '../../db/client.ts';
+import { jsonInput, jsonObject } from '../../db/json.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from './args.ts';
@@ -211,9 +213,10 @@ const UpdateSiteAdaptiveSchemaInput = builder.inputType('UpdateSiteAdaptiveSchem
   fields: (t) => ({ jsonSchema: t.field({ type: 'JSON', required: true, description: 'A SiteAdaptiveJSONSchema (draft-07)' }) }),
 });
 
-function readSchema(site: { adaptiveSchema: string | null; adaptiveSchemaUpdatedAt: Date | null; updatedAt: Date }): AdaptiveSchemaShape | null {
-  if (!site.adaptiveSchema) return null;
-  return { jsonSchema: JSON.parse(site.adaptiveSchema) as Json, updatedAt: site.adaptiveSchemaUpdatedAt ?? site.updatedAt };
+/** Site.adaptiveSchema as stored (a JSON object, written only after assertValidAdaptiveSchema accepted it), null when none is set. */
+function readSchema(site: { adaptiveSchema: Prisma.JsonValue | null; adaptiveSchemaUpdatedAt: Date | null; updatedAt: Date }): AdaptiveSchemaShape | null {
+  const jsonSchema = jsonObject(site.adaptiveSchema);
+  return jsonSchema && { jsonSchema, updatedAt: site.adaptiveSchemaUpdatedAt ?? site.updatedAt };
 }
 
 builder.queryFields((t) => ({
@@ -252,7 +255,7 @@ builder.mutationField('updateSiteAdaptiveSchema', (t) =>
       assertValidAdaptiveSchema(input.jsonSchema);
       const updated = await ctx.db.site.update({
         where: { id: site.id },
-        data: { adaptiveSchema: JSON.stringify(input.jsonSchema), adaptiveSchemaUpdatedAt: new Date() },
+        data: { adaptiveSchema: jsonInput(input.jsonSchema), adaptiveSchemaUpdatedAt: new Date() },
       });
       return readSchema(updated)!;
     },

@@ -1,6 +1,6 @@
 /**
  * Site customizations (GitBook's SiteCustomizationSettings): stored partial,
- * as JSON text, in Site.customizations (and per site space, as overrides, in
+ * as a JSON object, in Site.customizations (and per site space, as overrides, in
  * SiteSpace.customizations); read back as the full settings with every
  * required member filled in from DEFAULT_SITE_CUSTOMIZATIONS.
  *
@@ -15,6 +15,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { Prisma } from '../../db/client.ts';
+import { jsonObject } from '../../db/json.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 
 type Json = Record<string, unknown>;
@@ -83,19 +85,13 @@ export function mergeCustomizations(base: Json, patch: Json): Json {
   return out;
 }
 
-/** Parses a stored value; anything that is not a JSON object reads as no customization. */
-export function parseStoredCustomizations(stored: string | null | undefined): Json {
-  if (!stored) return {};
-  try {
-    const parsed: unknown = JSON.parse(stored);
-    return isPlainObject(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
+/** A stored value; anything that is not a JSON object reads as no customization. */
+export function parseStoredCustomizations(stored: Prisma.JsonValue | null | undefined): Json {
+  return jsonObject(stored) ?? {};
 }
 
 /** The full SiteCustomizationSettings of a site: its stored partial over the defaults. */
-export function readSiteCustomizations(stored: string): Record<string, unknown> {
+export function readSiteCustomizations(stored: Prisma.JsonValue): Record<string, unknown> {
   return mergeCustomizations(structuredClone(DEFAULT_SITE_CUSTOMIZATIONS) as Json, parseStoredCustomizations(stored));
 }
 
@@ -104,9 +100,9 @@ export function readSiteCustomizations(stored: string): Record<string, unknown> 
  * over the site's customizations (when given: `siteStored`, the site's stored
  * value) over the defaults; `hasOverrides` tells whether the site space has any.
  */
-export function readSiteSpaceCustomizations(stored: string, siteStored?: string): Record<string, unknown> {
+export function readSiteSpaceCustomizations(stored: Prisma.JsonValue, siteStored?: Prisma.JsonValue): Record<string, unknown> {
   const overrides = parseStoredCustomizations(stored);
-  const site = readSiteCustomizations(siteStored ?? '{}');
+  const site = readSiteCustomizations(siteStored ?? {});
   return { ...mergeCustomizations(site, overrides), hasOverrides: Object.keys(overrides).length > 0 };
 }
 
@@ -159,17 +155,17 @@ export function assertValidSiteSpaceCustomizations(full: Json, root = 'customiza
 
 /**
  * Applies a partial update to a stored value: deep-merges it, validates the
- * full result (400 naming the bad path) and returns the new stored JSON text.
+ * full result (400 naming the bad path) and returns the new stored value.
  */
-export function applySiteCustomizations(stored: string, patch: unknown, root = 'customizations'): string {
+export function applySiteCustomizations(stored: Prisma.JsonValue, patch: unknown, root = 'customizations'): Json {
   if (!isPlainObject(patch)) throw new InvalidInputError(`${root}: must be an object`);
   const next = mergeCustomizations(parseStoredCustomizations(stored), patch);
   assertValidSiteCustomizations(mergeCustomizations(structuredClone(DEFAULT_SITE_CUSTOMIZATIONS) as Json, next), root);
-  return JSON.stringify(next);
+  return next;
 }
 
 /** The site's icon (OpenAPI CustomizationFavicon), or null when none is set. */
-export function siteIcon(stored: string): Record<string, unknown> | null {
+export function siteIcon(stored: Prisma.JsonValue): Record<string, unknown> | null {
   const favicon = parseStoredCustomizations(stored).favicon;
   return isPlainObject(favicon) && Object.keys(favicon).length > 0 ? favicon : null;
 }

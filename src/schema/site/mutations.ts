@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
+import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { isUniqueViolation } from '../../errors/prisma.ts';
 import { newId } from '../../ids.ts';
@@ -75,14 +76,21 @@ type SiteQuery = Record<string, unknown>;
 
 /**
  * Deep-merges `patch` into the stored customizations of a site and writes the
- * result, compare-and-set on the stored text so that two concurrent partial
+ * result, compare-and-set on the stored value so that two concurrent partial
  * updates both land (the loser merges again on top of the winner's value).
+ * The comparison is Prisma's Json `equals`: jsonb equality on PostgreSQL (key
+ * order and spacing do not matter), the text on SQLite, which holds exactly
+ * what Prisma wrote (JSON.stringify of the value, so the read value written
+ * again compares equal).
  */
 async function writeCustomizations(ctx: Context, siteId: string, patch: unknown): Promise<void> {
   for (let attempt = 1; attempt <= 5; attempt++) {
     const { customizations } = await ctx.db.site.findUniqueOrThrow({ where: { id: siteId }, select: { customizations: true } });
     const next = applySiteCustomizations(customizations, patch);
-    const written = await ctx.db.site.updateMany({ where: { id: siteId, customizations }, data: { customizations: next } });
+    const written = await ctx.db.site.updateMany({
+      where: { id: siteId, customizations: { equals: jsonInput(customizations) } },
+      data: { customizations: jsonInput(next) },
+    });
     if (written.count > 0) return;
   }
   throw new ConflictError('customizations: the site was changed concurrently too many times; try again');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { loadParentCollection } from '../../services/collection.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
@@ -92,7 +93,7 @@ builder.mutationFields((t) => ({
           defaultLevel: input.defaultLevel,
           language: input.language,
           visibility: input.visibility ?? undefined,
-          mergeRules: input.mergeRules ? JSON.stringify(input.mergeRules) : undefined,
+          mergeRules: input.mergeRules ? jsonInput(input.mergeRules) : undefined,
         },
       });
     },

@@ -1,6 +1,6 @@
 import { can, type Action } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { parseStoredJson } from '../../services/merge-rules.ts';
+import { storedSpaceMergeRules } from '../../services/merge-rules.ts';
 import { publishedSpaceUrl } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
 import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
@@ -64,7 +64,7 @@ export const Space = builder.prismaObject('Space', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
     editMode: t.field({ type: SpaceEditMode, resolve: (s) => s.editMode as 'live' | 'locked' }),
-    mergeRules: t.field({ type: 'JSON', select: { mergeRules: true }, resolve: (s) => parseStoredJson(s.mergeRules, { type: 'inherit' }) }),
+    mergeRules: t.field({ type: 'JSON', select: { mergeRules: true }, resolve: (s) => storedSpaceMergeRules(s.mergeRules) }),
     urls: t.field({
       type: SpaceUrls,
       resolve: (s, _args, ctx) => ({

@@ -6,6 +6,7 @@
  */
 import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import { jsonInput } from '../../db/json.ts';
 import { paginate } from '../../db/pagination.ts';
 import { ConflictError, InvalidInputError, PreconditionFailedError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
@@ -75,7 +76,7 @@ builder.mutationFields((t) => ({
       const source = await loadSpace(ctx, input.source.space, 'space:read');
       if (source.organizationId !== org.id) throw new InvalidInputError('source.space: not a space of this organization');
       if (input.language === input.source.language) throw new InvalidInputError('language: must differ from the source language');
-      const instructions = input.instructions === undefined || input.instructions === null ? JSON.stringify(EMPTY_DOCUMENT) : checkDocument(input.instructions, 'instructions');
+      const instructions = jsonInput(input.instructions === undefined || input.instructions === null ? EMPTY_DOCUMENT : checkDocument(input.instructions, 'instructions'));
       const existing = await ctx.db.translation.findUnique({ where: { sourceSpaceId_language: { sourceSpaceId: source.id, language: input.language } } });
       if (existing) throw new ConflictError(`The space already has a translation into ${input.language} (${existing.id})`);
       const viewer = ctx.access.requireViewer();
@@ -119,7 +120,7 @@ builder.mutationFields((t) => ({
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }), input: t.arg({ type: UpdateTranslationInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const translation = await loadTranslation(ctx, String(args.organizationId), String(args.translationId), 'translation:update');
-      return ctx.db.translation.update({ ...query, where: { id: translation.id }, data: { instructions: checkDocument(args.input.instructions, 'instructions') } });
+      return ctx.db.translation.update({ ...query, where: { id: translation.id }, data: { instructions: jsonInput(checkDocument(args.input.instructions, 'instructions')) } });
     },
   }),
   deleteTranslation: t.boolean({

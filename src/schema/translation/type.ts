@@ -43,7 +43,7 @@ export const Translation = builder.prismaObject('Translation', {
     }),
     source: t.field({ type: TranslationSourceRef, resolve: (tr) => ({ space: tr.sourceSpaceId, language: tr.sourceLanguage }) }),
     language: t.exposeString('language'),
-    instructions: t.field({ type: 'JSON', resolve: (tr) => JSON.parse(tr.instructions) as unknown }),
+    instructions: t.field({ type: 'JSON', resolve: (tr) => tr.instructions }),
     result: t.field({
       type: TranslationResultRef,
       nullable: true,
