@@ -11,6 +11,7 @@ import { parseDatabaseUrl, type DatabaseConfig } from '../../src/db/provider/con
 import { dropDatabase, prepareDatabase } from '../../src/db/provider/setup.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+export const usingPostgres = Boolean(TEST_DATABASE_URL);
 
 export interface TestDatabase {
   url: string;
