@@ -4,18 +4,9 @@ import { type JSONDocument } from '../../src/content/document/model.ts';
 import { mergeDocuments } from '../../src/content/merge-documents.ts';
 import { mergeRevisions, type MergeConflict } from '../../src/content/merge.ts';
 import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import { pageSnapshot, paragraph, paragraphs as doc } from '../helpers/snapshot.ts';
 
 // ---------------------------------------------------------------- builder
-
-const T0 = new Date('2026-01-01T00:00:00Z');
-
-function paragraph(text: string) {
-  return { object: 'block' as const, type: 'paragraph', nodes: [{ object: 'text' as const, leaves: [{ object: 'leaf' as const, text, marks: [] }] }] };
-}
-
-function doc(...texts: string[]): JSONDocument {
-  return { object: 'document', data: {}, nodes: texts.map(paragraph) };
-}
 
 function texts(document: JSONDocument | undefined): string[] {
   return (document?.nodes ?? []).map((n) => n.nodes?.[0]?.leaves?.[0]?.text ?? '?');
@@ -33,24 +24,7 @@ function build(specs: PageSpec[], files: Partial<FileSnapshot>[] = []): Revision
       documentHash = hashDocument(document);
       s.documents.set(documentHash, document);
     }
-    s.pages.set(id, {
-      id,
-      kind: 'document',
-      parentId: parent,
-      index: 0,
-      title: id.toUpperCase(),
-      slug: id,
-      description: null,
-      emoji: null,
-      icon: null,
-      hidden: false,
-      documentHash,
-      linkTarget: null,
-      layout: null,
-      createdAt: T0,
-      updatedAt: T0,
-      ...rest,
-    });
+    s.pages.set(id, pageSnapshot({ id, parentId: parent, title: id.toUpperCase(), slug: id, documentHash, ...rest }));
   }
   renumberAll(s);
   for (const f of files) s.files.set(f.id!, file(f));

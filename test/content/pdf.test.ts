@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { type ContentRef, type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
 import { renderContentPdf, type PdfPageInput } from '../../src/content/pdf/render.ts';
 import { toWinAnsi } from '../../src/content/pdf/win-ansi.ts';
+import { png } from '../helpers/png.ts';
 
 // --- document builders -------------------------------------------------------
 
@@ -60,44 +60,6 @@ function table(columns: string[], rows: string[][]): JSONNode {
     data: { view: { type: 'grid', columns: columns.map((_, i) => `c${i}`), hideHeader: false }, definition, records },
     fragments,
   };
-}
-
-/** A PNG (8-bit RGB, or RGBA with alpha), encoded by hand. */
-function png(width: number, height: number, { alpha = false, corruptData = false, badFilter = false } = {}): Uint8Array {
-  const channels = alpha ? 4 : 3;
-  const raw = Buffer.alloc(height * (1 + width * channels));
-  for (let y = 0; y < height; y++) {
-    raw[y * (1 + width * channels)] = badFilter ? 9 : 0; // filter: none (9 does not exist)
-    for (let x = 0; x < width; x++) {
-      const at = y * (1 + width * channels) + 1 + x * channels;
-      raw[at] = (x * 97) & 255;
-      raw[at + 1] = (y * 57) & 255;
-      raw[at + 2] = 200;
-      if (alpha) raw[at + 3] = 180;
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, 'latin1');
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-    return Buffer.concat([head, data, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = alpha ? 6 : 2;
-  const idat = corruptData ? Buffer.from('definitely not deflate data') : deflateSync(raw);
-  return new Uint8Array(
-    Buffer.concat([
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      chunk('IHDR', ihdr),
-      chunk('IDAT', idat),
-      chunk('IEND', Buffer.alloc(0)),
-    ]),
-  );
 }
 
 // --- PDF reading -------------------------------------------------------------

@@ -4,43 +4,22 @@
  * of its source reads back exactly like one written in full.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JSONDocument } from '../../src/content/document/model.ts';
+import { type ContentRef, type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
 import { placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
 import type { PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { newId } from '../../src/ids.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { pageSnapshot, paragraphs as doc, textNode } from '../helpers/snapshot.ts';
 
 let database: TestDatabase;
 let db: Db;
 let spaceId: string;
 
-const T0 = new Date('2026-01-01T00:00:00Z');
-const doc = (text: string): JSONDocument => ({
-  object: 'document',
-  data: {},
-  nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
-});
-
+/** A document page whose document is one paragraph of `text`, stored in `snapshot`. */
 function page(snapshot: RevisionSnapshot, id: string, parentId: string | null, index: number, text: string): PageSnapshot {
-  return {
-    id,
-    kind: 'document',
-    parentId,
-    index,
-    title: id.toUpperCase(),
-    slug: id,
-    description: null,
-    emoji: null,
-    icon: null,
-    hidden: false,
-    documentHash: putDocument(snapshot, doc(text)),
-    linkTarget: null,
-    layout: null,
-    createdAt: T0,
-    updatedAt: T0,
-  };
+  return pageSnapshot({ id, parentId, index, title: id.toUpperCase(), slug: id, documentHash: putDocument(snapshot, doc(text)) });
 }
 
 beforeAll(async () => {
@@ -108,21 +87,9 @@ describe('writeRevision', () => {
     const pages = 1200;
     for (let i = 0; i < pages; i++) {
       const id = `big-${i}`;
-      const document: JSONDocument = {
-        object: 'document',
-        data: {},
-        nodes: [
-          {
-            object: 'block',
-            type: 'paragraph',
-            nodes: [
-              { object: 'text', leaves: [{ object: 'leaf', text: `page ${i} links to `, marks: [] }] },
-              { object: 'inline', type: 'link', data: { ref: { kind: 'url', url: `https://example.com/${i}` } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'a site', marks: [] }] }] },
-              { object: 'inline', type: 'link', data: { ref: { kind: 'page', page: `big-${(i + 1) % pages}` } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'the next page', marks: [] }] }] },
-            ],
-          },
-        ],
-      };
+      const link = (ref: ContentRef, text: string): JSONNode => ({ object: 'inline', type: 'link', data: { ref }, nodes: [textNode(text)] });
+      const nodes = [textNode(`page ${i} links to `), link({ kind: 'url', url: `https://example.com/${i}` }, 'a site'), link({ kind: 'page', page: `big-${(i + 1) % pages}` }, 'the next page')];
+      const document: JSONDocument = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes }] };
       const p = page(snapshot, id, null, i, '');
       snapshot.pages.set(id, { ...p, documentHash: putDocument(snapshot, document) });
     }

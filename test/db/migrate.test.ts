@@ -4,8 +4,8 @@
  * through the generated client, and exact statement counting.
  *
  * SQLite always runs (a temp file). PostgreSQL runs when TEST_DATABASE_URL is
- * set, e.g. TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test, in a
- * fresh random schema of that database that is dropped afterwards.
+ * set (test/helpers/services.ts), e.g. postgresql://postgres@127.0.0.1:5432/test,
+ * in a fresh random schema of that database that is dropped afterwards.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +18,8 @@ import { diffDatabaseToSchema, diffSchemas, migrate, migrationsDir, readMigratio
 import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';
 import { dropDatabase } from '../../src/db/provider/setup.ts';
 import { derivePostgresSchema } from '../../src/db/schema-files.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { servicesConfigured } from '../helpers/services.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sqliteSchema = fs.readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8');
@@ -73,14 +75,17 @@ describe('checked-in migrations', () => {
   });
 });
 
-/** The same checks for each provider. */
+/** The same checks for each provider, on one database migrated by `beforeAll`. */
 function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cleanup: () => void = () => {}) {
   let config: DatabaseConfig;
-  let db: Db | undefined;
+  let firstRun: { applied: string[] };
+  let db: Db;
   let statements: string[] = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     config = makeConfig();
+    firstRun = await migrate(config);
+    db = createDb(config, { onQuery: (sql) => statements.push(sql) });
   });
 
   afterAll(async () => {
@@ -89,10 +94,12 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
     cleanup();
   });
 
-  it('applies every checked-in migration to a fresh database', async () => {
-    const { applied } = await migrate(config);
-    expect(applied).toEqual(checkedInMigrations(provider));
-    expect(applied.length).toBeGreaterThan(0);
+  /** A new user of its own, for a test that writes. */
+  const newUser = (name: string) => db.user.create({ data: { id: `u-${name}`, email: `${name}@example.com`, displayName: name } });
+
+  it('applies every checked-in migration to a fresh database', () => {
+    expect(firstRun.applied).toEqual(checkedInMigrations(provider));
+    expect(firstRun.applied.length).toBeGreaterThan(0);
   });
 
   it('applies nothing on a second run, quickly', async () => {
@@ -123,11 +130,10 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
   });
 
   it('writes and reads a user through the generated client', async () => {
-    db = createDb(config, { onQuery: (sql) => statements.push(sql) });
-    const created = await db.user.create({ data: { id: 'u1', email: 'ada@example.com', displayName: 'Ada' } });
+    const created = await newUser('ada');
     expect(created.createdAt).toBeInstanceOf(Date);
     const read = await db.user.findUnique({ where: { email: 'ada@example.com' } });
-    expect(read).toMatchObject({ id: 'u1', displayName: 'Ada', photoURL: null });
+    expect(read).toMatchObject({ id: 'u-ada', displayName: 'ada', photoURL: null });
     // The migrations table sits beside the models (on PostgreSQL: in the test's schema).
     const rows = await db.$queryRawUnsafe<{ migration_name: string }[]>('SELECT migration_name FROM _prisma_migrations');
     expect(rows.map((r) => r.migration_name)).toEqual(checkedInMigrations(provider));
@@ -139,15 +145,16 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
       await fn();
       return [...statements];
     };
-    const client = db!;
-    expect(await count(() => client.user.findUnique({ where: { id: 'u1' } }))).toHaveLength(1);
-    expect(await count(() => client.user.update({ where: { id: 'u1' }, data: { displayName: 'Ada L.' } }))).toHaveLength(1);
+    const client = db;
+    const { id } = await newUser('grace');
+    expect(await count(() => client.user.findUnique({ where: { id } }))).toHaveLength(1);
+    expect(await count(() => client.user.update({ where: { id }, data: { displayName: 'Grace H.' } }))).toHaveLength(1);
 
     // Interactive transaction: BEGIN (sent by the adapter itself), 2 queries, COMMIT.
     const itx = await count(() =>
       client.$transaction(async (tx) => {
-        await tx.user.findUnique({ where: { id: 'u1' } });
-        await tx.user.update({ where: { id: 'u1' }, data: { photoURL: 'https://example.com/a.png' } });
+        await tx.user.findUnique({ where: { id } });
+        await tx.user.update({ where: { id }, data: { photoURL: 'https://example.com/a.png' } });
       }),
     );
     expect(itx).toHaveLength(4);
@@ -174,10 +181,11 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
     expect(await count(() => client.$executeRawUnsafe(`${noop}; ${noop}`))).toEqual([noop, noop]);
   });
 
-  it.runIf(provider === 'sqlite')('opens SQLite in WAL mode with synchronous=NORMAL, without counting the setup as statements', async () => {
+  // SQLite only: registered for it alone, so the PostgreSQL run has nothing to skip.
+  if (provider === 'sqlite') it('opens SQLite in WAL mode with synchronous=NORMAL, without counting the setup as statements', async () => {
     statements = [];
-    const [{ journal_mode }] = await db!.$queryRawUnsafe<{ journal_mode: string }[]>('PRAGMA journal_mode');
-    const [{ synchronous }] = await db!.$queryRawUnsafe<{ synchronous: number | bigint }[]>('PRAGMA synchronous');
+    const [{ journal_mode }] = await db.$queryRawUnsafe<{ journal_mode: string }[]>('PRAGMA journal_mode');
+    const [{ synchronous }] = await db.$queryRawUnsafe<{ synchronous: number | bigint }[]>('PRAGMA synchronous');
     expect(journal_mode).toBe('wal');
     expect(Number(synchronous)).toBe(1); // NORMAL
     expect(statements).toEqual(['PRAGMA journal_mode', 'PRAGMA synchronous']);
@@ -192,14 +200,9 @@ describe('SQLite', () => {
   );
 });
 
-const pgUrl = process.env.TEST_DATABASE_URL;
-if (!pgUrl) {
-  console.log('PostgreSQL tests skipped: set TEST_DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/test) to run them');
-}
-
-describe.skipIf(!pgUrl)('PostgreSQL (TEST_DATABASE_URL)', () => {
+describe.skipIf(!servicesConfigured('postgres'))('PostgreSQL (TEST_DATABASE_URL)', () => {
   databaseSuite('postgresql', () => {
-    const base = parseDatabaseUrl(pgUrl);
+    const base = parseDatabaseUrl(TEST_DATABASE_URL);
     if (base.provider !== 'postgresql' || !base.pg) throw new Error('TEST_DATABASE_URL must be a postgresql:// URL');
     // A fresh schema per run: runs never see each other's tables, and nothing else is touched.
     return { provider: 'postgresql', pg: { ...base.pg, schema: `t_${randomBytes(6).toString('hex')}` } };

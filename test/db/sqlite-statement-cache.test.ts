@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type { SqlDriverAdapter, SqlQuery } from '@prisma/driver-adapter-utils';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -34,6 +34,11 @@ describe('SQLite statement cache', () => {
     prepare.mockClear();
   });
 
+  // Each test counts the statements it prepares itself.
+  beforeEach(() => {
+    prepare.mockClear();
+  });
+
   afterAll(async () => {
     await adapter.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -56,19 +61,19 @@ describe('SQLite statement cache', () => {
   });
 
   it('runs writes through queryRaw (no result rows) and inside transactions', async () => {
+    await adapter.executeScript("INSERT INTO item (id, title) VALUES (10, 'ten')"); // a row of its own, outside the cache
     const update = 'UPDATE item SET title = ? WHERE id = ?';
-    expect((await adapter.queryRaw(query(update, ['uno', 1]))).rows).toEqual([]);
+    expect((await adapter.queryRaw(query(update, ['zehn', 10]))).rows).toEqual([]);
 
     const tx = await adapter.startTransaction();
-    await tx.executeRaw(query(update, ['eins', 1]));
+    await tx.executeRaw(query(update, ['dix', 10]));
     await tx.executeRaw(query('ROLLBACK'));
     await tx.rollback();
-    const rows = await adapter.queryRaw(query('SELECT title FROM item WHERE id = ?', [1]));
-    expect(rows.rows).toEqual([['uno']]);
+    const rows = await adapter.queryRaw(query('SELECT title FROM item WHERE id = ?', [10]));
+    expect(rows.rows).toEqual([['zehn']]);
   });
 
   it('reports SQL errors the way the adapter does, and caches nothing for them', async () => {
-    prepare.mockClear();
     await expect(adapter.queryRaw(query('SELECT nope FROM item'))).rejects.toMatchObject({ name: 'DriverAdapterError' });
     await expect(adapter.queryRaw(query('SELECT nope FROM item'))).rejects.toMatchObject({ name: 'DriverAdapterError' });
     expect(prepare).toHaveBeenCalledTimes(2);

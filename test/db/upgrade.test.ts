@@ -6,7 +6,7 @@
  * read back through the API: the same values come back, and the database is
  * exactly what a fresh one is.
  *
- * SQLite always; PostgreSQL when TEST_DATABASE_URL is set (a fresh schema).
+ * SQLite always; PostgreSQL when TEST_DATABASE_URL is set (test/helpers/services.ts), in a fresh schema.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,9 @@ import { diffDatabaseToSchema, migrate, migrationsDir, readMigrationsList } from
 import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';
 import { dropDatabase, prepareDatabase } from '../../src/db/provider/setup.ts';
 import { derivePostgresSchema } from '../../src/db/schema-files.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { servicesConfigured } from '../helpers/services.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sqliteSchema = fs.readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8');
@@ -323,10 +325,9 @@ describe('SQLite', () => {
   });
 });
 
-const pgUrl = process.env.TEST_DATABASE_URL;
-describe.skipIf(!pgUrl)('PostgreSQL (TEST_DATABASE_URL)', () => {
+describe.skipIf(!servicesConfigured('postgres'))('PostgreSQL (TEST_DATABASE_URL)', () => {
   upgradeSuite('postgresql', () => {
-    const u = new URL(pgUrl!);
+    const u = new URL(TEST_DATABASE_URL!);
     u.searchParams.set('schema', `t_${randomBytes(6).toString('hex')}`);
     const url = u.toString();
     const config = parseDatabaseUrl(url);

@@ -8,63 +8,36 @@
  * organization sees nothing, and a job whose server died finishes once after
  * a restart.
  */
-import { deflateSync } from 'node:zlib';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { startGitServer, type GitServer } from '../helpers/git-server.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { follow, useWsClients, type JobEventBody } from '../helpers/graphql-ws.ts';
+import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { png } from '../helpers/png.ts';
+import { startTestServer, useTestServer } from '../helpers/server.ts';
 
+const SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500' };
+const { server, ada } = useTestServer({ users: ['Ada'], env: SERVER_ENV });
+const wsClient = useWsClients(() => server.baseUrl);
 let git: GitServer;
-let server: TestServer;
-let ada: { id: string; email: string; token: string };
 let org: string;
-const clients: Client[] = [];
 
-/** A valid 1x1 PNG of one color. */
-function png(seed: number): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, sum]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(Buffer.from([0, seed % 256, 100, 200]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+/** A 1x1 PNG whose colour differs by `seed`. */
+const pngOf = (seed: number) => png(1, 1, { pixel: () => [seed % 256, 100, 200] });
 
 /** 50 pages: README, 5 chapters (folders with a README) of 8 pages each, 4 loose pages; images in two folders. */
 function repositoryFiles(): Record<string, string | Uint8Array> {
   const files: Record<string, string | Uint8Array> = {};
   const summary = ['# Table of contents', '', '* [Home](README.md)'];
   files['README.md'] = '# Home\n\nWelcome to the **product** docs. Start with [chapter 1](chapter-1/README.md).\n\n![Logo](.gitbook/assets/logo.png)\n';
-  files['.gitbook/assets/logo.png'] = png(1);
+  files['.gitbook/assets/logo.png'] = pngOf(1);
   for (let c = 1; c <= 5; c++) {
     summary.push(`* [Chapter ${c}](chapter-${c}/README.md)`);
     files[`chapter-${c}/README.md`] = `---\ndescription: About chapter ${c}\n---\n\n# Chapter ${c}\n\nThis chapter explains topic${c}.\n`;
-    files[`chapter-${c}/images/diagram.png`] = png(c + 10);
+    files[`chapter-${c}/images/diagram.png`] = pngOf(c + 10);
     for (let p = 1; p <= 8; p++) {
       summary.push(`  * [Page ${c}.${p}](chapter-${c}/page-${p}.md)`);
       const image = p === 1 ? `\n![Diagram ${c}](images/diagram.png)\n` : '';
@@ -78,53 +51,6 @@ function repositoryFiles(): Record<string, string | Uint8Array> {
   }
   files['SUMMARY.md'] = `${summary.join('\n')}\n`;
   return files;
-}
-
-function wsClient(token: string, base = server.baseUrl): Client {
-  const client = createClient({
-    url: `${base.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-    lazy: true,
-  });
-  clients.push(client);
-  return client;
-}
-
-interface JobEventBody {
-  id: string;
-  kind: string;
-  state: string;
-  step: string | null;
-  percent: number;
-  result?: Record<string, unknown> | null;
-  error?: string | null;
-}
-
-/** Subscribes and collects events; `done` resolves at the first final state (or rejects on error). */
-function follow(client: Client, query: string, variables: Record<string, unknown>, field: string) {
-  const events: JobEventBody[] = [];
-  const errors: unknown[] = [];
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  const unsubscribe = client.subscribe(
-    { query, variables },
-    {
-      next: (value) => {
-        if (value.errors) errors.push(value.errors);
-        const event = (value.data as Record<string, JobEventBody> | null)?.[field];
-        if (event) events.push(event);
-        if (event && ['succeeded', 'failed', 'cancelled'].includes(event.state)) finish();
-      },
-      error: (error) => {
-        errors.push(error);
-        finish();
-      },
-      complete: () => finish(),
-    },
-  );
-  return { events, errors, done, unsubscribe };
 }
 
 /** Subscribes over GraphQL over SSE (graphql-yoga's distinct-connections mode) until a final state. */
@@ -179,47 +105,54 @@ async function api(method: string, path: string, body?: unknown, token = ada.tok
   return server.request(method, path, { token, body });
 }
 
+const newSpace = async (title: string): Promise<string> => (await server.createSpace(ada, org, { title })).id;
+
+/** Imports the main branch of `repository` into `space`, following the job over graphql-ws until it ends. */
+async function importFollowed(space: string, repository: string) {
+  const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
+  await new Promise((r) => setTimeout(r, 200)); // the subscription is registered
+  const started = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url(repository), ref: 'refs/heads/main' });
+  expect(started.status, JSON.stringify(started.body)).toBe(204);
+  await followed.done;
+  followed.unsubscribe();
+  return followed;
+}
+
 beforeAll(async () => {
   git = await startGitServer();
-  server = await startTestServer({ FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500' });
-  ada = await server.createUser('Ada');
   org = await server.createOrg(ada);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
-  await server?.close();
   await git?.close();
 });
 
 describe('Git Sync', () => {
-  let space: string;
   let headCommit: string;
+  /** A space holding the import of `docs`, with the events of that import; tests that import again use spaces of their own. */
+  let imported: { space: string } & Awaited<ReturnType<typeof importFollowed>>;
 
-  it('imports a repository of 50 pages, nested folders and images; the subscriber sees every step in order', async () => {
+  beforeAll(async () => {
     await git.createBareRepository('docs', repositoryFiles());
     headCommit = (await git.lastCommit('docs', 'main')).oid;
-    space = (await server.createSpace(ada, org, { title: 'Imported' })).id;
+    const space = await newSpace('Imported');
+    imported = { space, ...(await importFollowed(space, 'docs')) };
+  });
 
-    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 200)); // the subscription is registered
-    const started = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
-    expect(started.status, JSON.stringify(started.body)).toBe(204);
-    await followed.done;
-    followed.unsubscribe();
-
-    expect(followed.errors).toEqual([]);
-    const states = followed.events.map((e) => e.state);
+  it('imports a repository of 50 pages, nested folders and images; the subscriber sees every step in order', () => {
+    expect(imported.errors).toEqual([]);
+    const states = imported.events.map((e) => e.state);
     expect(states[0]).toBe('queued');
     expect(states.at(-1)).toBe('succeeded');
     expect(states.slice(1, -1).every((s) => s === 'running')).toBe(true);
-    const steps = followed.events.filter((e) => e.state === 'running').map((e) => e.step);
+    const steps = imported.events.filter((e) => e.state === 'running').map((e) => e.step);
     expect(steps).toEqual(expect.arrayContaining(['starting', 'cloning', 'reading pages', 'writing the revision']));
-    const percents = followed.events.map((e) => e.percent);
+    const percents = imported.events.map((e) => e.percent);
     expect([...percents].sort((a, b) => a - b)).toEqual(percents);
-    expect(followed.events.at(-1)!.result).toMatchObject({ commit: headCommit, pages: 50, files: 6 });
+    expect(imported.events.at(-1)!.result).toMatchObject({ commit: headCommit, pages: 50, files: 6 });
   });
 
   it('serves the imported pages through REST and GraphQL', async () => {
+    const { space } = imported;
     const pages = await api('GET', `/v1/spaces/${space}/content/pages`);
     expect(pages.status).toBe(200);
     assertMatchesSpec('listPages', 200, pages.body);
@@ -238,8 +171,8 @@ describe('Git Sync', () => {
     expect(files.body.items).toHaveLength(6);
     expect(files.body.items.every((f: any) => f.contentType === 'image/png' && f.dimensions?.width === 1)).toBe(true);
 
-    const graph = await api('POST', '/graphql', {
-      query: `query($id: ID!) { space(id: $id) { revision { pagesCount pages { title pages { title } } files { name } } } }`,
+    const graph = await server.graphql(`query($id: ID!) { space(id: $id) { revision { pagesCount pages { title pages { title } } files { name } } } }`, {
+      token: ada.token,
       variables: { id: space },
     });
     expect(graph.body.errors).toBeUndefined();
@@ -253,19 +186,18 @@ describe('Git Sync', () => {
   });
 
   it('importing the same commit again changes nothing, and asks the server for the branch tip only', async () => {
+    const space = await newSpace('Imported twice');
+    await importFollowed(space, 'docs');
     const before = (await api('GET', `/v1/spaces/${space}`)).body.revision;
-    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 200));
     const requestsBefore = git.requests.length;
-    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
-    await followed.done;
-    expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({
+    const again = await importFollowed(space, 'docs');
+    expect(again.events.at(-1), JSON.stringify(again.events.at(-1))).toMatchObject({
       state: 'succeeded',
       result: { unchanged: true, commit: headCommit, revision: before, pages: 50, files: 6 },
     });
     expect((await api('GET', `/v1/spaces/${space}`)).body.revision).toBe(before);
     // The branch is where the last import left it: no clone, no pages read.
-    const steps = followed.events.map((e: any) => e.step).filter(Boolean);
+    const steps = again.events.map((e) => e.step).filter(Boolean);
     expect(steps).toContain('checking the branch');
     expect(steps).not.toContain('cloning');
     expect(steps).not.toContain('reading pages');
@@ -274,19 +206,18 @@ describe('Git Sync', () => {
   });
 
   it('imports in full when the server cannot tell the branch tip on its own', async () => {
+    const space = await newSpace('Imported in full');
+    await importFollowed(space, 'docs');
     const before = (await api('GET', `/v1/spaces/${space}`)).body.revision;
     let failed = 0;
     git.beforeRequest = async () => {
       if (failed++ === 0) throw new Error('ref listing unavailable');
     };
     try {
-      const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-      await new Promise((r) => setTimeout(r, 200));
-      await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
-      await followed.done;
+      const again = await importFollowed(space, 'docs');
       // The shortcut failed (a 500 from the server), the import did not: it cloned, read and found nothing to change.
-      expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true, commit: headCommit } });
-      const steps = followed.events.map((e: any) => e.step);
+      expect(again.events.at(-1), JSON.stringify(again.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true, commit: headCommit } });
+      const steps = again.events.map((e) => e.step);
       expect(steps).toContain('checking the branch');
       expect(steps).toContain('cloning');
       expect((await api('GET', `/v1/spaces/${space}`)).body.revision).toBe(before);
@@ -296,7 +227,9 @@ describe('Git Sync', () => {
   });
 
   it('the same commit is imported again once the space has changed since', async () => {
-    const imported = (await api('GET', `/v1/spaces/${space}`)).body.revision;
+    const space = await newSpace('Changed since');
+    await importFollowed(space, 'docs');
+    const importedRevision = (await api('GET', `/v1/spaces/${space}`)).body.revision;
     const changeRequest = await api('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Local edit' });
     expect(changeRequest.status, JSON.stringify(changeRequest.body)).toBe(201);
     const edited = await api('POST', `/v1/spaces/${space}/change-requests/${changeRequest.body.id}/content`, {
@@ -306,15 +239,12 @@ describe('Git Sync', () => {
     const merged = await api('POST', `/v1/spaces/${space}/change-requests/${changeRequest.body.id}/merge`);
     expect(merged.status, JSON.stringify(merged.body)).toBe(200);
     const local = (await api('GET', `/v1/spaces/${space}`)).body.revision;
-    expect(local).not.toBe(imported);
+    expect(local).not.toBe(importedRevision);
 
-    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 200));
-    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
-    await followed.done;
+    const again = await importFollowed(space, 'docs');
     // The repository wins: the local page is gone, in a new revision.
-    expect(followed.events.at(-1), JSON.stringify(followed.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: false, commit: headCommit, pages: 50 } });
-    expect(followed.events.map((e: any) => e.step)).toContain('reading pages');
+    expect(again.events.at(-1), JSON.stringify(again.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: false, commit: headCommit, pages: 50 } });
+    expect(again.events.map((e) => e.step)).toContain('reading pages');
     const after = (await api('GET', `/v1/spaces/${space}`)).body.revision;
     expect(after).not.toBe(local);
     const titles = JSON.stringify((await api('GET', `/v1/spaces/${space}/content/pages`)).body);
@@ -322,9 +252,11 @@ describe('Git Sync', () => {
   });
 
   it('exports to another repository (followed over SSE): files and commit checked with git; importing it back gives the same content', async () => {
+    const space = await newSpace('Exported');
+    await importFollowed(space, 'docs');
     await git.createBareRepository('export');
-    const graphqlStart = await api('POST', '/graphql', {
-      query: `mutation($id: ID!, $input: ExportToGitRepositoryInput!) { exportToGitRepository(spaceId: $id, input: $input) { id state } }`,
+    const graphqlStart = await server.graphql(`mutation($id: ID!, $input: ExportToGitRepositoryInput!) { exportToGitRepository(spaceId: $id, input: $input) { id state } }`, {
+      token: ada.token,
       variables: { id: space, input: { url: git.url('export'), ref: 'refs/heads/main', commitMessage: 'Export from the docs API' } },
     });
     expect(graphqlStart.body.errors).toBeUndefined();
@@ -339,12 +271,8 @@ describe('Git Sync', () => {
     const commit = await git.lastCommit('export', 'main');
     expect(commit).toMatchObject({ message: 'Export from the docs API', authorName: 'Ada', authorEmail: ada.email });
 
-    const copy = (await server.createSpace(ada, org, { title: 'Round trip' })).id;
-    const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: copy }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 200));
-    await api('POST', `/v1/spaces/${copy}/git/import`, { url: git.url('export'), ref: 'refs/heads/main' });
-    await followed.done;
-    expect(followed.events.at(-1)!.state).toBe('succeeded');
+    const copy = await newSpace('Round trip');
+    expect((await importFollowed(copy, 'export')).events.at(-1)!.state).toBe('succeeded');
     const shape = async (id: string) => {
       const body = (await api('GET', `/v1/spaces/${id}/content/pages`)).body;
       const walk = (list: any[]): any[] => list.map((p) => ({ title: p.title, path: p.path, description: p.description, pages: walk(p.pages ?? []) }));
@@ -353,15 +281,14 @@ describe('Git Sync', () => {
     expect(await shape(copy)).toEqual(await shape(space));
 
     // The exported branch holds this space's content: importing it into the space finds nothing to do.
-    const back = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 200));
-    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('export'), ref: 'refs/heads/main' });
-    await back.done;
+    const back = await importFollowed(space, 'export');
     expect(back.events.at(-1), JSON.stringify(back.events.at(-1))).toMatchObject({ state: 'succeeded', result: { unchanged: true, commit: commit.oid } });
-    expect(back.events.map((e: any) => e.step)).not.toContain('cloning');
+    expect(back.events.map((e) => e.step)).not.toContain('cloning');
   });
 
   it('a subscriber of another organization receives nothing, and cannot follow this space', async () => {
+    await git.createBareRepository('watched', { 'README.md': '# Watched\n\nFollowed by its organization only.\n', 'SUMMARY.md': '* [Watched](README.md)\n' });
+    const space = await newSpace('Watched');
     const mallory = await server.createUser('Mallory');
     const malloryOrg = await server.createOrg(mallory);
     const theirs = follow(wsClient(mallory.token), `subscription($id: ID!) { organizationJobs(organizationId: $id) { id state } }`, { id: malloryOrg }, 'organizationJobs');
@@ -369,71 +296,70 @@ describe('Git Sync', () => {
     await forbidden.done;
     expect(JSON.stringify(forbidden.errors)).toMatch(/not found|404/i);
     await new Promise((r) => setTimeout(r, 200));
-    const ours = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 200));
-    await git.commit('docs', 'main', { 'loose-1.md': '# Loose 1\n\nChanged.\n' });
-    await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/heads/main' });
-    await ours.done;
-    expect(ours.events.at(-1)!.state).toBe('succeeded');
+    expect((await importFollowed(space, 'watched')).events.at(-1)!.state).toBe('succeeded');
     await new Promise((r) => setTimeout(r, 200));
     theirs.unsubscribe();
     expect(theirs.events).toEqual([]);
   });
 
   it('bad input is a 400 and starts nothing', async () => {
+    const space = await newSpace('Bad input');
     const bad = await api('POST', `/v1/spaces/${space}/git/import`, { url: 'ftp://example.com/x.git', ref: 'refs/heads/main' });
     expect(bad.status).toBe(400);
     const badRef = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url('docs'), ref: 'refs/tags/v1' });
     expect(badRef.status).toBe(400);
     const missing = await api('POST', `/v1/spaces/${space}/git/export`, { url: git.url('docs'), ref: 'refs/heads/main' });
     expect(missing.status).toBe(400); // commitMessage is required
+    expect(await server.app.db.job.count({ where: { spaceId: space } })).toBe(0);
   });
 
   it('a job whose server died mid-import finishes once after a restart', async () => {
     await git.createBareRepository('slow', repositoryFiles());
-    const target = (await server.createSpace(ada, org, { title: 'Restarted' })).id;
+    // Two servers, one after the other, on a database of their own: the file's server takes no part.
+    const shared = { database: await createTestDatabase(), storageDir: fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-files-')) };
     // Hold the clone until the first server is gone.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    let seen!: () => void;
-    const reached = new Promise<void>((r) => (seen = r));
-    git.beforeRequest = async (request) => {
-      if (request.path.includes('slow.git')) {
-        seen();
-        await held;
-      }
-    };
-    const first = await startTestServer(
-      { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500', JOB_CONCURRENCY: '1' },
-      { database: server.database, storageDir: server.storageDir },
-    );
-    // Only the first server may run it: the main one is busy with nothing but must not take it; stop its workers.
-    await server.app.jobs.close();
-    const started = await first.request('POST', `/v1/spaces/${target}/git/import`, { token: ada.token, body: { url: git.url('slow'), ref: 'refs/heads/main' } });
-    expect(started.status).toBe(204);
-    await reached;
-    await first.close(); // the process dies: its job stays "running" with a lease nobody renews
-    git.beforeRequest = null;
-    release();
-
-    const second = await startTestServer(
-      { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500' },
-      { database: server.database, storageDir: server.storageDir },
-    );
     try {
-      const jobs = async () => server.app.db.job.findMany({ where: { spaceId: target } });
-      while ((await jobs())[0]?.state !== 'succeeded') {
-        expect((await jobs())[0]?.state, JSON.stringify(await jobs())).not.toBe('failed');
-        await new Promise((r) => setTimeout(r, 100));
+      let seen!: () => void;
+      const reached = new Promise<void>((r) => (seen = r));
+      git.beforeRequest = async (request) => {
+        if (request.path.includes('slow.git')) {
+          seen();
+          await held;
+        }
+      };
+      const first = await startTestServer({ ...SERVER_ENV, JOB_CONCURRENCY: '1' }, shared);
+      const owner = await first.createUser('Owner');
+      const target = (await first.createSpace(owner, await first.createOrg(owner), { title: 'Restarted' })).id;
+      const started = await first.request('POST', `/v1/spaces/${target}/git/import`, { token: owner.token, body: { url: git.url('slow'), ref: 'refs/heads/main' } });
+      expect(started.status).toBe(204);
+      await reached;
+      await first.close(); // the process dies: its job stays "running" with a lease nobody renews
+      git.beforeRequest = null;
+      release();
+
+      const second = await startTestServer(SERVER_ENV, shared);
+      try {
+        const jobs = async () => second.app.db.job.findMany({ where: { spaceId: target } });
+        while ((await jobs())[0]?.state !== 'succeeded') {
+          expect((await jobs())[0]?.state, JSON.stringify(await jobs())).not.toBe('failed');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const [job] = await jobs();
+        expect(job!.attempts).toBe(2);
+        const revisions = await second.app.db.revision.count({ where: { spaceId: target } });
+        expect(revisions).toBe(2); // the empty first revision and one import: nothing twice
+        const pages = await second.request('GET', `/v1/spaces/${target}/content/pages`, { token: owner.token });
+        expect(pages.body.pages).toHaveLength(10);
+      } finally {
+        await second.close();
       }
-      const [job] = await jobs();
-      expect(job!.attempts).toBe(2);
-      const revisions = await server.app.db.revision.count({ where: { spaceId: target } });
-      expect(revisions).toBe(2); // the empty first revision and one import: nothing twice
-      const pages = await second.request('GET', `/v1/spaces/${target}/content/pages`, { token: ada.token });
-      expect(pages.body.pages).toHaveLength(10);
     } finally {
-      await second.close();
+      git.beforeRequest = null;
+      release();
+      await shared.database.drop();
+      await fs.promises.rm(shared.storageDir, { recursive: true, force: true });
     }
   });
 });

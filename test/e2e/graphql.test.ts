@@ -3,30 +3,15 @@
  * graphql-ws on the same path, authentication, graphql-armor limits, and the
  * health and metrics endpoints.
  */
-import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import type { Client, ExecutionResult } from 'graphql-ws';
+import { describe, expect, it } from 'vitest';
+import { useWsClients } from '../helpers/graphql-ws.ts';
+import { useTestServer, type ApiResponse, type GraphQLBody } from '../helpers/server.ts';
 
-let server: TestServer;
-let ada: { id: string; email: string; token: string };
-let bob: { id: string; email: string; token: string };
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server?.close());
-
-type GraphQLBody = { data?: any; errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string } }> };
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 function post(query: string, options: { token?: string; variables?: Record<string, unknown>; accept?: string } = {}): Promise<ApiResponse<GraphQLBody>> {
-  return server.request('POST', '/graphql', {
-    token: options.token,
-    body: { query, variables: options.variables },
-    headers: options.accept ? { accept: options.accept } : undefined,
-  });
+  return server.graphql(query, { token: options.token, variables: options.variables, headers: options.accept ? { accept: options.accept } : undefined });
 }
 
 function get(query: string, options: { token?: string; variables?: Record<string, unknown> } = {}): Promise<ApiResponse<GraphQLBody>> {
@@ -54,10 +39,6 @@ const ORGANIZATION = /* GraphQL */ `
 `;
 
 describe('GraphQL over HTTP', () => {
-  let orgId: string;
-  let spaceId: string;
-  let collectionId: string;
-
   it('answers the viewer over POST and GET', async () => {
     const viaPost = await post(VIEWER, { token: ada.token });
     expect(viaPost.status).toBe(200);
@@ -69,35 +50,35 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('runs mutations over POST, and refuses them over GET', async () => {
+    const dora = await server.createUser('Dora'); // a user of her own: her organizations are counted
     const org = await post('mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id title permissions { admin } } }', {
-      token: ada.token,
+      token: dora.token,
       variables: { input: { title: 'GraphQL Org' } },
     });
     expect(org.status).toBe(200);
     expect(org.body.errors).toBeUndefined();
     expect(org.body.data.createOrganization).toMatchObject({ title: 'GraphQL Org', permissions: { admin: true } });
-    orgId = org.body.data.createOrganization.id;
+    const orgId = org.body.data.createOrganization.id;
 
     const collection = await post('mutation($org: ID!) { createCollection(organizationId: $org, input: { title: "Guides" }) { id title } }', {
-      token: ada.token,
+      token: dora.token,
       variables: { org: orgId },
     });
     expect(collection.body.errors).toBeUndefined();
-    collectionId = collection.body.data.createCollection.id;
+    expect(collection.body.data.createCollection.title).toBe('Guides');
 
     const space = await post(
       'mutation($org: ID!, $input: CreateSpaceInput!) { createSpace(organizationId: $org, input: $input) { id title visibility permissions { edit admin } } }',
-      { token: ada.token, variables: { org: orgId, input: { title: 'Getting started', emoji: '🚀' } } },
+      { token: dora.token, variables: { org: orgId, input: { title: 'Getting started', emoji: '🚀' } } },
     );
     expect(space.status).toBe(200);
     expect(space.body.errors).toBeUndefined();
     expect(space.body.data.createSpace).toMatchObject({ title: 'Getting started', visibility: 'private', permissions: { edit: true, admin: true } });
-    spaceId = space.body.data.createSpace.id;
 
-    const overGet = await get('mutation { createOrganization(input: { title: "Nope" }) { id } }', { token: ada.token });
+    const overGet = await get('mutation { createOrganization(input: { title: "Nope" }) { id } }', { token: dora.token });
     expect(overGet.status).toBe(405);
     expect(overGet.body.data).toBeUndefined();
-    const orgs = await post('{ organizations { count } }', { token: ada.token });
+    const orgs = await post('{ organizations { count } }', { token: dora.token });
     expect(orgs.body.data.organizations.count).toBe(1);
 
     const invalid = await post('mutation($org: ID!) { createSpace(organizationId: $org, input: { title: "x" }) { id } }', {
@@ -109,7 +90,10 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('reads an organization with its spaces, collections and members', async () => {
-    await server.app.db.member.create({ data: { id: `m-e2e-${bob.id}`, organizationId: orgId, userId: bob.id, role: 'read' } });
+    const orgId = await server.createOrg(ada, 'GraphQL Org');
+    const collectionId = (await server.createCollection(ada, orgId, { title: 'Guides' })).id;
+    const spaceId = (await server.createSpace(ada, orgId, { title: 'Getting started' })).id;
+    await server.addMember(orgId, bob, 'read');
 
     const asAda = await post(ORGANIZATION, { token: ada.token, variables: { id: orgId } });
     expect(asAda.status).toBe(200);
@@ -165,7 +149,7 @@ describe('GraphQL over HTTP', () => {
     for (let i = 0; i < 5; i++) nested = `organization { collections { items { ${nested} } } }`;
     const tooDeep = await post(`query($id: ID!) { organization(id: $id) { collections { items { ${nested} } } } }`, {
       token: ada.token,
-      variables: { id: orgId },
+      variables: { id: 'refused-before-it-is-read' },
     });
     expect(tooDeep.status).toBeLessThan(500);
     expect(tooDeep.body.data).toBeUndefined();
@@ -230,23 +214,7 @@ describe('health and metrics', () => {
 });
 
 describe('GraphQL over graphql-ws', () => {
-  const clients: Client[] = [];
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()));
-  });
-
-  function wsClient(token?: string, options: { lazyCloseTimeout?: number } = {}): Client {
-    const client = createClient({
-      url: `${server.baseUrl.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: true,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  }
+  const wsClient = useWsClients(() => server.baseUrl);
 
   /** Runs one operation; resolves with its single result, or with the error the server sent. */
   function run(client: Client, query: string, variables?: Record<string, unknown>) {
@@ -266,22 +234,23 @@ describe('GraphQL over graphql-ws', () => {
   }
 
   it('runs the viewer query with the token of connectionParams', async () => {
-    const client = wsClient(ada.token);
+    const member = await server.createUser('Member');
+    const orgId = await server.createOrg(member);
+    const client = wsClient(member.token);
     const { result, error } = await run(client, VIEWER);
     expect(error).toBeUndefined();
     expect(result?.errors).toBeUndefined();
-    expect(result?.data).toEqual({ viewer: { object: 'user', id: ada.id, displayName: 'Ada', email: ada.email } });
+    expect(result?.data).toEqual({ viewer: { object: 'user', id: member.id, displayName: 'Member', email: member.email } });
 
     // Same connection, another operation, with variables.
     const again = await run(client, 'query($id: ID!) { organizations { items { id } } member(organizationId: $id, userId: "nobody") { id } }', { id: 'x' });
-    expect(again.result?.data?.organizations).toEqual({ items: [expect.objectContaining({ id: expect.any(String) })] });
+    expect(again.result?.data?.organizations).toEqual({ items: [{ id: orgId }] });
     expect(again.result?.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
   it('refuses a connection whose token is not valid at connection_init (4403, with the reason)', async () => {
     for (const connectionParams of [{ authorization: 'Bearer gb_api_not-a-real-token' }, { authorization: 'Basic YWRhOnNlY3JldA==' }]) {
-      const client = createClient({ url: `${server.baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true });
-      clients.push(client);
+      const client = wsClient(undefined, { connectionParams });
       let acknowledged = false;
       client.on('connected', () => {
         acknowledged = true;

@@ -5,49 +5,21 @@
  * sent), delete; without a provider `run` is a clear 412; another
  * organization sees nothing.
  */
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { follow, useWsClients } from '../helpers/graphql-ws.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import { startLocalServer, type LocalServer } from '../translation/local-server.ts';
 
 let provider: LocalServer;
 let server: TestServer;
-let ada: { id: string; token: string };
+let ada: TestUser;
 let org: string;
-let source: string;
-const clients: Client[] = [];
 
 /** A LibreTranslate stand-in: "translates" by prefixing every text with the target language, tags kept. */
 function libreTranslate(body: any) {
   const q = Array.isArray(body.q) ? body.q : [body.q];
   return { json: { translatedText: q.map((text: string) => `[${body.target}] ${text}`) } };
-}
-
-function wsClient(token: string): Client {
-  const client = createClient({ url: `${server.baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: true });
-  clients.push(client);
-  return client;
-}
-
-function follow(client: Client, query: string, variables: Record<string, unknown>, field: string) {
-  const events: any[] = [];
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  client.subscribe(
-    { query, variables },
-    {
-      next: (value) => {
-        const event = (value.data as any)?.[field];
-        if (event) events.push(event);
-        if (event && ['succeeded', 'failed', 'cancelled'].includes(event.state)) finish();
-      },
-      error: () => finish(),
-      complete: () => finish(),
-    },
-  );
-  return { events, done };
 }
 
 const RUNS = `subscription($org: ID!, $id: ID!) { translationRuns(organizationId: $org, translationId: $id) { id state step percent result error } }`;
@@ -57,51 +29,64 @@ beforeAll(async () => {
   server = await startTestServer({ TRANSLATION_PROVIDER: 'libretranslate', TRANSLATION_URL: provider.url, JOB_POLL_MS: '100' });
   ada = await server.createUser('Ada');
   org = await server.createOrg(ada);
-  source = (await server.createSpace(ada, org, { title: 'Guide' })).id;
-  expect((await server.request('POST', `/v1/spaces/${source}/content/template`, { token: ada.token, body: { id: 'getting-started' } })).status).toBe(201);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
   await server?.close();
   await provider?.close();
 });
+// Registered after the server's afterAll, so its clients are disposed first.
+const wsClient = useWsClients(() => server.baseUrl);
+
+/** A space of `organization` holding the getting-started template, and its French translation (the 201 body). */
+async function newTranslation(organization = org) {
+  const source = (await server.createSpace(ada, organization, { title: 'Guide' })).id as string;
+  expect((await server.request('POST', `/v1/spaces/${source}/content/template`, { token: ada.token, body: { id: 'getting-started' } })).status).toBe(201);
+  const created = await server.request('POST', `/v1/orgs/${organization}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'fr' } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  assertMatchesSpec('createTranslation', 201, created.body);
+  return { source, translation: created.body };
+}
+
+/** Runs `translationId`, following the run over graphql-ws until it ends; its events. */
+async function runFollowed(translationId: string) {
+  const followed = follow(wsClient(ada.token), RUNS, { org, id: translationId }, 'translationRuns');
+  await new Promise((r) => setTimeout(r, 200)); // the subscription is registered
+  const run = await server.request('POST', `/v1/orgs/${org}/translations/${translationId}/run`, { token: ada.token });
+  expect(run.status, JSON.stringify(run.body)).toBe(204);
+  await followed.done;
+  followed.unsubscribe();
+  return followed.events;
+}
 
 describe('translations', () => {
-  let translation: any;
-
   it('creates a translation with its target space, lists, reads and updates it', async () => {
-    const created = await server.request('POST', `/v1/orgs/${org}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'fr' } });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    assertMatchesSpec('createTranslation', 201, created.body);
-    translation = created.body;
+    const own = await server.createOrg(ada); // listed alone
+    const { source, translation } = await newTranslation(own);
     expect(translation).toMatchObject({ object: 'translation', status: 'pending', source: { space: source, language: 'en' }, language: 'fr', stats: { runs: 0 } });
     expect(translation.result).toBeUndefined();
 
-    const duplicate = await server.request('POST', `/v1/orgs/${org}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'fr' } });
+    const duplicate = await server.request('POST', `/v1/orgs/${own}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'fr' } });
     expect(duplicate.status).toBe(409);
-    const sameLanguage = await server.request('POST', `/v1/orgs/${org}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'en' } });
+    const sameLanguage = await server.request('POST', `/v1/orgs/${own}/translations`, { token: ada.token, body: { source: { space: source, language: 'en' }, language: 'en' } });
     expect(sameLanguage.status).toBe(400);
 
-    const list = await server.request('GET', `/v1/orgs/${org}/translations`, { token: ada.token });
+    const list = await server.request('GET', `/v1/orgs/${own}/translations`, { token: ada.token });
     assertMatchesSpec('listTranslations', 200, list.body);
     expect(list.body.items.map((t: any) => t.id)).toEqual([translation.id]);
 
     const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Use a formal tone.', marks: [] }] }] }] };
-    const updated = await server.request('PUT', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token, body: { instructions } });
+    const updated = await server.request('PUT', `/v1/orgs/${own}/translations/${translation.id}`, { token: ada.token, body: { instructions } });
     expect(updated.status).toBe(200);
     assertMatchesSpec('updateTranslation', 200, updated.body);
     expect(updated.body.instructions).toEqual(instructions);
   });
 
   it('runs: the subscriber sees the job through to success; the target space holds the translated pages', async () => {
-    const followed = follow(wsClient(ada.token), RUNS, { org, id: translation.id }, 'translationRuns');
-    await new Promise((r) => setTimeout(r, 200));
-    const run = await server.request('POST', `/v1/orgs/${org}/translations/${translation.id}/run`, { token: ada.token });
-    expect(run.status, JSON.stringify(run.body)).toBe(204);
-    await followed.done;
-    expect(followed.events.map((e) => e.state)[0]).toBe('queued');
-    expect(followed.events.at(-1)).toMatchObject({ state: 'succeeded' });
-    expect(followed.events.some((e) => e.step === 'translating')).toBe(true);
+    const { source, translation } = await newTranslation();
+    const events = await runFollowed(translation.id);
+    expect(events.map((e) => e.state)[0]).toBe('queued');
+    expect(events.at(-1)).toMatchObject({ state: 'succeeded' });
+    expect(events.some((e) => e.step === 'translating')).toBe(true);
 
     const read = await server.request('GET', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token });
     assertMatchesSpec('getTranslation', 200, read.body);
@@ -120,16 +105,15 @@ describe('translations', () => {
   });
 
   it('a second run sends nothing already translated', async () => {
+    const { translation } = await newTranslation();
+    expect((await runFollowed(translation.id)).at(-1)).toMatchObject({ state: 'succeeded' });
     const before = provider.requests.length;
-    const followed = follow(wsClient(ada.token), RUNS, { org, id: translation.id }, 'translationRuns');
-    await new Promise((r) => setTimeout(r, 200));
-    await server.request('POST', `/v1/orgs/${org}/translations/${translation.id}/run`, { token: ada.token });
-    await followed.done;
-    expect(followed.events.at(-1)).toMatchObject({ state: 'succeeded', result: { translatedSegments: 0 } });
+    expect((await runFollowed(translation.id)).at(-1)).toMatchObject({ state: 'succeeded', result: { translatedSegments: 0 } });
     expect(provider.requests.length).toBe(before);
   });
 
   it('another organization sees nothing; without a provider a run is a clear 412', async () => {
+    const { translation } = await newTranslation();
     const mallory = await server.createUser('Mallory');
     await server.createOrg(mallory);
     expect((await server.request('GET', `/v1/orgs/${org}/translations/${translation.id}`, { token: mallory.token })).status).toBe(404);
@@ -146,6 +130,7 @@ describe('translations', () => {
   });
 
   it('deletes (205), then there is nothing to delete (204)', async () => {
+    const { translation } = await newTranslation();
     expect((await server.request('DELETE', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token })).status).toBe(205);
     expect((await server.request('DELETE', `/v1/orgs/${org}/translations/${translation.id}`, { token: ada.token })).status).toBe(204);
   });

@@ -14,6 +14,7 @@ import { cloneSnapshot, putDocument } from '../../src/content/revision-store.ts'
 import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { exportRepository, importRepository, type StoredFile } from '../../src/git-sync/layout.ts';
 import { parseSummary } from '../../src/git-sync/summary.ts';
+import { pageSnapshot } from '../helpers/snapshot.ts';
 
 const T1 = new Date('2026-01-01T00:00:00Z');
 const T2 = new Date('2026-02-01T00:00:00Z');
@@ -139,21 +140,7 @@ async function richContent() {
   await addFile('file-odd', 'odd name #1?.png', new Uint8Array([...PNG, 8]));
 
   const add = (fields: Partial<PageSnapshot> & { id: string; title: string; slug: string }, parentId: string | null, at?: number, markdown?: string) => {
-    const page: PageSnapshot = {
-      kind: 'document',
-      parentId,
-      index: 0,
-      description: null,
-      emoji: null,
-      icon: null,
-      hidden: false,
-      documentHash: null,
-      linkTarget: null,
-      layout: null,
-      createdAt: T1,
-      updatedAt: T1,
-      ...fields,
-    };
+    const page = pageSnapshot({ parentId, createdAt: T1, updatedAt: T1, ...fields });
     if (page.kind === 'document') page.documentHash = putDocument(x, markdownToDocument(markdown ?? '').document);
     placePage(x.pages, page, parentId, at);
   };

@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { useTestServer, type TestServer } from './server.ts';
 
 export interface RestFixture {
   user: { id: string; token: string };
@@ -82,12 +82,11 @@ export const FIXTURE_SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' };
  * `.fixture` inside tests.
  */
 export function useFixtureServer(): { server: TestServer; fixture: RestFixture } {
-  const state = {} as { server: TestServer; fixture: RestFixture };
+  const { server } = useTestServer({ env: FIXTURE_SERVER_ENV });
+  const state = { server } as { server: TestServer; fixture: RestFixture };
   beforeAll(async () => {
-    state.server = await startTestServer(FIXTURE_SERVER_ENV);
-    state.fixture = await buildRestFixture(state.server);
+    state.fixture = await buildRestFixture(server);
   }, 60_000);
-  afterAll(() => state.server?.close());
   return state;
 }
 

@@ -3,14 +3,10 @@
  * naming `jsonSchema.$schema` (ajv throws on an unknown meta-schema), and the
  * stored schema unchanged.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expect, it } from 'vitest';
+import { expectError, useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useTestServer();
 
 const claims = { type: 'object', additionalProperties: false, properties: { beta: { type: 'boolean', description: 'In the beta' } } };
 

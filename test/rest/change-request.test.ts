@@ -5,30 +5,20 @@
  * templates, and the bad inputs that must change nothing. Every 2xx body is
  * validated against @gitbook/api's OpenAPI document.
  */
-import { deflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { png } from '../helpers/png.ts';
+import { expectError, startTestServer, useTestServer } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User; // admin
-let eve: User; // edit
-let rita: User; // read
+const { server, ada, eve, rita } = useTestServer({ users: ['Ada', 'Eve', 'Rita'] });
 let org: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  eve = await server.createUser('Eve');
-  rita = await server.createUser('Rita');
   org = await server.createOrg(ada);
   await server.addMember(org, eve, 'edit');
   await server.addMember(org, rita, 'read');
 });
-afterAll(() => server.close());
 
 async function ok(method: string, path: string, operationId: string, options: { token?: string; body?: unknown; status?: number; version?: 'current' | 'next' } = {}) {
   const res = await server.request(method, path, { token: options.token ?? ada.token, body: options.body });
@@ -37,34 +27,8 @@ async function ok(method: string, path: string, operationId: string, options: { 
   return res.body;
 }
 
-/** A valid 2x1 PNG (red, blue). */
-function tinyPng(): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, sum]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(2, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const raw = Buffer.from([0, 255, 0, 0, 0, 0, 255]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+/** A 2x1 PNG: red, blue. */
+const tinyPng = () => png(2, 1, { pixel: (x) => (x === 0 ? [255, 0, 0] : [0, 0, 255]) });
 
 const cr = (space: string, id: string | number = '') => `/v1/spaces/${space}/change-requests${id === '' ? '' : `/${id}`}`;
 
@@ -120,18 +84,32 @@ const INSTALL = `# Install
 Run the installer → then continue with [the guide](./guide.md). Установка.
 `;
 
-describe('writing, merging and reading content', () => {
-  let space: string;
-  let changeRequest: any;
-  let pageIds: Record<string, string>;
-  let fileId: string;
+/** The change request of GUIDE and INSTALL (nested), a Reference page and an image, applied in one batch. */
+const guideChanges = () => [
+  { operation: 'insert_page', ref: 'guide', document: { markdown: GUIDE } },
+  { operation: 'insert_page', ref: 'install', into: 'guide', document: { markdown: INSTALL } },
+  { operation: 'insert_page', title: 'Reference', document: { markdown: 'All the **options**.\n' } },
+  { operation: 'insert_files', files: [{ ref: 'diagram.png', name: 'diagram.png', contentType: 'image/png', base64: tinyPng().toString('base64') }] },
+];
 
-  beforeAll(async () => {
-    space = await newSpace('Product docs');
-    changeRequest = await newChangeRequest(space, 'First content');
-  });
+/** A new space with a draft change request holding guideChanges(). */
+async function spaceWithGuideDraft(title: string) {
+  const space = await newSpace(title);
+  const changeRequest = await newChangeRequest(space, 'First content');
+  await edit(space, changeRequest.id, guideChanges());
+  return { space, changeRequest };
+}
 
+/** Opens and merges a change request; the merge's answer. */
+async function merge(space: string, id: string) {
+  await ok('PATCH', cr(space, id), 'updateChangeRequestById', { body: { status: 'open' } });
+  return ok('POST', `${cr(space, id)}/merge`, 'mergeChangeRequest');
+}
+
+describe('writing change requests', () => {
   it('creates a draft change request numbered within the space', async () => {
+    const space = await newSpace('Numbered');
+    const changeRequest = await newChangeRequest(space, 'First content');
     expect(changeRequest).toMatchObject({ object: 'change-request', number: 1, status: 'draft', subject: 'First content', space });
     const spaceBody = await ok('GET', `/v1/spaces/${space}`, 'getSpaceById');
     expect(changeRequest.revision).toBe(spaceBody.revision);
@@ -143,30 +121,25 @@ describe('writing, merging and reading content', () => {
   });
 
   it('applies markdown pages, a nested tree and an image file in one batch (refs in any order)', async () => {
-    const before = changeRequest.revision;
-    const updated = await edit(space, changeRequest.id, [
-      { operation: 'insert_page', ref: 'guide', document: { markdown: GUIDE } },
-      { operation: 'insert_page', ref: 'install', into: 'guide', document: { markdown: INSTALL } },
-      { operation: 'insert_page', title: 'Reference', document: { markdown: 'All the **options**.\n' } },
-      { operation: 'insert_files', files: [{ ref: 'diagram.png', name: 'diagram.png', contentType: 'image/png', base64: tinyPng().toString('base64') }] },
-    ]);
+    const space = await newSpace('Batch');
+    const changeRequest = await newChangeRequest(space);
+    const updated = await edit(space, changeRequest.id, guideChanges());
     expect(updated.id).toBe(changeRequest.id);
-    expect(updated.revision).not.toBe(before);
+    expect(updated.revision).not.toBe(changeRequest.revision);
     const pages = await pagesOf(`${cr(space, changeRequest.id)}/content/pages`, 'listPagesInChangeRequest');
     expect(pages.map((p) => p.title)).toEqual(['Guide', 'Reference']);
     expect(pages[0]).toMatchObject({ type: 'document', slug: 'guide', path: 'guide', description: 'How to use the product' });
     expect(pages[0].pages.map((p: any) => [p.title, p.path])).toEqual([['Install', 'guide/install']]);
-    pageIds = Object.fromEntries(flatten(pages).map((p) => [p.title, p.id]));
     const files = await ok('GET', `${cr(space, changeRequest.id)}/content/files`, 'listFilesInChangeRequestById');
     expect(files.items).toHaveLength(1);
     expect(files.items[0]).toMatchObject({ name: 'diagram.png', contentType: 'image/png', size: tinyPng().length, dimensions: { width: 2, height: 1 } });
-    fileId = files.items[0].id;
     const download = await fetch(files.items[0].downloadURL);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(tinyPng())).toBe(true);
   });
 
   it('compat=false answers what happened to each page, with the ids of refs, and the inserted files', async () => {
+    const space = await newSpace('Compat');
     const other = await newChangeRequest(space, 'compat');
     const res = await server.request('POST', `${cr(space, other.id)}/content?compat=false`, {
       token: ada.token,
@@ -204,18 +177,21 @@ describe('writing, merging and reading content', () => {
   });
 
   it('a creation answers its location', async () => {
+    const space = await newSpace('Located');
     const res = await server.request('POST', cr(space), { token: ada.token, body: { subject: 'located' } });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(res.body.urls.location);
   });
 
   it('shows nothing in the space until the merge', async () => {
+    const { space } = await spaceWithGuideDraft('Unmerged');
     expect(await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages')).toEqual([]);
   });
 
   it('merges into the space content', async () => {
-    await ok('PATCH', cr(space, changeRequest.id), 'updateChangeRequestById', { body: { status: 'open' } });
-    const merged = await ok('POST', `${cr(space, changeRequest.id)}/merge`, 'mergeChangeRequest');
+    const { space, changeRequest } = await spaceWithGuideDraft('Merged');
+    const files = await ok('GET', `${cr(space, changeRequest.id)}/content/files`, 'listFilesInChangeRequestById');
+    const merged = await merge(space, changeRequest.id);
     expect(merged.result).toBe('merge');
     const spaceBody = await ok('GET', `/v1/spaces/${space}`, 'getSpaceById');
     expect(spaceBody.revision).toBe(merged.revision);
@@ -226,7 +202,25 @@ describe('writing, merging and reading content', () => {
     expect(revision.mergedFrom.id).toBe(changeRequest.id);
     expect(revision.parents).toHaveLength(2);
     expect(flatten(revision.pages).map((p: any) => p.title)).toEqual(['Guide', 'Install', 'Reference']);
-    expect(revision.files.map((f: any) => f.id)).toEqual([fileId]);
+    expect(revision.files.map((f: any) => f.id)).toEqual(files.items.map((f: any) => f.id));
+  });
+});
+
+describe('reading merged content', () => {
+  /** A space whose content is guideChanges(), merged, and a draft change request "Print" on it. */
+  let space: string;
+  let pageIds: Record<string, string>;
+  let fileId: string;
+  let printDraft: string;
+
+  beforeAll(async () => {
+    const draft = await spaceWithGuideDraft('Product docs');
+    space = draft.space;
+    await merge(space, draft.changeRequest.id);
+    const revision = await ok('GET', `/v1/spaces/${space}/content`, 'getCurrentRevision');
+    pageIds = Object.fromEntries(flatten(revision.pages).map((p: any) => [p.title, p.id]));
+    fileId = revision.files[0].id;
+    printDraft = (await newChangeRequest(space, 'Print')).id;
   });
 
   it('reads a page as a document and as markdown; the round trip keeps text and structure', async () => {
@@ -272,8 +266,7 @@ describe('writing, merging and reading content', () => {
   });
 
   it('renders a PDF whose text holds the page titles', async () => {
-    const next = await newChangeRequest(space, 'Print');
-    const { url } = await ok('GET', `${cr(space, next.id)}/pdf`, 'getChangeRequestPDF');
+    const { url } = await ok('GET', `${cr(space, printDraft)}/pdf`, 'getChangeRequestPDF');
     const res = await fetch(url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
@@ -286,17 +279,15 @@ describe('writing, merging and reading content', () => {
       text += content.items.map((item: any) => item.str ?? '').join(' ');
     }
     for (const title of ['Guide', 'Install', 'Reference', 'Back up first', 'installer → then', 'Установка']) expect(text).toContain(title);
-    const only = await ok('GET', `${cr(space, next.id)}/pdf?page=${pageIds.Install}&only=true`, 'getChangeRequestPDF');
+    const only = await ok('GET', `${cr(space, printDraft)}/pdf?page=${pageIds.Install}&only=true`, 'getChangeRequestPDF');
     expect(only.url).not.toBe(url);
   });
 });
 
 describe('merging two change requests', () => {
-  let space: string;
-  let pages: Record<string, string>;
-
-  beforeAll(async () => {
-    space = await newSpace('Merges');
+  /** A new space holding the pages Alpha and Beta, merged; their ids by title. */
+  async function spaceWithAlphaAndBeta() {
+    const space = await newSpace('Merges');
     const first = await newChangeRequest(space);
     await edit(space, first.id, [
       { operation: 'insert_page', title: 'Alpha', document: { markdown: '# Alpha\n\nFirst paragraph.\n\nSecond paragraph.\n' } },
@@ -304,10 +295,11 @@ describe('merging two change requests', () => {
     ]);
     await ok('POST', `${cr(space, first.id)}/merge`, 'mergeChangeRequest');
     const list = await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages');
-    pages = Object.fromEntries(list.map((p) => [p.title, p.id]));
-  });
+    return { space, pages: Object.fromEntries(list.map((p) => [p.title, p.id])) as Record<string, string> };
+  }
 
   it('gives conflicts when both changed the same page, merges pages changed on one side only, and loses nothing', async () => {
+    const { space, pages } = await spaceWithAlphaAndBeta();
     const one = await newChangeRequest(space, 'one');
     const two = await newChangeRequest(space, 'two');
     const three = await newChangeRequest(space, 'three');
@@ -334,9 +326,10 @@ describe('merging two change requests', () => {
   });
 
   it('update brings a change request up to date after another merge, then it merges cleanly', async () => {
+    const { space, pages } = await spaceWithAlphaAndBeta();
     const late = await newChangeRequest(space, 'late');
     const early = await newChangeRequest(space, 'early');
-    await edit(space, late.id, [{ operation: 'update_page', page: pages.Alpha, document: { markdown: 'First paragraph, edited by one.\n\nSecond paragraph, edited late.\n' } }]);
+    await edit(space, late.id, [{ operation: 'update_page', page: pages.Alpha, document: { markdown: 'First paragraph.\n\nSecond paragraph, edited late.\n' } }]);
     await edit(space, early.id, [{ operation: 'insert_page', title: 'Gamma', document: { markdown: 'Gamma text.\n' } }]);
     await ok('POST', `${cr(space, early.id)}/merge`, 'mergeChangeRequest');
     const updated = await ok('POST', `${cr(space, late.id)}/update`, 'updateChangeRequest');
@@ -345,13 +338,14 @@ describe('merging two change requests', () => {
     expect(lateNow.outdated).toBe(false);
     expect(lateNow.revision).toBe(updated.revision);
     const lateTitles = (await pagesOf(`${cr(space, late.id)}/content/pages`, 'listPagesInChangeRequest')).map((p) => p.title);
-    expect(lateTitles).toEqual(['Alpha', 'Beta (renamed)', 'Gamma']);
+    expect(lateTitles).toEqual(['Alpha', 'Beta', 'Gamma']);
     expect((await ok('POST', `${cr(space, late.id)}/merge`, 'mergeChangeRequest')).result).toBe('merge');
     const alpha = await ok('GET', `/v1/spaces/${space}/content/page/${pages.Alpha}?format=markdown`, 'getPageById');
     expect(alpha.markdown).toContain('edited late');
   });
 
   it('a merged change request cannot merge or change again', async () => {
+    const { space, pages } = await spaceWithAlphaAndBeta();
     const done = (await ok('GET', `${cr(space)}?status=merged`, 'listChangeRequestsForSpace')).items[0];
     expectError(await server.request('POST', `${cr(space, done.id)}/merge`, { token: ada.token }), 409);
     expectError(await server.request('POST', `${cr(space, done.id)}/content`, { token: ada.token, body: { changes: [{ operation: 'delete_page', page: pages.Alpha }] } }), 409);
@@ -479,11 +473,11 @@ describe('templates', () => {
 describe('files from a URL', () => {
   it('fetches, stores and measures an image when the operator allows local addresses', async () => {
     const http = await import('node:http');
-    const png = tinyPng();
+    const image = tinyPng();
     const origin = http.createServer((req, res) => {
       if (req.url === '/diagram.png') {
-        res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
-        res.end(png);
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
+        res.end(image);
       } else {
         res.writeHead(404).end();
       }
@@ -501,7 +495,7 @@ describe('files from a URL', () => {
         body: { changes: [{ operation: 'insert_files', files: [{ name: 'diagram.png', url: `http://127.0.0.1:${port}/diagram.png` }] }] },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.insertedFiles).toMatchObject([{ name: 'diagram.png', contentType: 'image/png', size: png.length, dimensions: { width: 2, height: 1 } }]);
+      expect(res.body.insertedFiles).toMatchObject([{ name: 'diagram.png', contentType: 'image/png', size: image.length, dimensions: { width: 2, height: 1 } }]);
       const missing = await local.request('POST', `/v1/spaces/${space}/change-requests/${created.id}/content`, {
         token: user.token,
         body: { changes: [{ operation: 'insert_files', files: [{ name: 'gone.png', url: `http://127.0.0.1:${port}/gone.png` }] }] },

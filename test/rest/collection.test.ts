@@ -1,37 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
-
-const listCollectionIds = (user: User, organizationId: string, query = '') =>
+const listCollectionIds = (user: TestUser, organizationId: string, query = '') =>
   server.listIds(user, `/v1/orgs/${organizationId}/collections?limit=1000${query}`, 'listCollectionsInOrganizationById');
-
-const listOrgSpaceIds = (user: User, organizationId: string) =>
-  server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById');
-
-const listCollectionSpaceIds = (user: User, collectionId: string) =>
-  server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
-
-/** Ids of the collections and spaces under `parentId` (null: top level), in their order. */
-async function childrenInOrder(organizationId: string, parentId: string | null): Promise<string[]> {
-  const [collections, spaces] = await Promise.all([
-    server.app.db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
-    server.app.db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
-  ]);
-  return [...collections, ...spaces].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id)).map((x) => x.id);
-}
 
 describe('creating, reading and listing collections', () => {
   it('creates top-level and nested collections and reads them back', async () => {
@@ -83,23 +57,10 @@ describe('creating, reading and listing collections', () => {
 
     for (const [query, expected] of [
       ['', [a.id, a1.id, b.id, a11.id, c.id]],
-      ['&nested=false', [a.id, b.id, c.id]],
+      ['?nested=false', [a.id, b.id, c.id]],
     ] as const) {
-      const seen: string[] = [];
-      let page: string | undefined;
-      let pages = 0;
-      do {
-        const res = await server.request('GET', `/v1/orgs/${org}/collections?limit=2${query}${page ? `&page=${page}` : ''}`, { token: ada.token });
-        expect(res.status).toBe(200);
-        assertMatchesSpec('listCollectionsInOrganizationById', 200, res.body);
-        expect(res.body.count).toBe(expected.length);
-        expect(res.body.items.length).toBeLessThanOrEqual(2);
-        seen.push(...res.body.items.map((x: { id: string }) => x.id));
-        page = res.body.next?.page;
-        pages += 1;
-      } while (page && pages < 10);
-      expect(seen).toEqual(expected);
-      expect(pages).toBe(Math.ceil(expected.length / 2));
+      const paged = await server.pageThrough(ada, `/v1/orgs/${org}/collections${query}`, 'listCollectionsInOrganizationById');
+      expect(paged).toEqual({ ids: expected, pages: Math.ceil(expected.length / 2), count: expected.length });
     }
 
     for (const q of ['limit=0', 'limit=1001', 'nested=maybe', 'page=garbage']) {
@@ -116,20 +77,7 @@ describe('creating, reading and listing collections', () => {
     await server.createSpace(ada, org, { parent: nested.id });
     await server.createSpace(ada, org);
 
-    const seen: string[] = [];
-    let page: string | undefined;
-    let pages = 0;
-    do {
-      const res = await server.request('GET', `/v1/collections/${collection.id}/spaces?limit=2${page ? `&page=${page}` : ''}`, { token: ada.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listSpacesInCollectionById', 200, res.body);
-      expect(res.body.count).toBe(5);
-      seen.push(...res.body.items.map((s: { id: string }) => s.id));
-      page = res.body.next?.page;
-      pages += 1;
-    } while (page && pages < 10);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(ids);
+    expect(await server.pageThrough(ada, `/v1/collections/${collection.id}/spaces`, 'listSpacesInCollectionById')).toEqual({ ids, pages: 3, count: 5 });
     for (const limit of [0, 1001]) {
       expectError(await server.request('GET', `/v1/collections/${collection.id}/spaces?limit=${limit}`, { token: ada.token }), 400, /limit/);
     }
@@ -168,7 +116,7 @@ describe('updating collections', () => {
 describe('the error matrix of a collection', () => {
   let org: string;
   let collection: { id: string };
-  let reader: User;
+  let reader: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);
@@ -190,26 +138,13 @@ describe('the error matrix of a collection', () => {
     ] as const;
 
   it('answers 401 without a token and with a bad token', async () => {
-    for (const [method, path, body] of endpoints(collection.id, org)) {
-      for (const token of [undefined, 'not-a-token']) {
-        const res = await server.request(method, path, { token, body });
-        expect(res.status, `${method} ${path}`).toBe(401);
-        expectError(res, 401);
-      }
-    }
+    for (const token of [undefined, 'not-a-token']) await server.expectErrors(endpoints(collection.id, org), token, 401);
   });
 
   it("answers 404 for another organization's collection, and for one that does not exist", async () => {
-    for (const [method, path, body] of endpoints(collection.id, org)) {
-      const res = await server.request(method, path, { token: bob.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
-      expectError(res, 404);
-    }
-    for (const [method, path, body] of endpoints('no-such-collection', 'no-such-org')) {
-      if (method === 'DELETE') continue; // nothing to delete: 204 (below)
-      const res = await server.request(method, path, { token: ada.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
-    }
+    await server.expectErrors(endpoints(collection.id, org), bob.token, 404);
+    // DELETE of nothing is a 204 (below).
+    await server.expectErrors(endpoints('no-such-collection', 'no-such-org').filter(([method]) => method !== 'DELETE'), ada.token, 404);
     expect((await server.request('DELETE', '/v1/collections/no-such-collection', { token: ada.token })).status).toBe(204);
     expect((await server.request('GET', `/v1/collections/${collection.id}`, { token: ada.token })).status).toBe(200);
   });
@@ -223,17 +158,13 @@ describe('the error matrix of a collection', () => {
     expect(await listCollectionIds(reader, org)).toContain(collection.id);
 
     const target = await server.createOrg(reader, 'Reader org');
-    for (const [method, path, body] of [
+    await server.expectErrors([
       ['PATCH', `/v1/collections/${collection.id}`, { title: 'X' }],
       ['DELETE', `/v1/collections/${collection.id}`, undefined],
       ['POST', `/v1/collections/${collection.id}/move`, { parent: null }],
       ['POST', `/v1/collections/${collection.id}/transfer`, { organization: target }],
       ['POST', `/v1/orgs/${org}/collections`, { title: 'X' }],
-    ] as const) {
-      const res = await server.request(method, path, { token: reader.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(403);
-      expectError(res, 403);
-    }
+    ] as const, reader.token, 403);
     expect((await server.request('GET', `/v1/collections/${collection.id}`, { token: ada.token })).body.title).toBe('Collection');
   });
 
@@ -259,13 +190,13 @@ describe('moving collections', () => {
     const b = await server.createCollection(ada, org, { title: 'B' });
     const s = await server.createSpace(ada, org, { title: 'S' });
     const c = await server.createCollection(ada, org, { title: 'C' });
-    expect(await childrenInOrder(org, null)).toEqual([a.id, b.id, s.id, c.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([a.id, b.id, s.id, c.id]);
 
     const into = await server.request('POST', `/v1/collections/${b.id}/move`, { token: ada.token, body: { parent: a.id } });
     expect(into.status, JSON.stringify(into.body)).toBe(200);
     assertMatchesSpec('moveCollection', 200, into.body);
     expect(into.body.parent).toBe(a.id);
-    expect(await childrenInOrder(org, a.id)).toEqual([b.id]);
+    expect(await server.childrenInOrder(org, a.id)).toEqual([b.id]);
     expect(await listCollectionIds(ada, org, '&nested=false')).toEqual([a.id, c.id]);
 
     const out = await server.request('POST', `/v1/collections/${b.id}/move`, {
@@ -275,21 +206,21 @@ describe('moving collections', () => {
     expect(out.status, JSON.stringify(out.body)).toBe(200);
     assertMatchesSpec('moveCollection', 200, out.body);
     expect(out.body.parent).toBeUndefined();
-    expect(await childrenInOrder(org, null)).toEqual([b.id, a.id, s.id, c.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([b.id, a.id, s.id, c.id]);
 
     const afterSpace = await server.request('POST', `/v1/collections/${b.id}/move`, { token: ada.token, body: { position: { after: { type: 'space', space: s.id } } } });
     expect(afterSpace.status, JSON.stringify(afterSpace.body)).toBe(200);
     assertMatchesSpec('moveCollection', 200, afterSpace.body);
-    expect(await childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, c.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, c.id]);
 
     const afterLast = await server.request('POST', `/v1/collections/${a.id}/move`, { token: ada.token, body: { position: { after: { type: 'collection', collection: c.id } } } });
     expect(afterLast.status).toBe(200);
-    expect(await childrenInOrder(org, null)).toEqual([s.id, b.id, c.id, a.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([s.id, b.id, c.id, a.id]);
 
     // Moving a collection carries what is inside it.
     const inner = await server.createSpace(ada, org, { parent: c.id });
     expect((await server.request('POST', `/v1/collections/${c.id}/move`, { token: ada.token, body: { parent: a.id } })).status).toBe(200);
-    expect(await listCollectionSpaceIds(ada, c.id)).toEqual([inner.id]);
+    expect(await server.listCollectionSpaceIds(ada, c.id)).toEqual([inner.id]);
     expect((await server.request('GET', `/v1/collections/${c.id}`, { token: ada.token })).body.parent).toBe(a.id);
   });
 
@@ -325,9 +256,9 @@ describe('moving collections', () => {
     expectError(await server.request('POST', `/v1/collections/${child.id}/move`, { token: ada.token, body: { parent: top.id } }), 409);
 
     // Nothing moved.
-    expect(await childrenInOrder(org, null)).toEqual([top.id, sibling.id]);
-    expect(await childrenInOrder(org, top.id)).toEqual([child.id]);
-    expect(await childrenInOrder(org, child.id)).toEqual([grandchild.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([top.id, sibling.id]);
+    expect(await server.childrenInOrder(org, top.id)).toEqual([child.id]);
+    expect(await server.childrenInOrder(org, child.id)).toEqual([grandchild.id]);
   });
   it('answers 409 to a position that leaves the collection where it is, and 400 to a position naming no place', async () => {
     const org = await server.createOrg(ada);
@@ -337,7 +268,7 @@ describe('moving collections', () => {
     const parent = await server.createCollection(ada, org, { title: 'Parent' });
     const x = await server.createCollection(ada, org, { title: 'X', parent: parent.id });
     const y = await server.createCollection(ada, org, { title: 'Y', parent: parent.id });
-    expect(await childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, parent.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, parent.id]);
     const move = (id: string, body: unknown) => server.request('POST', `/v1/collections/${id}/move`, { token: ada.token, body });
 
     for (const [id, body] of [
@@ -353,17 +284,17 @@ describe('moving collections', () => {
     for (const body of [{ position: {} }, { position: { after: null } }, { parent: null, position: {} }, { parent: parent.id, position: {} }]) {
       expectError(await move(a.id, body), 400, /position/);
     }
-    expect(await childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, parent.id]);
-    expect(await childrenInOrder(org, parent.id)).toEqual([x.id, y.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([a.id, s.id, b.id, parent.id]);
+    expect(await server.childrenInOrder(org, parent.id)).toEqual([x.id, y.id]);
 
     const changed = await move(a.id, { position: { after: { type: 'space', space: s.id } } });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     assertMatchesSpec('moveCollection', 200, changed.body);
-    expect(await childrenInOrder(org, null)).toEqual([s.id, a.id, b.id, parent.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([s.id, a.id, b.id, parent.id]);
     // Into another parent, with a position, is always a change.
     const into = await move(b.id, { parent: parent.id, position: { after: { type: 'collection', collection: y.id } } });
     expect(into.status, JSON.stringify(into.body)).toBe(200);
-    expect(await childrenInOrder(org, parent.id)).toEqual([x.id, y.id, b.id]);
+    expect(await server.childrenInOrder(org, parent.id)).toEqual([x.id, y.id, b.id]);
   });
 });
 
@@ -385,8 +316,8 @@ describe('transferring collections', () => {
 
     expect(await listCollectionIds(ada, target)).toEqual([top.id, nested.id]);
     expect(await listCollectionIds(ada, source)).toEqual([]);
-    expect(await listOrgSpaceIds(ada, target)).toEqual([s1.id, s2.id]);
-    expect(await listOrgSpaceIds(ada, source)).toEqual([stays.id]);
+    expect(await server.listSpaceIds(ada, target)).toEqual([s1.id, s2.id]);
+    expect(await server.listSpaceIds(ada, source)).toEqual([stays.id]);
     expect((await server.request('GET', `/v1/collections/${nested.id}`, { token: ada.token })).body).toMatchObject({ organization: target, parent: top.id });
     expect((await server.request('GET', `/v1/spaces/${s2.id}`, { token: ada.token })).body).toMatchObject({ organization: target, parent: nested.id });
 
@@ -397,7 +328,7 @@ describe('transferring collections', () => {
     expect(toBob.status, JSON.stringify(toBob.body)).toBe(200);
     assertMatchesSpec('transferCollection', 200, toBob.body);
     expect(await listCollectionIds(bob, bobs)).toEqual([top.id, nested.id]);
-    expect(await listOrgSpaceIds(bob, bobs)).toEqual([s1.id, s2.id]);
+    expect(await server.listSpaceIds(bob, bobs)).toEqual([s1.id, s2.id]);
   });
 
   it('answers 409 for the same organization, 412 for a nested collection, 404 for an organization the caller is not in', async () => {
@@ -440,7 +371,7 @@ describe('deleting collections', () => {
       expectError(await server.request('GET', `/v1/collections/${id}/spaces`, { token: ada.token }), 404);
     }
     expect(await listCollectionIds(ada, org)).toEqual([keep.id]);
-    expect(await listOrgSpaceIds(ada, org)).toEqual([kept.id, loose.id]);
+    expect(await server.listSpaceIds(ada, org)).toEqual([kept.id, loose.id]);
     for (const s of [s1, s2, s3]) expectError(await server.request('GET', `/v1/spaces/${s.id}`, { token: ada.token }), 404);
 
     const again = await server.request('DELETE', `/v1/collections/${top.id}`, { token: ada.token });
@@ -453,11 +384,11 @@ describe('deleting collections', () => {
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     assertMatchesSpec('restoreSpace', 200, restored.body);
     expect(restored.body.parent).toBeUndefined();
-    expect(await listOrgSpaceIds(ada, org)).toEqual([s2.id, kept.id, loose.id]);
+    expect(await server.listSpaceIds(ada, org)).toEqual([s2.id, kept.id, loose.id]);
     expect((await server.request('GET', `/v1/spaces/${s2.id}`, { token: ada.token })).status).toBe(200);
 
     // The collection that was not deleted is untouched.
-    expect(await listCollectionSpaceIds(ada, keep.id)).toEqual([kept.id]);
+    expect(await server.listCollectionSpaceIds(ada, keep.id)).toEqual([kept.id]);
   });
 
   it('keeps a space already in the bin deleted at its own time when its collection is deleted', async () => {
@@ -481,6 +412,6 @@ describe('deleting collections', () => {
     const creator = await server.createUser('Creator');
     await server.addMember(org, creator, 'create');
     expectError(await server.request('DELETE', `/v1/collections/${collection.id}`, { token: creator.token }), 403);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
   });
 });

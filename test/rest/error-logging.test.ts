@@ -2,17 +2,16 @@
  * Errors the caller caused (4xx) are not the server's: they stay out of the error log, over REST
  * and GraphQL alike, while the answer still carries them.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectError, useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
 let token: string;
 
+const { server } = useTestServer();
+
 beforeAll(async () => {
-  server = await startTestServer();
   token = (await server.createUser('Ada')).token;
 });
-afterAll(() => server.close());
 
 describe('error log', () => {
   it('leaves out 4xx answers of REST and GraphQL (logged at debug level)', async () => {

@@ -4,10 +4,10 @@
  * tests (body types, contract limits, Location) change one field of these
  * bodies, so a refusal there is about that field alone.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { FIXTURE_SERVER_ENV, buildRestFixture, fillPath } from '../helpers/rest-fixture.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/server.ts';
 
 /** Bodies the service refuses whatever their values, with the answer they get. */
 const REFUSED: Record<string, { index: number; message: RegExp }> = {
@@ -15,11 +15,7 @@ const REFUSED: Record<string, { index: number; message: RegExp }> = {
   UpdateOrganizationById: { index: 1, message: /^defaultContent: no site with this id in the organization$/ },
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer(FIXTURE_SERVER_ENV);
-});
-afterAll(() => server.close());
+const { server } = useTestServer({ env: FIXTURE_SERVER_ENV });
 
 const bodyRoutes = restRoutes.filter((r) => r.variables.some((v) => v.source === 'body'));
 

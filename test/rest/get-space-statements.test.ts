@@ -5,30 +5,23 @@
  * their sites and sections), whether it is in nested collections or not, on
  * a published site or not, with change requests or not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-let admin: { id: string; token: string };
-let editor: { id: string; token: string };
+const { server, admin, editor } = useTestServer({ users: ['Admin', 'Editor'] });
 let org: string;
 const spaces: Record<string, string> = {};
 
 async function statementsOf(token: string, spaceId: string) {
-  const before = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-  const res = await server.request('GET', `/v1/spaces/${spaceId}`, { token });
-  const after = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
+  const { statements, result: res } = await server.countStatements(() => server.request('GET', `/v1/spaces/${spaceId}`, { token }));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('getSpaceById', 200, res.body);
-  return { statements: after - before, body: res.body };
+  return { statements, body: res.body };
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  admin = await server.createUser('Admin');
-  editor = await server.createUser('Editor');
   org = (await server.request('POST', '/v1/orgs', { token: admin.token, body: { title: 'Statements' } })).body.id;
   const db = server.app.db;
   await db.member.create({ data: { id: newId(), organizationId: org, userId: editor.id, role: 'read' } });
@@ -59,7 +52,6 @@ beforeAll(async () => {
   const hidden = (await server.request('POST', `/v1/orgs/${org}/sites`, { token: admin.token, body: { title: 'Draft', spaces: [spaces['unpublished site']] } })).body;
   expect(hidden.id).toBeTruthy();
 });
-afterAll(() => server?.close());
 
 describe('GET /v1/spaces/{spaceId}', () => {
   it('costs the same statements, at most 4, for every space and caller', async () => {

@@ -6,24 +6,30 @@
  */
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { GitBookAPI as GitBookAPINext } from 'gitbook-api-next';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer, type TestUser } from '../helpers/server.ts';
 
-let server: TestServer;
-let ada: { id: string; email: string; token: string };
-let bob: { id: string; email: string; token: string };
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 let adaApi: GitBookAPI;
 let bobApi: GitBookAPI;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-  adaApi = new GitBookAPI({ authToken: ada.token, endpoint: server.baseUrl });
-  bobApi = new GitBookAPI({ authToken: bob.token, endpoint: server.baseUrl });
+/** The client (0.146.0) as `user`. */
+const apiOf = (user: TestUser) => new GitBookAPI({ authToken: user.token, endpoint: server.baseUrl });
+
+beforeAll(() => {
+  adaApi = apiOf(ada);
+  bobApi = apiOf(bob);
 });
-afterAll(() => server?.close());
+
+/** A new organization of `user`'s, made through the client's 0.202.0 (0.146.0 has no createOrganization); its id. */
+async function newOrg(user: TestUser = ada): Promise<string> {
+  const next = new GitBookAPINext({ authToken: user.token, endpoint: server.baseUrl });
+  const created = await next.orgs.createOrganization({ title: 'Client Org' });
+  expect(created.status).toBe(201);
+  assertMatchesSpec('createOrganization', 201, created.data, 'next');
+  return created.data.id;
+}
 
 /** Awaits a client call expected to fail; returns its GitBookAPIError. */
 async function apiError(call: Promise<unknown>): Promise<GitBookAPIError> {
@@ -38,43 +44,39 @@ async function apiError(call: Promise<unknown>): Promise<GitBookAPIError> {
 }
 
 describe('GitBook API client', () => {
-  let orgId: string;
-
-  beforeAll(async () => {
-    const next = new GitBookAPINext({ authToken: ada.token, endpoint: server.baseUrl });
-    const created = await next.orgs.createOrganization({ title: 'Client Org' });
-    expect(created.status).toBe(201);
-    assertMatchesSpec('createOrganization', 201, created.data, 'next');
-    orgId = created.data.id;
-  });
-
   it('reads the authenticated user and their organizations', async () => {
-    const me = await adaApi.user.getAuthenticatedUser();
+    // Users of the test's own, whose organizations are counted.
+    const erin = await server.createUser('Erin');
+    const erinApi = apiOf(erin);
+    const orgId = await newOrg(erin);
+    const me = await erinApi.user.getAuthenticatedUser();
     expect(me.status).toBe(200);
     assertMatchesSpec('getAuthenticatedUser', 200, me.data);
-    expect(me.data).toMatchObject({ object: 'user', id: ada.id, displayName: 'Ada', email: ada.email });
+    expect(me.data).toMatchObject({ object: 'user', id: erin.id, displayName: 'Erin', email: erin.email });
 
-    const orgs = await adaApi.orgs.listOrganizationsForAuthenticatedUser({ limit: 10 });
+    const orgs = await erinApi.orgs.listOrganizationsForAuthenticatedUser({ limit: 10 });
     expect(orgs.status).toBe(200);
     assertMatchesSpec('listOrganizationsForAuthenticatedUser', 200, orgs.data);
     expect(orgs.data.items.map((o) => o.id)).toEqual([orgId]);
     expect(orgs.data.count).toBe(1);
 
-    const org = await adaApi.orgs.getOrganizationById(orgId);
+    const org = await erinApi.orgs.getOrganizationById(orgId);
     expect(org.status).toBe(200);
     assertMatchesSpec('getOrganizationById', 200, org.data);
     expect(org.data).toMatchObject({ object: 'organization', id: orgId, title: 'Client Org' });
     expect(org.data.permissions.admin).toBe(true);
 
-    const updated = await adaApi.orgs.updateOrganizationById(orgId, { title: 'Client Org Renamed' });
+    const updated = await erinApi.orgs.updateOrganizationById(orgId, { title: 'Client Org Renamed' });
     expect(updated.status).toBe(200);
     assertMatchesSpec('updateOrganizationById', 200, updated.data);
     expect(updated.data.title).toBe('Client Org Renamed');
 
-    expect((await bobApi.orgs.listOrganizationsForAuthenticatedUser()).data).toMatchObject({ items: [], count: 0 });
+    const outsider = await server.createUser('Outsider');
+    expect((await apiOf(outsider).orgs.listOrganizationsForAuthenticatedUser()).data).toMatchObject({ items: [], count: 0 });
   });
 
   it('creates, lists, reads, updates and deletes spaces', async () => {
+    const orgId = await newOrg();
     const created = await adaApi.orgs.createSpace(orgId, { title: 'Guide', emoji: '📘' } as never);
     expect(created.status).toBe(201);
     assertMatchesSpec('createSpace', 201, created.data);
@@ -103,6 +105,7 @@ describe('GitBook API client', () => {
   });
 
   it('creates collections and spaces inside them', async () => {
+    const orgId = await newOrg();
     const collection = await adaApi.orgs.createCollection(orgId, { title: 'Products' });
     expect(collection.status).toBe(201);
     assertMatchesSpec('createCollection', 201, collection.data);
@@ -137,7 +140,8 @@ describe('GitBook API client', () => {
   });
 
   it('manages members', async () => {
-    await server.app.db.member.create({ data: { id: `m-client-${bob.id}`, organizationId: orgId, userId: bob.id, role: 'read' } });
+    const orgId = await newOrg();
+    await server.app.db.member.create({ data: { id: `m-client-${orgId}`, organizationId: orgId, userId: bob.id, role: 'read' } });
 
     const list = await adaApi.orgs.listMembersInOrganizationById(orgId, { role: 'read' as never, order: 'asc', limit: 10 });
     expect(list.status).toBe(200);
@@ -176,6 +180,7 @@ describe('GitBook API client', () => {
   });
 
   it('surfaces errors as GitBookAPIError with status and message', async () => {
+    const orgId = await newOrg();
     const notFound = await apiError(adaApi.orgs.getOrganizationById('no-such-org'));
     expect(notFound.code).toBe(404);
     expect(notFound.response.status).toBe(404);
@@ -185,7 +190,7 @@ describe('GitBook API client', () => {
 
     // A reader may read a space but not change it.
     const space = (await adaApi.orgs.createSpace(orgId, { title: 'Read only' } as never)).data;
-    await server.app.db.member.create({ data: { id: `m-client-reader-${bob.id}`, organizationId: orgId, userId: bob.id, role: 'read' } });
+    await server.app.db.member.create({ data: { id: `m-client-reader-${orgId}`, organizationId: orgId, userId: bob.id, role: 'read' } });
     expect((await bobApi.spaces.getSpaceById(space.id)).status).toBe(200);
     const forbidden = await apiError(bobApi.spaces.updateSpaceById(space.id, { title: 'Mine' }));
     expect(forbidden.code).toBe(403);
@@ -201,6 +206,7 @@ describe('GitBook API client', () => {
   });
 
   it('writes content through a change request, merges it, reads and searches it', async () => {
+    const orgId = await newOrg();
     const space = (await adaApi.orgs.createSpace(orgId, { title: 'Client content' } as never)).data;
     const changeRequest = await adaApi.spaces.createChangeRequest(space.id, { subject: 'Docs' });
     expect(changeRequest.status).toBe(201);
@@ -236,6 +242,7 @@ describe('GitBook API client', () => {
   });
 
   it('sets and reads the agent instructions, and joins an organization by e-mail domain', async () => {
+    const orgId = await newOrg();
     expect((await apiError(adaApi.orgs.getOrganizationAgentInstructions(orgId))).code).toBe(404);
     const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Be brief.', marks: [] }] }] }] };
     const set = await adaApi.orgs.updateOrganizationAgentInstructions(orgId, { instructions: instructions as never });

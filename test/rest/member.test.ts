@@ -2,32 +2,21 @@
  * Members of an organization over REST: list (paging, filters, sorting), get,
  * PATCH role and DELETE, with the role rules and the last-admin guard.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; email: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let outsider: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  outsider = await server.createUser('Outsider');
-});
-afterAll(() => server?.close());
+const { server, ada, outsider } = useTestServer({ users: ['Ada', 'Outsider'] });
 
 const ids = (body: { items: Array<{ id: string }> }) => body.items.map((m) => m.id);
 
 describe('GET /v1/orgs/{organizationId}/members', () => {
   let org: string;
-  let grace: User; // edit, seen
-  let linus: User; // read
-  let guest: User; // guest (null role), seen
-  let quiet: User; // create; e-mail unrelated to the display name, with upper case
-  let ken: User; // comment
+  let grace: TestUser; // edit, seen
+  let linus: TestUser; // read
+  let guest: TestUser; // guest (null role), seen
+  let quiet: TestUser; // create; e-mail unrelated to the display name, with upper case
+  let ken: TestUser; // comment
   /** Member user ids in joinedAt descending order (the default order). */
   let newestFirst: string[];
 
@@ -73,20 +62,8 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
 
   it('pages with limit=2 and next.page, visiting each member once', async () => {
     for (const order of ['desc', 'asc'] as const) {
-      const seen: string[] = [];
-      let page: string | undefined;
-      let pages = 0;
-      do {
-        const res = await list(`limit=2&order=${order}${page ? `&page=${encodeURIComponent(page)}` : ''}`);
-        expect(res.status).toBe(200);
-        expect(res.body.count).toBe(6);
-        expect(res.body.items.length).toBeLessThanOrEqual(2);
-        seen.push(...ids(res.body));
-        page = res.body.next?.page;
-        pages += 1;
-      } while (page && pages < 10);
-      expect(pages).toBe(3);
-      expect(seen).toEqual(order === 'desc' ? newestFirst : [...newestFirst].reverse());
+      const paged = await server.pageThrough(ada, `/v1/orgs/${org}/members?order=${order}`, 'listMembersInOrganizationById');
+      expect(paged).toEqual({ ids: order === 'desc' ? newestFirst : [...newestFirst].reverse(), pages: 3, count: 6 });
     }
   });
 
@@ -166,16 +143,8 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
       expect(ids(res.body), search).toEqual(expected);
       expect(res.body.count, search).toBe(expected.length);
     }
-    const seen: string[] = [];
-    let page: string | undefined;
-    do {
-      const res = await server.request('GET', `/v1/orgs/${other}/members?search=_&order=asc&limit=1${page ? `&page=${encodeURIComponent(page)}` : ''}`, { token: ada.token });
-      expect(res.status).toBe(200);
-      expect(res.body.count).toBe(2);
-      seen.push(...ids(res.body));
-      page = res.body.next?.page;
-    } while (page && seen.length < 5);
-    expect(seen).toEqual([snake.id, under.id]);
+    const paged = await server.pageThrough(ada, `/v1/orgs/${other}/members?search=_&order=asc`, 'listMembersInOrganizationById', 1);
+    expect(paged).toEqual({ ids: [snake.id, under.id], pages: 2, count: 2 });
   });
 
   it('sorts by lastSeenAt, listing only members seen at least once', async () => {
@@ -238,22 +207,19 @@ describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
 });
 
 describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
-  let org: string;
-  let bob: User;
-  let carol: User;
-
-  beforeAll(async () => {
-    org = await server.createOrg(ada);
-    bob = await server.createUser('Bob');
-    carol = await server.createUser('Carol');
+  /** An organization of Ada's with Bob (read) and Carol (edit), and PATCH on its members. */
+  async function newOrg() {
+    const org = await server.createOrg(ada);
+    const bob = await server.createUser('Bob');
+    const carol = await server.createUser('Carol');
     await server.addMember(org, bob, 'read');
     await server.addMember(org, carol, 'edit');
-  });
-
-  const patch = (userId: string, body: unknown, token = ada.token) =>
-    server.request('PATCH', `/v1/orgs/${org}/members/${userId}`, { token, body });
+    const patch = (userId: string, body: unknown, token = ada.token) => server.request('PATCH', `/v1/orgs/${org}/members/${userId}`, { token, body });
+    return { org, bob, carol, patch };
+  }
 
   it('lets an admin change a role, to guest and back', async () => {
+    const { org, bob, patch } = await newOrg();
     const review = await patch(bob.id, { role: 'review' });
     expect(review.status).toBe(200);
     assertMatchesSpec('updateMemberInOrganizationById', 200, review.body);
@@ -279,6 +245,7 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('refuses a non-admin member (403), hides from non-members (404)', async () => {
+    const { org, bob, carol, patch } = await newOrg();
     const byCarol = await patch(bob.id, { role: 'admin' }, carol.token);
     expect(byCarol.status).toBe(403);
     expect(byCarol.body).toEqual({ error: { code: 403, message: expect.any(String) } });
@@ -292,6 +259,7 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('rejects an invalid role or body with 400', async () => {
+    const { bob, patch } = await newOrg();
     for (const body of [{ role: 'owner' }, { role: 'ADMIN' }, { role: 3 }]) {
       const res = await patch(bob.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -302,6 +270,7 @@ describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('never demotes the last admin (409), but does once another admin exists', async () => {
+    const { bob, carol, patch } = await newOrg();
     for (const role of ['edit', null]) {
       const res = await patch(ada.id, { role });
       expect(res.status, String(role)).toBe(409);

@@ -3,16 +3,10 @@
  * the organization's spaces whose content matches, best first, each with its best pages; spaces
  * in the bin and other organizations' spaces are never results; paging, limits and access.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = Awaited<ReturnType<TestServer['createUser']>>;
-
-let server: TestServer;
-let ada: User; // admin of the organization
-let rita: User; // reader of the organization
-let mallory: User; // admin of another organization
 let org: string;
 let otherOrg: string;
 const spaces: Record<string, string> = {};
@@ -25,7 +19,7 @@ async function ok(method: string, path: string, operationId: string, options: { 
 }
 
 /** A space of `organization` holding `pages` (markdown), merged through a change request. */
-async function spaceWith(user: User, organization: string, title: string, pages: string[]): Promise<string> {
+async function spaceWith(user: TestUser, organization: string, title: string, pages: string[]): Promise<string> {
   const space = (await server.createSpace(user, organization, { title })).id as string;
   const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { token: user.token, body: { subject: 'Pages' }, status: 201 });
   const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content`, {
@@ -40,11 +34,9 @@ async function spaceWith(user: User, organization: string, title: string, pages:
 const search = (query: string, options: { token?: string; extra?: string; organization?: string } = {}) =>
   server.request('GET', `/v1/orgs/${options.organization ?? org}/search?query=${encodeURIComponent(query)}${options.extra ?? ''}`, { token: options.token ?? ada.token });
 
+const { server, ada, rita, mallory } = useTestServer({ users: ['Ada', 'Rita', 'Mallory'] });
+
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  rita = await server.createUser('Rita');
-  mallory = await server.createUser('Mallory');
   org = await server.createOrg(ada);
   await server.addMember(org, rita, 'read');
   otherOrg = await server.createOrg(mallory);
@@ -60,7 +52,6 @@ beforeAll(async () => {
   expect((await server.request('DELETE', `/v1/spaces/${spaces.binned}`, { token: ada.token })).status).toBe(205);
   spaces.theirs = await spaceWith(mallory, otherOrg, 'Their installer', ['# Installer\n\nAnother organization’s installer.']);
 });
-afterAll(() => server.close());
 
 describe('GET /v1/orgs/{organizationId}/search', () => {
   it('answers the spaces with matching pages, the best first, each with its pages and their sections', async () => {

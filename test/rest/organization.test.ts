@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-let ada: { id: string; token: string };
-let bob: { id: string; token: string };
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 describe('GET /v1/user', () => {
   it('answers the authenticated user', async () => {
@@ -78,17 +69,7 @@ describe('organizations', () => {
     const carol = await server.createUser('Carol');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await server.request('POST', '/v1/orgs', { token: carol.token, body: { title: `Org ${i}` } })).body.id);
-    const seen: string[] = [];
-    let page: string | undefined;
-    do {
-      const res = await server.request('GET', `/v1/orgs?limit=2${page ? `&page=${page}` : ''}`, { token: carol.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listOrganizationsForAuthenticatedUser', 200, res.body);
-      expect(res.body.count).toBe(5);
-      seen.push(...res.body.items.map((o: { id: string }) => o.id));
-      page = res.body.next?.page;
-    } while (page);
-    expect(seen).toEqual(ids);
+    expect(await server.pageThrough(carol, '/v1/orgs', 'listOrganizationsForAuthenticatedUser')).toEqual({ ids, pages: 3, count: 5 });
     for (const limit of [0, 1001]) expect((await server.request('GET', `/v1/orgs?limit=${limit}`, { token: carol.token })).status).toBe(400);
   });
 });

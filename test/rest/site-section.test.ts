@@ -2,55 +2,38 @@
  * Site sections over real HTTP: list, add, update, delete and the deprecated
  * move; 2xx bodies validated against @gitbook/api@0.146.0's OpenAPI document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const sections = (org: string, site: string) => `/v1/orgs/${org}/sites/${site}/sections`;
 
-async function addSection(user: User, org: string, site: string, body: Record<string, unknown>) {
+async function addSection(user: TestUser, org: string, site: string, body: Record<string, unknown>) {
   const res = await server.request('POST', sections(org, site), { token: user.token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('addSectionToSite', 201, res.body);
   return res.body;
 }
 
-async function list(user: User, org: string, site: string, query = '') {
+async function list(user: TestUser, org: string, site: string, query = '') {
   const res = await server.request('GET', `${sections(org, site)}${query}`, { token: user.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('listSiteSections', 200, res.body);
   return res.body;
 }
 
-async function patch(user: User, org: string, site: string, id: string, body: unknown) {
+async function patch(user: TestUser, org: string, site: string, id: string, body: unknown) {
   return server.request('PATCH', `${sections(org, site)}/${id}`, { token: user.token, body });
 }
 
-async function move(user: User, org: string, site: string, id: string, body: unknown) {
+async function move(user: TestUser, org: string, site: string, id: string, body: unknown) {
   return server.request('POST', `${sections(org, site)}/${id}/move`, { token: user.token, body });
 }
 
-/** An organization and a site without sections; `spaces` new spaces with these titles. */
-async function setup(titles: string[] = ['Guide', 'API', 'Changelog']) {
-  const org = await server.createOrg(ada);
-  const spaces = [];
-  for (const title of titles) spaces.push(await server.createSpace(ada, org, { title }));
-  const site = (await server.createSite(ada, org)).id as string;
-  return { org, site, spaces };
-}
+/** Ada's organization with spaces of these titles and a site without sections. */
+const setup = (titles?: string[]) => server.siteWithSpaces(ada, titles);
 
 describe('adding sections', () => {
   it('adds a section with a site space of the space; the first becomes the default section', async () => {
@@ -289,10 +272,8 @@ describe('access', () => {
       ['DELETE', `${sections(org, site)}/${section.id}`, undefined],
       ['POST', `${sections(org, site)}/${section.id}/move`, {}],
     ] as const;
-    for (const [method, path, body] of endpoints) {
-      expectError(await server.request(method, path, { token: bob.token, body }), 404);
-      expectError(await server.request(method, path, { body }), 401);
-    }
+    await server.expectErrors(endpoints, bob.token, 404);
+    await server.expectErrors(endpoints, undefined, 401);
     // The site exists, but not in that organization.
     const bobOrg = await server.createOrg(bob);
     expectError(await server.request('GET', sections(bobOrg, site), { token: bob.token }), 404);
@@ -301,9 +282,7 @@ describe('access', () => {
     const editor = await server.createUser('Editor');
     await server.addMember(org, editor, 'edit');
     expect((await list(editor, org, site)).count).toBe(1);
-    for (const [method, path, body] of endpoints.slice(1)) {
-      expectError(await server.request(method, path, { token: editor.token, body }), 403);
-    }
+    await server.expectErrors(endpoints.slice(1), editor.token, 403);
     const creator = await server.createUser('Creator');
     await server.addMember(org, creator, 'create');
     expect((await patch(creator, org, site, section.id, { title: 'By creator' })).status).toBe(200);

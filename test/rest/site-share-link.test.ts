@@ -2,28 +2,17 @@
  * Site share links over real HTTP: list (paged), create (the key shown once,
  * only its hash stored), update, delete; roles, limits and isolation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashShareKey } from '../../src/auth/share-keys.ts';
 import { SHARE_KEY_PARAM } from '../../src/services/published-urls.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server?.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const linksPath = (org: string, site: string, link = '') => `/v1/orgs/${org}/sites/${site}/share-links${link ? `/${link}` : ''}`;
 
-async function createLink(user: User, org: string, site: string, name: string) {
+async function createLink(user: TestUser, org: string, site: string, name: string) {
   const res = await server.request('POST', linksPath(org, site), { token: user.token, body: { name } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('createSiteShareLink', 201, res.body);
@@ -65,20 +54,7 @@ describe('share links', () => {
     const site = await server.createSite(ada, org);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await createLink(ada, org, site.id, `Link ${i}`)).id);
-    const seen: string[] = [];
-    let page: string | undefined;
-    let pages = 0;
-    do {
-      const res = await server.request('GET', `${linksPath(org, site.id)}?limit=2${page ? `&page=${page}` : ''}`, { token: ada.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listSiteShareLinks', 200, res.body);
-      expect(res.body.count).toBe(5);
-      seen.push(...res.body.items.map((l: { id: string }) => l.id));
-      page = res.body.next?.page;
-      pages += 1;
-    } while (page && pages < 10);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(ids);
+    expect(await server.pageThrough(ada, linksPath(org, site.id), 'listSiteShareLinks')).toEqual({ ids, pages: 3, count: 5 });
     // Links of another site are not listed.
     const otherSite = await server.createSite(ada, org, { title: 'Other' });
     expect(await server.listIds(ada, linksPath(org, otherSite.id), 'listSiteShareLinks')).toEqual([]);
@@ -134,8 +110,8 @@ describe('share links', () => {
     let org: string;
     let site: { id: string };
     let link: { id: string };
-    let reader: User;
-    let creator: User;
+    let reader: TestUser;
+    let creator: TestUser;
 
     beforeAll(async () => {
       org = await server.createOrg(ada);
@@ -156,18 +132,14 @@ describe('share links', () => {
       ] as const;
 
     it('answers 401 without a token', async () => {
-      for (const [method, path, body] of endpoints(org, site.id, link.id)) expectError(await server.request(method, path, { body }), 401);
+      await server.expectErrors(endpoints(org, site.id, link.id), undefined, 401);
     });
 
     it("answers 404 to non-members, for another organization's site, and for a link of another site", async () => {
-      for (const [method, path, body] of endpoints(org, site.id, link.id)) {
-        expectError(await server.request(method, path, { token: bob.token, body }), 404);
-      }
+      await server.expectErrors(endpoints(org, site.id, link.id), bob.token, 404);
       const bobOrg = await server.createOrg(bob);
       await server.addMember(bobOrg, ada, 'admin');
-      for (const [method, path, body] of endpoints(bobOrg, site.id, link.id)) {
-        expectError(await server.request(method, path, { token: ada.token, body }), 404);
-      }
+      await server.expectErrors(endpoints(bobOrg, site.id, link.id), ada.token, 404);
       // The link through another site of the same organization: not that site's link.
       const otherSite = await server.createSite(ada, org, { title: 'Other' });
       expectError(await server.request('PATCH', linksPath(org, otherSite.id, link.id), { token: ada.token, body: { name: 'x' } }), 404);
@@ -176,9 +148,7 @@ describe('share links', () => {
     });
 
     it('needs the create role (site:update): 403 for a reader', async () => {
-      for (const [method, path, body] of endpoints(org, site.id, link.id)) {
-        expectError(await server.request(method, path, { token: reader.token, body }), 403);
-      }
+      await server.expectErrors(endpoints(org, site.id, link.id), reader.token, 403);
       const created = await createLink(creator, org, site.id, 'By creator');
       const list = await server.listIds(creator, linksPath(org, site.id), 'listSiteShareLinks');
       expect(list).toContain(created.id);

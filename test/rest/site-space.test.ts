@@ -2,33 +2,22 @@
  * Site spaces over real HTTP: list (with the `default` filter), add, update,
  * delete and move; 2xx bodies validated against @gitbook/api@0.146.0's OpenAPI document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const siteSpaces = (org: string, site: string) => `/v1/orgs/${org}/sites/${site}/site-spaces`;
 
-async function add(user: User, org: string, site: string, body: Record<string, unknown>) {
+async function add(user: TestUser, org: string, site: string, body: Record<string, unknown>) {
   const res = await server.request('POST', siteSpaces(org, site), { token: user.token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('addSpaceToSite', 201, res.body);
   return res.body;
 }
 
-async function list(user: User, org: string, site: string, query = '') {
+async function list(user: TestUser, org: string, site: string, query = '') {
   const res = await server.request('GET', `${siteSpaces(org, site)}${query}`, { token: user.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('listSiteSpaces', 200, res.body);
@@ -37,11 +26,11 @@ async function list(user: User, org: string, site: string, query = '') {
 
 const ids = async (org: string, site: string, query = '') => (await list(ada, org, site, query)).items.map((s: any) => s.id);
 
-async function patch(user: User, org: string, site: string, id: string, body: unknown) {
+async function patch(user: TestUser, org: string, site: string, id: string, body: unknown) {
   return server.request('PATCH', `${siteSpaces(org, site)}/${id}`, { token: user.token, body });
 }
 
-async function move(user: User, org: string, site: string, id: string, body: unknown) {
+async function move(user: TestUser, org: string, site: string, id: string, body: unknown) {
   return server.request('POST', `${siteSpaces(org, site)}/${id}/move`, { token: user.token, body });
 }
 
@@ -51,14 +40,8 @@ async function addSection(org: string, site: string, spaceId: string) {
   return res.body;
 }
 
-/** An organization with spaces of these titles and a site without sections. */
-async function setup(titles: string[] = ['Guide', 'API', 'Changelog']) {
-  const org = await server.createOrg(ada);
-  const spaces = [];
-  for (const title of titles) spaces.push(await server.createSpace(ada, org, { title }));
-  const site = (await server.createSite(ada, org)).id as string;
-  return { org, site, spaces };
-}
+/** Ada's organization with spaces of these titles and a site without sections. */
+const setup = (titles?: string[]) => server.siteWithSpaces(ada, titles);
 
 describe('adding site spaces', () => {
   it('adds spaces at the root of a site without sections; the first is the default; paths are unique slugs', async () => {
@@ -232,19 +215,15 @@ describe('access', () => {
       ['DELETE', `${siteSpaces(org, site)}/${a.id}`, undefined],
       ['POST', `${siteSpaces(org, site)}/${a.id}/move`, {}],
     ] as const;
-    for (const [method, path, body] of endpoints) {
-      expectError(await server.request(method, path, { token: bob.token, body }), 404);
-      expectError(await server.request(method, path, { body }), 401);
-    }
+    await server.expectErrors(endpoints, bob.token, 404);
+    await server.expectErrors(endpoints, undefined, 401);
     const bobOrg = await server.createOrg(bob);
     expectError(await server.request('GET', siteSpaces(bobOrg, site), { token: bob.token }), 404);
 
     const reader = await server.createUser('Reader');
     await server.addMember(org, reader, 'read');
     expect((await list(reader, org, site)).count).toBe(1);
-    for (const [method, path, body] of endpoints.slice(1)) {
-      expectError(await server.request(method, path, { token: reader.token, body }), 403);
-    }
+    await server.expectErrors(endpoints.slice(1), reader.token, 403);
     expect(await ids(org, site)).toEqual([a.id]);
   });
 });

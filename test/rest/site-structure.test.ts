@@ -4,55 +4,44 @@
  * on the structure reads and on GET /v1/spaces/{spaceId}.
  */
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const base = (org: string, site: string) => `/v1/orgs/${org}/sites/${site}`;
 
-async function graphql(user: User, query: string, variables: Record<string, unknown> = {}) {
+async function graphql(user: TestUser, query: string, variables: Record<string, unknown> = {}) {
   const res = await server.request('POST', '/graphql', { token: user.token, body: { query, variables } });
   // Errors with a status (400, 403, 404) set the HTTP status of a GraphQL response too.
   if (!res.body.errors) expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { data?: any; errors?: Array<{ message: string; extensions?: any }> };
 }
 
-async function structure(user: User, org: string, site: string, query = '') {
+async function structure(user: TestUser, org: string, site: string, query = '') {
   const res = await server.request('GET', `${base(org, site)}/structure${query}`, { token: user.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('getSiteStructure', 200, res.body);
   return res.body;
 }
 
-async function addSection(user: User, org: string, site: string, body: Record<string, unknown>) {
+async function addSection(user: TestUser, org: string, site: string, body: Record<string, unknown>) {
   const res = await server.request('POST', `${base(org, site)}/sections`, { token: user.token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('addSectionToSite', 201, res.body);
   return res.body;
 }
 
-async function addSiteSpace(user: User, org: string, site: string, body: Record<string, unknown>) {
+async function addSiteSpace(user: TestUser, org: string, site: string, body: Record<string, unknown>) {
   const res = await server.request('POST', `${base(org, site)}/site-spaces`, { token: user.token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   assertMatchesSpec('addSpaceToSite', 201, res.body);
   return res.body;
 }
 
-async function sort(user: User, org: string, site: string, body: unknown) {
+async function sort(user: TestUser, org: string, site: string, body: unknown) {
   return server.request('PATCH', `${base(org, site)}/structure/sort`, { token: user.token, body });
 }
 
@@ -164,7 +153,7 @@ describe('the structure documents', () => {
 });
 
 /** An organization with a site of three sections (one site space each) and a top-level group holding a fourth. */
-async function sectionedSite(user: User = ada) {
+async function sectionedSite(user: TestUser = ada) {
   const org = await server.createOrg(user);
   const spaces = [];
   for (const title of ['One', 'Two', 'Three', 'Four']) spaces.push(await server.createSpace(user, org, { title }));
@@ -295,7 +284,7 @@ describe('section groups (GraphQL)', () => {
   });
 });
 
-async function published(user: User, org: string, site: string, query = '') {
+async function published(user: TestUser, org: string, site: string, query = '') {
   const res = await server.request('GET', `${base(org, site)}/published${query}`, { token: user.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('getPublishedContentSite', 200, res.body);

@@ -8,31 +8,20 @@ import { createRequire } from 'node:module';
 import { GitBookAPI } from '@gitbook/api';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server?.close());
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 const sitePath = (org: string, site: string, rest = '') => `/v1/orgs/${org}/sites/${site}${rest}`;
 
-async function patchSite(user: User, org: string, site: string, body: unknown) {
+async function patchSite(user: TestUser, org: string, site: string, body: unknown) {
   return server.request('PATCH', sitePath(org, site), { token: user.token, body });
 }
 
-async function graphql(user: User, query: string, variables: Record<string, unknown> = {}) {
+async function graphql(user: TestUser, query: string, variables: Record<string, unknown> = {}) {
   return server.request('POST', '/graphql', { token: user.token, body: { query, variables } });
 }
 
@@ -131,20 +120,7 @@ describe('listing sites', () => {
     const org = await server.createOrg(ada);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await server.createSite(ada, org, { title: `Site ${i}` })).id);
-    const seen: string[] = [];
-    let page: string | undefined;
-    let pages = 0;
-    do {
-      const res = await server.request('GET', `/v1/orgs/${org}/sites?limit=2${page ? `&page=${page}` : ''}`, { token: ada.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listSites', 200, res.body);
-      expect(res.body.count).toBe(5);
-      seen.push(...res.body.items.map((s: { id: string }) => s.id));
-      page = res.body.next?.page;
-      pages += 1;
-    } while (page && pages < 10);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(ids);
+    expect(await server.pageThrough(ada, `/v1/orgs/${org}/sites`, 'listSites')).toEqual({ ids, pages: 3, count: 5 });
     expectError(await server.request('GET', `/v1/orgs/${org}/sites?limit=0`, { token: ada.token }), 400, /limit/);
     expectError(await server.request('GET', `/v1/orgs/${org}/sites?page=garbage`, { token: ada.token }), 400, /page/);
   });
@@ -544,8 +520,8 @@ describe('deleting sites', () => {
 describe('the error matrix of a site', () => {
   let org: string;
   let site: { id: string };
-  let reader: User;
-  let creator: User;
+  let reader: TestUser;
+  let creator: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);
@@ -571,33 +547,17 @@ describe('the error matrix of a site', () => {
     ] as const;
 
   it('answers 401 without a token and with a bad token', async () => {
-    for (const [method, path, body] of endpoints(org, site.id)) {
-      for (const token of [undefined, 'not-a-token']) {
-        const res = await server.request(method, path, { token, body });
-        expect(res.status, `${method} ${path}`).toBe(401);
-        expectError(res, 401);
-      }
-    }
+    for (const token of [undefined, 'not-a-token']) await server.expectErrors(endpoints(org, site.id), token, 401);
   });
 
   it("answers 404 to non-members, for another organization's site, and for sites that do not exist", async () => {
-    for (const [method, path, body] of endpoints(org, site.id)) {
-      const res = await server.request(method, path, { token: bob.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
-      expectError(res, 404);
-    }
+    await server.expectErrors(endpoints(org, site.id), bob.token, 404);
     // Ada's site through Bob's organization, where Ada is a member too.
     const bobOrg = await server.createOrg(bob);
     await server.addMember(bobOrg, ada, 'admin');
-    for (const [method, path, body] of endpoints(bobOrg, site.id).slice(2)) {
-      const res = await server.request(method, path, { token: ada.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
-      expectError(res, 404);
-    }
-    for (const [method, path, body] of endpoints(org, 'no-such-site').slice(2)) {
-      if (method === 'DELETE') continue; // nothing to delete: 204
-      expectError(await server.request(method, path, { token: ada.token, body }), 404);
-    }
+    await server.expectErrors(endpoints(bobOrg, site.id).slice(2), ada.token, 404);
+    // DELETE of nothing is a 204.
+    await server.expectErrors(endpoints(org, 'no-such-site').slice(2).filter(([method]) => method !== 'DELETE'), ada.token, 404);
     // The site is untouched.
     const got = await server.request('GET', sitePath(org, site.id), { token: ada.token });
     expect(got.body).toMatchObject({ title: 'Docs', published: false });
@@ -608,12 +568,7 @@ describe('the error matrix of a site', () => {
     expect(await server.listIds(reader, `/v1/orgs/${org}/sites`, 'listSites')).toContain(site.id);
     const template = await server.request('GET', sitePath(org, site.id, '/adaptive-schema/template-conditions'), { token: reader.token });
     expect(template.status).toBe(200);
-    for (const [method, path, body] of endpoints(org, site.id)) {
-      if (method === 'GET') continue;
-      const res = await server.request(method, path, { token: reader.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(403);
-      expectError(res, 403);
-    }
+    await server.expectErrors(endpoints(org, site.id).filter(([method]) => method !== 'GET'), reader.token, 403);
   });
 
   it('lets a creator create sites and rename them, but not configure, publish or delete them', async () => {

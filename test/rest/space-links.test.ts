@@ -6,28 +6,18 @@
  * validated against @gitbook/api's OpenAPI document.
  */
 import { ContentReferenceStatus, GitBookAPI } from '@gitbook/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User; // admin
-let rita: User; // read
-let bob: User; // another organization
+const { server, ada, rita, bob } = useTestServer({ users: ['Ada', 'Rita', 'Bob'] }); // admin, reader, another organization
 let org: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  rita = await server.createUser('Rita');
-  bob = await server.createUser('Bob');
   org = await server.createOrg(ada);
   await server.addMember(org, rita, 'read');
   await server.createOrg(bob, 'Bob org');
 });
-afterAll(() => server.close());
 
 async function ok(method: string, path: string, body?: unknown) {
   const res = await server.request(method, path, { token: ada.token, body });
@@ -36,7 +26,7 @@ async function ok(method: string, path: string, body?: unknown) {
 }
 
 /** GET the links of a space as `user`, expecting 200 and a body of the wire contract. */
-async function links(space: string, query = '', user: User = ada) {
+async function links(space: string, query = '', user: TestUser = ada) {
   const res = await server.request('GET', `/v1/spaces/${space}/links${query}`, { token: user.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   assertMatchesSpec('listSpaceLinks', 200, res.body);
@@ -209,13 +199,6 @@ describe('a cursor across a change of content', () => {
 });
 
 describe('statement count', () => {
-  async function statementsFor(fn: () => Promise<unknown>): Promise<number> {
-    const before = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-    await fn();
-    const after = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-    return after - before;
-  }
-
   /** A space of `n` pages, each linking to the next `fanOut` pages, to a URL of its own, to a shared URL and to an image. */
   async function seedSpace(n: number, fanOut: number): Promise<string> {
     const space = (await server.createSpace(ada, org, { title: `${n} pages` })).id;
@@ -246,10 +229,8 @@ describe('statement count', () => {
 
     const rest = async (space: string) => (await links(space, '?limit=1000')).count as number;
     await rest(small); // warm: the measured requests are alike
-    let smallCount = 0;
-    let largeCount = 0;
-    const forSmall = await statementsFor(async () => (smallCount = await rest(small)));
-    const forLarge = await statementsFor(async () => (largeCount = await rest(large)));
+    const { statements: forSmall, result: smallCount } = await server.countStatements(() => rest(small));
+    const { statements: forLarge, result: largeCount } = await server.countStatements(() => rest(large));
     // 3 pages: 3 page targets, 3 own URLs, the shared URL, the image; 40 pages: 40 + 40 + 1 + 1.
     expect([smallCount, largeCount]).toEqual([8, 82]);
     expect(forLarge).toBe(forSmall);
@@ -267,14 +248,13 @@ describe('statement count', () => {
     const two = await spacesOrg(2);
     const five = await spacesOrg(5);
     const gql = async (id: string) => {
-      const res = await server.request('POST', '/graphql', { token: ada.token, body: { query: graphql, variables: { id } } });
+      const res = await server.graphql(graphql, { token: ada.token, variables: { id } });
       expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
       return res.body.data.organization.spaces.items.map((s: any) => s.links.stats);
     };
     await gql(two);
-    let stats: unknown[] = [];
-    const forTwo = await statementsFor(() => gql(two));
-    const forFive = await statementsFor(async () => (stats = await gql(five)));
+    const { statements: forTwo } = await server.countStatements(() => gql(two));
+    const { statements: forFive, result: stats } = await server.countStatements(() => gql(five));
     expect(stats).toEqual(Array.from({ length: 5 }, () => ({ total: 2, broken: { total: 1 } })));
     expect(forFive).toBe(forTwo);
     console.log(`statements for the links of a space: REST ${forLarge}, GraphQL for several spaces ${forFive}`);

@@ -1,37 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { purgeDeletedSpaces } from '../../src/services/space-purge.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
-
-type User = { id: string; token: string };
-
-let server: TestServer;
-let ada: User;
-let bob: User;
+import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-  bob = await server.createUser('Bob');
-});
-afterAll(() => server.close());
-
-const listOrgSpaceIds = (user: User, organizationId: string) =>
-  server.listIds(user, `/v1/orgs/${organizationId}/spaces?limit=1000`, 'listSpacesInOrganizationById');
-
-const listCollectionSpaceIds = (user: User, collectionId: string) =>
-  server.listIds(user, `/v1/collections/${collectionId}/spaces`, 'listSpacesInCollectionById');
-
-/** Ids of the spaces and collections under `parentId` (null: top level), in their position order. */
-async function childrenInOrder(organizationId: string, parentId: string | null): Promise<string[]> {
-  const [collections, spaces] = await Promise.all([
-    server.app.db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
-    server.app.db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
-  ]);
-  return [...collections, ...spaces].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id)).map((x) => x.id);
-}
+const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
 describe('creating and listing spaces', () => {
   it('creates a space and reads it back', async () => {
@@ -51,22 +25,7 @@ describe('creating and listing spaces', () => {
     const org = await server.createOrg(ada);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await server.createSpace(ada, org, { title: `Space ${i}` })).id);
-    const seen: string[] = [];
-    let page: string | undefined;
-    let pages = 0;
-    do {
-      const res = await server.request('GET', `/v1/orgs/${org}/spaces?limit=2${page ? `&page=${page}` : ''}`, { token: ada.token });
-      expect(res.status).toBe(200);
-      assertMatchesSpec('listSpacesInOrganizationById', 200, res.body);
-      expect(res.body.count).toBe(5);
-      expect(res.body.items.length).toBeLessThanOrEqual(2);
-      seen.push(...res.body.items.map((s: { id: string }) => s.id));
-      page = res.body.next?.page;
-      pages += 1;
-    } while (page && pages < 10);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(ids);
-    expect(new Set(seen).size).toBe(5);
+    expect(await server.pageThrough(ada, `/v1/orgs/${org}/spaces`, 'listSpacesInOrganizationById')).toEqual({ ids, pages: 3, count: 5 });
   });
 
   it('refuses limit=0 and limit=1001 with 400', async () => {
@@ -152,7 +111,7 @@ describe('updating spaces', () => {
 describe('the error matrix of a space', () => {
   let org: string;
   let space: { id: string };
-  let reader: User;
+  let reader: TestUser;
 
   beforeAll(async () => {
     org = await server.createOrg(ada);
@@ -174,19 +133,11 @@ describe('the error matrix of a space', () => {
     ] as const;
 
   it('answers 401 without a token and with a bad token', async () => {
-    for (const [method, path, body] of [...endpoints(space.id), ['GET', `/v1/orgs/${org}/spaces`, undefined] as const, ['POST', `/v1/orgs/${org}/spaces`, { title: 'X' }] as const]) {
-      for (const token of [undefined, 'not-a-token']) {
-        expectError(await server.request(method, path, { token, body }), 401);
-      }
-    }
+    for (const token of [undefined, 'not-a-token']) await server.expectErrors([...endpoints(space.id), ['GET', `/v1/orgs/${org}/spaces`, undefined] as const, ['POST', `/v1/orgs/${org}/spaces`, { title: 'X' }] as const], token, 401);
   });
 
   it("answers 404 for another organization's space, and for a space that does not exist", async () => {
-    for (const [method, path, body] of endpoints(space.id)) {
-      const res = await server.request(method, path, { token: bob.token, body });
-      expect(res.status, `${method} ${path}`).toBe(404);
-      expectError(res, 404);
-    }
+    await server.expectErrors(endpoints(space.id), bob.token, 404);
     expectError(await server.request('GET', `/v1/orgs/${org}/spaces`, { token: bob.token }), 404);
     expectError(await server.request('GET', '/v1/spaces/does-not-exist', { token: ada.token }), 404);
     expectError(await server.request('GET', '/v1/spaces/does-not-exist/links', { token: ada.token }), 404);
@@ -206,18 +157,14 @@ describe('the error matrix of a space', () => {
     expect(list.body.items.map((s: { id: string }) => s.id)).toContain(space.id);
 
     const target = await server.createOrg(reader, 'Reader org');
-    for (const [method, path, body] of [
+    await server.expectErrors([
       ['PATCH', `/v1/spaces/${space.id}`, { title: 'X' }],
       ['DELETE', `/v1/spaces/${space.id}`, undefined],
       ['POST', `/v1/spaces/${space.id}/duplicate`, undefined],
       ['POST', `/v1/spaces/${space.id}/move`, { position: null, parent: null }],
       ['POST', `/v1/spaces/${space.id}/transfer`, { organization: target }],
       ['POST', `/v1/orgs/${org}/spaces`, { title: 'X' }],
-    ] as const) {
-      const res = await server.request(method, path, { token: reader.token, body });
-      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(403);
-      expectError(res, 403);
-    }
+    ] as const, reader.token, 403);
     expect((await server.request('GET', `/v1/spaces/${space.id}`, { token: ada.token })).body.deletedAt).toBeUndefined();
   });
 
@@ -251,8 +198,8 @@ describe('deleting and restoring spaces', () => {
     expectError(await server.request('GET', `/v1/spaces/${space.id}`, { token: ada.token }), 404);
     expectError(await server.request('GET', `/v1/spaces/${space.id}/links`, { token: ada.token }), 404);
     expectError(await server.request('PATCH', `/v1/spaces/${space.id}`, { token: ada.token, body: { title: 'X' } }), 404);
-    expect(await listOrgSpaceIds(ada, org)).toEqual([other.id]);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([]);
+    expect(await server.listSpaceIds(ada, org)).toEqual([other.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([]);
     const page = await server.request('GET', `/v1/orgs/${org}/spaces`, { token: ada.token });
     expect(page.body.count).toBe(1);
 
@@ -268,8 +215,8 @@ describe('deleting and restoring spaces', () => {
     expect(restored.body.deletedAt).toBeUndefined();
 
     expect((await server.request('GET', `/v1/spaces/${space.id}`, { token: ada.token })).status).toBe(200);
-    expect(await listOrgSpaceIds(ada, org)).toEqual([space.id, other.id]);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
+    expect(await server.listSpaceIds(ada, org)).toEqual([space.id, other.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([space.id]);
   });
 
   it('restores a space at the end of its siblings, whatever took its old place', async () => {
@@ -290,8 +237,8 @@ describe('deleting and restoring spaces', () => {
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     assertMatchesSpec('restoreSpace', 200, restored.body);
     expect(restored.body.parent).toBe(collection.id);
-    expect(await childrenInOrder(org, collection.id)).toEqual([c.id, b.id, a.id]);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, b.id, a.id]);
+    expect(await server.childrenInOrder(org, collection.id)).toEqual([c.id, b.id, a.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, b.id, a.id]);
     // No two siblings share a position.
     const positions = (await server.app.db.space.findMany({ where: { parentId: collection.id }, select: { position: true } })).map((r) => r.position);
     expect(new Set(positions).size).toBe(3);
@@ -311,7 +258,7 @@ describe('deleting and restoring spaces', () => {
     const restored = await server.request('POST', `/v1/spaces/${inside.id}/restore`, { token: ada.token });
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.parent).toBeUndefined();
-    expect(await childrenInOrder(org, null)).toEqual([first.id, last.id, inside.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([first.id, last.id, inside.id]);
   });
 
   it('answers 409 to the restore of a space that is not deleted, and 404 to other organizations', async () => {
@@ -356,7 +303,7 @@ describe('deleting and restoring spaces', () => {
       expect(res.status).toBe(200);
       assertMatchesSpec('restoreSpace', 200, res.body);
     }
-    expect(await listOrgSpaceIds(ada, org)).toEqual([recent.id, almost.id]);
+    expect(await server.listSpaceIds(ada, org)).toEqual([recent.id, almost.id]);
   });
 
   it('purges with an explicit clock: a space deleted now is purged 7 days and a moment later', async () => {
@@ -382,7 +329,7 @@ describe('duplicating spaces', () => {
     expect(res.body.id).not.toBe(a.id);
     expect(res.body.revision).not.toBe(a.revision);
     expect(res.body).toMatchObject({ title: 'Copy of A', emoji: '1f4d8', parent: collection.id, organization: org });
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, res.body.id, b.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, res.body.id, b.id]);
 
     // The title stays within 50 characters.
     const long = await server.createSpace(ada, org, { title: 'y'.repeat(50) });
@@ -404,27 +351,27 @@ describe('moving spaces', () => {
     expect(into.status, JSON.stringify(into.body)).toBe(200);
     assertMatchesSpec('moveSpace', 200, into.body);
     expect(into.body.parent).toBe(collection.id);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
 
     const before = await server.request('POST', `/v1/spaces/${c.id}/move`, { token: ada.token, body: { position: { before: { type: 'space', space: a.id } } } });
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     assertMatchesSpec('moveSpace', 200, before.body);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, a.id, b.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, a.id, b.id]);
 
     const after = await server.request('POST', `/v1/spaces/${c.id}/move`, { token: ada.token, body: { position: { after: { type: 'space', space: a.id } } } });
     expect(after.status).toBe(200);
     assertMatchesSpec('moveSpace', 200, after.body);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, c.id, b.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, c.id, b.id]);
 
     const last = await server.request('POST', `/v1/spaces/${a.id}/move`, { token: ada.token, body: { position: { after: { type: 'space', space: b.id } } } });
     expect(last.status).toBe(200);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, b.id, a.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([c.id, b.id, a.id]);
 
     const out = await server.request('POST', `/v1/spaces/${c.id}/move`, { token: ada.token, body: { parent: null } });
     expect(out.status).toBe(200);
     assertMatchesSpec('moveSpace', 200, out.body);
     expect(out.body.parent).toBeUndefined();
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, a.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, a.id]);
 
     // Into the collection at a given place.
     const placed = await server.request('POST', `/v1/spaces/${c.id}/move`, {
@@ -432,7 +379,7 @@ describe('moving spaces', () => {
       body: { parent: collection.id, position: { before: { type: 'space', space: a.id } } },
     });
     expect(placed.status).toBe(200);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, c.id, a.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, c.id, a.id]);
   });
 
   it('renumbers the siblings when the gap between two neighbours is too small for another position', async () => {
@@ -447,12 +394,12 @@ describe('moving spaces', () => {
     await server.app.db.space.update({ where: { id: c.id }, data: { position: 5 } });
     const res = await server.request('POST', `/v1/spaces/${c.id}/move`, { token: ada.token, body: { position: { after: { type: 'space', space: a.id } } } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, c.id, b.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, c.id, b.id]);
     const rows = await server.app.db.space.findMany({ where: { id: { in: [a.id, b.id] } }, select: { id: true, position: true } });
     expect(Object.fromEntries(rows.map((r) => [r.id, r.position]))).toEqual({ [a.id]: 1, [b.id]: 2 });
     const before = await server.request('POST', `/v1/spaces/${b.id}/move`, { token: ada.token, body: { position: { before: { type: 'space', space: c.id } } } });
     expect(before.status).toBe(200);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
   });
 
   it('refuses a position that is not a sibling (400), a move that changes nothing (409) and bad bodies (400)', async () => {
@@ -494,7 +441,7 @@ describe('moving spaces', () => {
     expectError(await server.request('POST', `/v1/spaces/${inside.id}/move`, { token: ada.token, body: { parent: collection.id } }), 409);
 
     // Nothing moved.
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([inside.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([inside.id]);
     expect((await server.request('GET', `/v1/spaces/${top.id}`, { token: ada.token })).body.parent).toBeUndefined();
   });
   it('answers 409 to a position that leaves the space where it is, and 400 to a position naming no place', async () => {
@@ -516,28 +463,28 @@ describe('moving spaces', () => {
       // Naming the parent it is already in changes nothing either.
       expectError(await move(id, { parent: collection.id, position }), 409, /would not change anything/);
     }
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
 
     for (const body of [{ position: {} }, { position: { before: null } }, { position: { after: null, before: null } }, { parent: collection.id, position: {} }, { parent: null, position: {} }]) {
       expectError(await move(c.id, body), 400, /position/);
     }
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([a.id, b.id, c.id]);
 
     // A real change of place still goes through, and the same request again is then a no-op.
     const swapped = await move(a.id, { position: at('after', b.id) });
     expect(swapped.status, JSON.stringify(swapped.body)).toBe(200);
     assertMatchesSpec('moveSpace', 200, swapped.body);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, a.id, c.id]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([b.id, a.id, c.id]);
     expectError(await move(a.id, { position: at('after', b.id) }), 409);
     expectError(await move(a.id, { position: at('before', c.id) }), 409);
 
     // Next to a collection at the top level: the order mixes both kinds.
     const top = await server.createSpace(ada, org, { title: 'Top' });
-    expect(await childrenInOrder(org, null)).toEqual([collection.id, top.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([collection.id, top.id]);
     expectError(await move(top.id, { position: { after: { type: 'collection', collection: collection.id } } }), 409);
     const first = await move(top.id, { position: { before: { type: 'collection', collection: collection.id } } });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(await childrenInOrder(org, null)).toEqual([top.id, collection.id]);
+    expect(await server.childrenInOrder(org, null)).toEqual([top.id, collection.id]);
   });
 });
 
@@ -553,9 +500,9 @@ describe('transferring spaces', () => {
     assertMatchesSpec('transferSpace', 200, res.body);
     expect(res.body).toMatchObject({ id: space.id, organization: target });
     expect(res.body.parent).toBeUndefined();
-    expect(await listOrgSpaceIds(ada, target)).toEqual([space.id]);
-    expect(await listOrgSpaceIds(ada, source)).toEqual([]);
-    expect(await listCollectionSpaceIds(ada, collection.id)).toEqual([]);
+    expect(await server.listSpaceIds(ada, target)).toEqual([space.id]);
+    expect(await server.listSpaceIds(ada, source)).toEqual([]);
+    expect(await server.listCollectionSpaceIds(ada, collection.id)).toEqual([]);
 
     // To Bob's organization, where Ada may create content.
     const bobs = await server.createOrg(bob, 'Bob');
@@ -564,7 +511,7 @@ describe('transferring spaces', () => {
     expect(toBob.status, JSON.stringify(toBob.body)).toBe(200);
     assertMatchesSpec('transferSpace', 200, toBob.body);
     expect(toBob.body.organization).toBe(bobs);
-    expect(await listOrgSpaceIds(bob, bobs)).toEqual([space.id]);
+    expect(await server.listSpaceIds(bob, bobs)).toEqual([space.id]);
     expect((await server.request('GET', `/v1/spaces/${space.id}`, { token: bob.token })).status).toBe(200);
   });
 
@@ -578,7 +525,7 @@ describe('transferring spaces', () => {
     const bobsOther = await server.createOrg(bob, 'Bob 2');
     await server.addMember(bobsOther, ada, 'edit');
     expectError(await server.request('POST', `/v1/spaces/${space.id}/transfer`, { token: ada.token, body: { organization: bobsOther } }), 403);
-    expect(await listOrgSpaceIds(ada, org)).toEqual([space.id]);
+    expect(await server.listSpaceIds(ada, org)).toEqual([space.id]);
   });
 });
 

@@ -3,18 +3,10 @@
  * tree, documents, files) and change requests (with their own content). The
  * number of SQL statements does not grow with the number of spaces.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-let ada: { id: string; token: string };
-
-async function statementsFor(fn: () => Promise<unknown>): Promise<number> {
-  const before = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-  await fn();
-  const after = (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-  return after - before;
-}
+const { server, ada } = useTestServer({ users: ['Ada'] });
 
 /** An organization of `n` spaces, each with the getting-started template and a draft change request adding a page. */
 async function seed(n: number): Promise<string> {
@@ -56,16 +48,10 @@ const query = `query($id: ID!) {
 }`;
 
 async function graph(org: string) {
-  const res = await server.request('POST', '/graphql', { token: ada.token, body: { query, variables: { id: org } } });
+  const res = await server.graphql(query, { token: ada.token, variables: { id: org } });
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return res.body.data.organization.spaces.items as any[];
 }
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ada = await server.createUser('Ada');
-});
-afterAll(() => server.close());
 
 describe('content graph', () => {
   it('returns every space with its page tree, documents and change requests', async () => {
@@ -88,8 +74,8 @@ describe('content graph', () => {
     const small = await seed(3);
     const large = await seed(6);
     await graph(small); // warm: the first request pays for nothing extra, but keep the two measured ones alike
-    const forSmall = await statementsFor(() => graph(small));
-    const forLarge = await statementsFor(() => graph(large));
+    const { statements: forSmall } = await server.countStatements(() => graph(small));
+    const { statements: forLarge } = await server.countStatements(() => graph(large));
     expect(forLarge).toBe(forSmall);
     expect(forSmall).toBeLessThanOrEqual(14);
   });

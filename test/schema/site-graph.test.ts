@@ -4,21 +4,13 @@
  * whatever the amount of data (one per level of nesting), and lists items in
  * the order of the REST structure. The REST structure of a site is bounded too.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-let token: string;
+const { server, graph } = useTestServer({ users: ['Graph'] });
 
 const SECTIONS_PER_SITE = 5;
-
-async function statementsFor<T>(fn: () => Promise<T>): Promise<{ statements: number; result: T }> {
-  const read = async () => (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-  const before = await read();
-  const result = await fn();
-  return { statements: (await read()) - before, result };
-}
 
 /** Shuffled positions, so that position order is neither insertion nor id order. */
 function positions(n: number): number[] {
@@ -32,7 +24,7 @@ function positions(n: number): number[] {
 
 /** One organization with `sites` published sites of 5 sections of `perSection` site spaces, each on its own space. */
 async function seed(sites: number, perSection: number): Promise<string> {
-  const org = (await server.request('POST', '/v1/orgs', { token, body: { title: `Org ${sites}x${perSection}` } })).body.id as string;
+  const org = await server.createOrg(graph, `Org ${sites}x${perSection}`);
   const db = server.app.db;
   const siteRows = [];
   const sectionRows = [];
@@ -78,12 +70,6 @@ const nestedQuery = `query($id: ID!) {
   }
 }`;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  token = (await server.createUser('Graph')).token;
-});
-afterAll(() => server.close());
-
 /**
  * Runs the nested query on an organization of `sites` sites and one of twice
  * as many; both must cost the same statements. Checks counts and the order of
@@ -93,13 +79,13 @@ async function nestedGraphCosts(sites: number, perSection: number) {
   const small = await seed(sites, perSection);
   const large = await seed(2 * sites, perSection);
   const run = async (org: string) => {
-    const res = await server.request('POST', '/graphql', { token, body: { query: nestedQuery, variables: { id: org } } });
+    const res = await server.graphql(nestedQuery, { token: graph.token, variables: { id: org } });
     expect(res.body.errors?.[0], `${res.body.errors?.length} errors`).toBeUndefined();
     return res.body.data.organization.sites;
   };
   await run(small); // warm up (statement caches)
-  const a = await statementsFor(() => run(small));
-  const b = await statementsFor(() => run(large));
+  const a = await server.countStatements(() => run(small));
+  const b = await server.countStatements(() => run(large));
   expect([a.result.count, b.result.count]).toEqual([sites, 2 * sites]);
   const siteSpaces = (list: any) => list.items.flatMap((s: any) => s.sections.flatMap((x: any) => x.siteSpaces));
   expect(siteSpaces(a.result)).toHaveLength(sites * SECTIONS_PER_SITE * perSection);
@@ -120,7 +106,7 @@ async function nestedGraphCosts(sites: number, perSection: number) {
   expect(sample.sections[0].siteSpaces[0].space.siteSpacesCount).toBe(1);
   expect(sample.sections[0].siteSpaces[0].space.urls.published).toBe(sample.sections[0].siteSpaces[0].urls.published);
   expect(sample.sections.filter((s: any) => s.default)).toHaveLength(1);
-  const rest = await server.request('GET', `/v1/orgs/${large}/sites/${sample.id}/structure`, { token });
+  const rest = await server.request('GET', `/v1/orgs/${large}/sites/${sample.id}/structure`, { token: graph.token });
   expect(rest.status).toBe(200);
   expect(sample.sections.map((s: any) => s.id)).toEqual(rest.body.structure.map((s: any) => s.id));
   expect(sample.sections.map((s: any) => s.siteSpaces.map((x: any) => x.id))).toEqual(
@@ -143,23 +129,23 @@ describe('the nested site graph', () => {
   it('serves the REST structure of a site in the same statements whatever its size', async () => {
     const small = await seed(1, 5);
     const large = await seed(1, 50);
-    const siteOf = async (org: string) => (await server.request('GET', `/v1/orgs/${org}/sites`, { token })).body.items[0].id as string;
+    const siteOf = async (org: string) => (await server.request('GET', `/v1/orgs/${org}/sites`, { token: graph.token })).body.items[0].id as string;
     const [smallSite, largeSite] = [await siteOf(small), await siteOf(large)];
-    const get = (org: string, site: string) => server.request('GET', `/v1/orgs/${org}/sites/${site}/structure`, { token });
+    const get = (org: string, site: string) => server.request('GET', `/v1/orgs/${org}/sites/${site}/structure`, { token: graph.token });
     await get(small, smallSite);
-    const a = await statementsFor(() => get(small, smallSite));
-    const b = await statementsFor(() => get(large, largeSite));
+    const a = await server.countStatements(() => get(small, smallSite));
+    const b = await server.countStatements(() => get(large, largeSite));
     expect(a.result.status).toBe(200);
     expect(b.result.body.structure.flatMap((s: any) => s.siteSpaces)).toHaveLength(5 * 50);
     expect(b.statements).toBe(a.statements);
-    const p = await statementsFor(() => server.request('GET', `/v1/orgs/${large}/sites/${largeSite}/published`, { token }));
+    const p = await server.countStatements(() => server.request('GET', `/v1/orgs/${large}/sites/${largeSite}/published`, { token: graph.token }));
     expect(p.result.status).toBe(200);
     console.log(`REST structure: ${a.statements} statements for 25 site spaces, ${b.statements} for 250; published profile: ${p.statements}`);
   });
 
   it('has the reverse edges and counts, and marks the deprecated move', async () => {
     const org = await seed(1, 3);
-    const siteId = (await server.request('GET', `/v1/orgs/${org}/sites`, { token })).body.items[0].id;
+    const siteId = (await server.request('GET', `/v1/orgs/${org}/sites`, { token: graph.token })).body.items[0].id;
     const query = `query($org: ID!, $site: ID!) {
       site(organizationId: $org, id: $site) {
         id sectionsCount siteSpacesCount siteSpaces { id } sectionGroups { id }
@@ -171,7 +157,7 @@ describe('the nested site graph', () => {
       }
       __type(name: "Mutation") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } }
     }`;
-    const res = await server.request('POST', '/graphql', { token, body: { query, variables: { org, site: siteId } } });
+    const res = await server.graphql(query, { token: graph.token, variables: { org, site: siteId } });
     expect(res.body.errors).toBeUndefined();
     const site = res.body.data.site;
     expect(site).toMatchObject({ sectionsCount: 5, siteSpaces: [], sectionGroups: [], structure: { type: 'sections' } });

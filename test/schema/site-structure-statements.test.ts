@@ -6,28 +6,14 @@
  * root site spaces only; and, in GraphQL, for the structures of a list of
  * sites and for section groups read outside a structure.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { useTestServer } from '../helpers/server.ts';
 
-let server: TestServer;
-let token: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  token = (await server.createUser('Tree')).token;
-});
-afterAll(() => server.close());
-
-async function statementsFor<T>(fn: () => Promise<T>): Promise<{ statements: number; result: T }> {
-  const read = async () => (await server.app.metrics.dbQueries.get()).values[0]?.value ?? 0;
-  const before = await read();
-  const result = await fn();
-  return { statements: (await read()) - before, result };
-}
+const { server, tree } = useTestServer({ users: ['Tree'] });
 
 async function createOrg(): Promise<string> {
-  return (await server.request('POST', '/v1/orgs', { token, body: { title: 'Tree org' } })).body.id;
+  return server.createOrg(tree, 'Tree org');
 }
 
 /**
@@ -95,7 +81,7 @@ async function seedRootSite(org: string, n: number) {
 }
 
 async function rest(org: string, site: string, what: 'structure' | 'published') {
-  const res = await server.request('GET', `/v1/orgs/${org}/sites/${site}/${what}`, { token });
+  const res = await server.request('GET', `/v1/orgs/${org}/sites/${site}/${what}`, { token: tree.token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
@@ -107,7 +93,7 @@ async function restCosts(seedSmall: (org: string) => Promise<string>, seedLarge:
   await rest(org, small, 'structure'); // warm up (statement caches)
   const costs = { structure: [0, 0], published: [0, 0] };
   for (const what of ['structure', 'published'] as const) {
-    for (const [i, site] of [small, large].entries()) costs[what][i] = (await statementsFor(() => rest(org, site, what))).statements;
+    for (const [i, site] of [small, large].entries()) costs[what][i] = (await server.countStatements(() => rest(org, site, what))).statements;
   }
   expect(costs.structure[1]).toBe(costs.structure[0]);
   expect(costs.published[1]).toBe(costs.published[0]);
@@ -190,13 +176,13 @@ describe('the structure of sites in GraphQL', () => {
     };
     const [small, large] = [await seedOrg(4), await seedOrg(8)];
     const run = async (org: string) => {
-      const res = await server.request('POST', '/graphql', { token, body: { query: sitesQuery, variables: { id: org } } });
+      const res = await server.graphql(sitesQuery, { token: tree.token, variables: { id: org } });
       expect(res.body.errors?.[0]).toBeUndefined();
       return res.body.data.organization.sites.items as any[];
     };
     await run(small);
-    const a = await statementsFor(() => run(small));
-    const b = await statementsFor(() => run(large));
+    const a = await server.countStatements(() => run(small));
+    const b = await server.countStatements(() => run(large));
     expect(b.result).toHaveLength(8);
     expect(b.statements).toBe(a.statements);
     console.log(`structures of ${a.result.length} and ${b.result.length} sites: ${a.statements} and ${b.statements} statements`);
@@ -230,9 +216,9 @@ describe('the structure of sites in GraphQL', () => {
         structure { structure { ... on SiteSectionGroup { id sections { id } children { ... on SiteSection { id } ... on SiteSectionGroup { id sections { id } children { ... on SiteSection { id } } } } } } }
       }
     }`;
-    const run = () => server.request('POST', '/graphql', { token, body: { query, variables: { org, site: siteId } } });
+    const run = () => server.graphql(query, { token: tree.token, variables: { org, site: siteId } });
     await run();
-    const { statements, result } = await statementsFor(run);
+    const { statements, result } = await server.countStatements(run);
     expect(result.body.errors?.[0]).toBeUndefined();
     const { sectionGroups, structure } = result.body.data.site;
     expect(sectionGroups).toHaveLength(3);

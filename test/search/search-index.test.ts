@@ -20,15 +20,13 @@ import {
   type SearchSpaceInput,
 } from '../../src/search/search-index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { pageSnapshot, paragraph, textNode } from '../helpers/snapshot.ts';
 
 // ---------------------------------------------------------------- builders
 
-const T0 = new Date('2026-01-01T00:00:00Z');
-
-const text = (value: string): JSONNode => ({ object: 'text', leaves: [{ object: 'leaf', text: value, marks: [] }] });
-const h1 = (title: string): JSONNode => ({ object: 'block', type: 'heading-1', nodes: [text(title)] });
-const h2 = (title: string): JSONNode => ({ object: 'block', type: 'heading-2', nodes: [text(title)] });
-const p = (value: string): JSONNode => ({ object: 'block', type: 'paragraph', nodes: [text(value)] });
+const h1 = (title: string): JSONNode => ({ object: 'block', type: 'heading-1', nodes: [textNode(title)] });
+const h2 = (title: string): JSONNode => ({ object: 'block', type: 'heading-2', nodes: [textNode(title)] });
+const p = paragraph;
 const doc = (...nodes: JSONNode[]): JSONDocument => ({ object: 'document', data: {}, nodes });
 
 type PageSpec = { id: string; title: string; doc?: JSONDocument; parent?: string } & Partial<Omit<PageSnapshot, 'id' | 'title' | 'parentId'>>;
@@ -40,24 +38,7 @@ function snapshot(specs: PageSpec[]): RevisionSnapshot {
     const { id, title, doc: document, parent, ...rest } = spec;
     const documentHash = document ? hashDocument(document) : null;
     if (document) s.documents.set(documentHash!, document);
-    s.pages.set(id, {
-      id,
-      kind: 'document',
-      parentId: parent ?? null,
-      index,
-      title,
-      slug: id,
-      description: null,
-      emoji: null,
-      icon: null,
-      hidden: false,
-      documentHash,
-      linkTarget: null,
-      layout: null,
-      createdAt: T0,
-      updatedAt: T0,
-      ...rest,
-    });
+    s.pages.set(id, pageSnapshot({ id, parentId: parent ?? null, index, title, slug: id, documentHash, ...rest }));
   });
   return s;
 }
@@ -90,6 +71,13 @@ afterAll(async () => {
 let spaceCounter = 0;
 const newSpace = () => `space-${++spaceCounter}`;
 
+/** A new space whose index holds `pages`, indexed from nothing. */
+async function indexedSpace(pages: PageSpec[]): Promise<string> {
+  const space = newSpace();
+  await reindexSpace(db, provider, { spaceId: space, previous: null, current: snapshot(pages) });
+  return space;
+}
+
 const search = (spaceId: string, query: string, options: Partial<SearchSpaceInput> = {}) =>
   searchSpace(db, provider, { spaceId, query, limit: 20, ...options });
 const pageIds = async (spaceId: string, query: string, options: Partial<SearchSpaceInput> = {}) =>
@@ -105,40 +93,30 @@ describe('the search tables', () => {
 
 describe('searchSpace', () => {
   it('ranks a page whose title matches above a page whose body mentions the word once', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, {
-      spaceId: space,
-      previous: null,
-      current: snapshot([
-        { id: 'events', title: 'Events', doc: doc(p('Events are delivered to your endpoint; configure webhooks in the settings and retry on failure.')) },
-        { id: 'webhooks', title: 'Webhooks', doc: doc(p('Receive a notification when something happens.')) },
-        { id: 'other', title: 'Other', doc: doc(p('Nothing relevant here.')) },
-      ]),
-    });
+    const space = await indexedSpace([
+      { id: 'events', title: 'Events', doc: doc(p('Events are delivered to your endpoint; configure webhooks in the settings and retry on failure.')) },
+      { id: 'webhooks', title: 'Webhooks', doc: doc(p('Receive a notification when something happens.')) },
+      { id: 'other', title: 'Other', doc: doc(p('Nothing relevant here.')) },
+    ]);
     expect(await pageIds(space, 'webhooks')).toEqual(['webhooks', 'events']);
   });
 
   it('returns the matching sections, best first, with a snippet around the match and their paths', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, {
-      spaceId: space,
-      previous: null,
-      current: snapshot([
-        {
-          id: 'guide',
-          title: 'Guide',
-          doc: doc(
-            p('Welcome to the guide.'),
-            h1('Network'),
-            p(filler('firewall')),
-            h2('Firewall rules'),
-            p('Open port 443 in the firewall.'),
-            h2('Storage'),
-            p('Disks and volumes.'),
-          ),
-        },
-      ]),
-    });
+    const space = await indexedSpace([
+      {
+        id: 'guide',
+        title: 'Guide',
+        doc: doc(
+          p('Welcome to the guide.'),
+          h1('Network'),
+          p(filler('firewall')),
+          h2('Firewall rules'),
+          p('Open port 443 in the firewall.'),
+          h2('Storage'),
+          p('Disks and volumes.'),
+        ),
+      },
+    ]);
     const { items, next } = await search(space, 'firewall');
     expect(next).toBeNull();
     expect(items).toHaveLength(1);
@@ -160,15 +138,10 @@ describe('searchSpace', () => {
   });
 
   it('returns a page matching by its title alone with no sections, and only the sections matching on their own', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, {
-      spaceId: space,
-      previous: null,
-      current: snapshot([
-        { id: 'install', title: 'Install', doc: doc(h1('Windows'), p('Run setup.exe.'), h1('Linux'), p('Install the package with apt.')) },
-        { id: 'deploy', title: 'Deploy', doc: doc(p('Ship it.')) },
-      ]),
-    });
+    const space = await indexedSpace([
+      { id: 'install', title: 'Install', doc: doc(h1('Windows'), p('Run setup.exe.'), h1('Linux'), p('Install the package with apt.')) },
+      { id: 'deploy', title: 'Deploy', doc: doc(p('Ship it.')) },
+    ]);
     const [page] = (await search(space, 'install')).items;
     expect(page!.sections.map((s) => s.path)).toEqual(['install#linux']);
     // Every word must be in the section or its page's title: "install windows" is the Windows section of Install.
@@ -179,15 +152,10 @@ describe('searchSpace', () => {
   });
 
   it('stems words ("installing" finds "install") and matches the last word as a prefix ("instal", "config")', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, {
-      spaceId: space,
-      previous: null,
-      current: snapshot([
-        { id: 'a', title: 'Setup', doc: doc(p('How to install the tool.')) },
-        { id: 'b', title: 'Reference', doc: doc(p('The installation folder and the configuration file.')) },
-      ]),
-    });
+    const space = await indexedSpace([
+      { id: 'a', title: 'Setup', doc: doc(p('How to install the tool.')) },
+      { id: 'b', title: 'Reference', doc: doc(p('The installation folder and the configuration file.')) },
+    ]);
     expect((await pageIds(space, 'installing')).sort()).toEqual(['a', 'b']);
     expect((await pageIds(space, 'installs')).sort()).toEqual(['a', 'b']);
     expect((await pageIds(space, 'instal')).sort()).toEqual(['a', 'b']);
@@ -201,24 +169,18 @@ describe('searchSpace', () => {
   });
 
   it('returns no items for an empty or blank query, or one without letters or digits', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, { spaceId: space, previous: null, current: snapshot([{ id: 'a', title: 'A', doc: doc(p('text')) }]) });
+    const space = await indexedSpace([{ id: 'a', title: 'A', doc: doc(p('text')) }]);
     for (const query of ['', '   ', '\n\t', '"', '* - ( ) :', '""']) {
       expect(await search(space, query)).toEqual({ items: [], next: null });
     }
   });
 
   it('treats FTS syntax characters and operators in the query as plain text', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, {
-      spaceId: space,
-      previous: null,
-      current: snapshot([
-        { id: 'install', title: 'Install', doc: doc(p('Install the CLI on Windows or macOS, near the end of the setup.')) },
-        { id: 'configure', title: 'Configure', doc: doc(p('Configure the CLI, then install plugins.')) },
-        { id: 'windows', title: 'Windows', doc: doc(p('Notes about the body of work.')) },
-      ]),
-    });
+    const space = await indexedSpace([
+      { id: 'install', title: 'Install', doc: doc(p('Install the CLI on Windows or macOS, near the end of the setup.')) },
+      { id: 'configure', title: 'Configure', doc: doc(p('Configure the CLI, then install plugins.')) },
+      { id: 'windows', title: 'Windows', doc: doc(p('Notes about the body of work.')) },
+    ]);
     const same: [string, string][] = [
       ['"install"', 'install'],
       ['"install windows"', 'install windows'],
@@ -248,16 +210,11 @@ describe('searchSpace', () => {
   });
 
   it('searches non-Latin text as far as the tokenizer allows', async () => {
-    const space = newSpace();
-    await reindexSpace(db, provider, {
-      spaceId: space,
-      previous: null,
-      current: snapshot([
-        { id: 'ja', title: 'インストール', doc: doc(p('インストール方法を説明します。設定ファイルは後で。')) },
-        { id: 'ru', title: 'Установка', doc: doc(p('Установка пакета через менеджер пакетов.')) },
-        { id: 'fr', title: 'Café', doc: doc(p('Le café est prêt.')) },
-      ]),
-    });
+    const space = await indexedSpace([
+      { id: 'ja', title: 'インストール', doc: doc(p('インストール方法を説明します。設定ファイルは後で。')) },
+      { id: 'ru', title: 'Установка', doc: doc(p('Установка пакета через менеджер пакетов.')) },
+      { id: 'fr', title: 'Café', doc: doc(p('Le café est prêt.')) },
+    ]);
     // Japanese has no spaces: a run of kana and kanji up to punctuation is one token, so a
     // word matches the start of a run (prefix of the last word), never its middle.
     expect(await pageIds(space, 'インストール')).toEqual(['ja']);

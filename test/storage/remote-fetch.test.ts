@@ -152,11 +152,10 @@ describe('fetchRemoteFile', () => {
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': 10_000 });
       res.write(Buffer.alloc(100)); // and never finishes
     });
-    const started = Date.now();
+    // Had it waited for the body, the 5 s timeout would answer instead ('timeout').
     const error = await failure(fetchRemoteFile(`${server.url}/big.png`, { ...PRIVATE_OK, maxBytes: 1000 }));
     expect(error.reason).toBe('too-large');
     expect(error.message).toMatch(/larger than the 1000 bytes allowed/);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('stops a chunked body as soon as it passes the limit', async () => {
@@ -185,11 +184,9 @@ describe('fetchRemoteFile', () => {
 
   it('gives up after the timeout when the server never answers', async () => {
     const server = await serve(() => undefined);
-    const started = Date.now();
     const error = await failure(fetchRemoteFile(`${server.url}/slow`, { ...PRIVATE_OK, timeoutMs: 200 }));
     expect(error.reason).toBe('timeout');
     expect(error.message).toMatch(/longer than 200 ms/);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('applies the timeout to the whole body, not to each read', async () => {

@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface RecordedRequest {
   method: string;
@@ -45,13 +46,30 @@ export async function startLocalServer(handler: (request: RecordedRequest, index
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     close: () =>
-      new Promise<void>((resolve) => {
+      (closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      })),
+  };
+}
+
+/**
+ * Registers an `afterEach` that closes every server started during the test (a test may close
+ * one itself before); returns the function that starts one.
+ */
+export function useLocalServers(): (handler: Parameters<typeof startLocalServer>[0]) => Promise<LocalServer> {
+  const started: LocalServer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((server) => server.close()));
+  });
+  return async (handler) => {
+    const server = await startLocalServer(handler);
+    started.push(server);
+    return server;
   };
 }

@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TranslationProviderError } from '../../src/errors/external.ts';
 import { chatCompletionsUrl, createOpenAITranslator, systemPrompt } from '../../src/translation/providers/openai.ts';
-import { startLocalServer, type LocalServer, type RecordedRequest, type Reply } from './local-server.ts';
+import { useLocalServers, type RecordedRequest, type Reply } from './local-server.ts';
 
-let server: LocalServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function start(handler: Parameters<typeof startLocalServer>[0]) {
-  server = await startLocalServer(handler);
-  return server;
-}
+const start = useLocalServers();
 
 interface ChatBody {
   model: string;

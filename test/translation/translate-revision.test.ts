@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../src/content/document/hash.ts';
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import { type JSONDocument } from '../../src/content/document/model.ts';
-import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { FileSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { TranslationProviderError } from '../../src/errors/external.ts';
 import {
   translateRevision,
@@ -11,29 +11,12 @@ import {
   type TranslationCache,
 } from '../../src/translation/translate-revision.ts';
 import { validateSchema } from '../helpers/openapi-schema.ts';
+import { pageSnapshot } from '../helpers/snapshot.ts';
 import { allText, fakeTranslator } from './fixtures.ts';
 
-const T0 = new Date('2026-01-01T00:00:00Z');
 const T1 = new Date('2026-02-01T00:00:00Z');
 const T2 = new Date('2026-03-01T00:00:00Z');
-
-function page(fields: Partial<PageSnapshot> & Pick<PageSnapshot, 'id' | 'title' | 'slug'>): PageSnapshot {
-  return {
-    kind: 'document',
-    parentId: null,
-    index: 0,
-    description: null,
-    emoji: null,
-    icon: null,
-    hidden: false,
-    documentHash: null,
-    linkTarget: null,
-    layout: null,
-    createdAt: T0,
-    updatedAt: T0,
-    ...fields,
-  };
-}
+const page = pageSnapshot;
 
 const FILE: FileSnapshot = { id: 'file-1', name: 'diagram.png', contentType: 'image/png', size: 10, storageKey: 'a'.repeat(64), width: 10, height: 10 };
 

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { translationConfig } from '../../src/config.ts';
 import { createTranslator } from '../../src/translation/translator.ts';
-import { startLocalServer, type LocalServer } from './local-server.ts';
+import { useLocalServers } from './local-server.ts';
 
-let server: LocalServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
+const start = useLocalServers();
 
 describe('translationConfig', () => {
   it('has no provider when TRANSLATION_PROVIDER is unset or empty', () => {
@@ -51,7 +47,7 @@ describe('translationConfig', () => {
 
 describe('createTranslator', () => {
   it('builds the configured provider', async () => {
-    server = await startLocalServer((request) => {
+    const server = await start((request) => {
       if (request.path === '/translate') return { json: { translatedText: ['Bonjour'] } };
       return { json: { choices: [{ message: { content: '{"translations": ["Hallo"]}' }, finish_reason: 'stop' }] } };
     });
