@@ -24,8 +24,23 @@
  * "Changes" section holding a marker word.
  */
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
-import { between, editMarker, HEADINGS, LANGUAGES, mulberry32, NOUNS, paragraph as paragraphOf, pick, sample, seedOf, sentence as sentenceOf, slug, VERBS, type Rng } from './text.ts';
+import { png as encodePng } from '../test/helpers/png.ts';
+import {
+  between,
+  editMarker,
+  HEADINGS,
+  LANGUAGES,
+  mulberry32,
+  NOUNS,
+  paragraph as paragraphOf,
+  pick,
+  sample,
+  seedOf,
+  sentence as sentenceOf,
+  slug,
+  VERBS,
+  type Rng,
+} from './text.ts';
 
 // ---------------------------------------------------------------------------
 // Words
@@ -53,52 +68,16 @@ const paragraph = (rng: Rng, sentences: number) => paragraphOf(rng, WORDS, sente
 // ---------------------------------------------------------------------------
 // PNG
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(buf: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const sum = Buffer.alloc(4);
-  sum.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, sum]);
-}
-
 /** A valid RGB PNG of `width` x `height`: bands of color with noise (`noise` 0..1 of the pixels), so the size varies. */
 export function png(rng: Rng, width: number, height: number, noise: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // RGB
-  const raw = Buffer.alloc(height * (1 + width * 3));
   const base = [between(rng, 0, 255), between(rng, 0, 255), between(rng, 0, 255)];
-  for (let y = 0; y < height; y++) {
-    const row = y * (1 + width * 3);
-    raw[row] = 0;
-    const band = Math.floor((8 * y) / height);
-    for (let x = 0; x < width; x++) {
-      const o = row + 1 + x * 3;
+  return encodePng(width, height, {
+    pixel: (x, y) => {
       const noisy = rng() < noise;
-      for (let c = 0; c < 3; c++) raw[o + c] = noisy ? Math.floor(rng() * 256) : (base[c]! + band * 29 + (x >> 4) * 7) & 0xff;
-    }
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+      const band = Math.floor((8 * y) / height);
+      return base.map((b) => (noisy ? Math.floor(rng() * 256) : (b + band * 29 + (x >> 4) * 7) & 0xff));
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------
