@@ -6,12 +6,10 @@
  * cleanly on SIGTERM/SIGINT. Started by startChild of bench/harness.ts; not
  * meant to be run by hand.
  *
- * It imports the app only through src/server.ts, src/config.ts and src/db/:
+ * It imports the app only through src/server.ts and src/config.ts:
  * bench/ab.ts starts this file in other checkouts of the app too.
  */
 import { loadConfig } from '../src/config.ts';
-import { createDb } from '../src/db/client.ts';
-import { parseDatabaseUrl } from '../src/db/provider/config.ts';
 import { createApp, type App } from '../src/server.ts';
 
 const config = loadConfig({
@@ -23,20 +21,17 @@ const config = loadConfig({
   PUBLIC_URL: 'http://bench.local',
   APP_URL: 'http://bench.local',
 });
-// The same client createApp makes by itself (counting every statement in
-// db_queries_total), made here so the benchmark can also see the SQL text.
+// createApp tells the benchmark every statement its client sends (db_queries_total counts them too).
 let captured: { statements: string[]; times: number[] } | null = null;
-let app: App | undefined;
-const db = createDb(parseDatabaseUrl(config.databaseUrl), {
+const app: App = createApp({
+  config,
   onQuery: (sql) => {
-    app?.metrics.dbQueries.inc();
     if (captured) {
       captured.statements.push(sql);
       captured.times.push(performance.timeOrigin + performance.now());
     }
   },
 });
-app = createApp({ config, db });
 const baseUrl = await app.listen();
 // The job dispatcher polls its table once as the server starts: let that pass before reporting
 // ready, so that the statements captured for the first measured request are the request's own.
@@ -51,8 +46,7 @@ let closing = false;
 async function shutdown() {
   if (closing) return;
   closing = true;
-  await app!.close();
-  await db.$disconnect();
+  await app.close();
   process.exit(0);
 }
 process.on('SIGTERM', shutdown);

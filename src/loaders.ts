@@ -5,14 +5,14 @@
  * nothing is cached across callers.
  *
  * A write forgets what it may have changed: every cached loader names the
- * models it reads, and the database client reports each write to the
- * loaders of every execution in progress (`LiveLoaders`, wired in server.ts),
- * so no mutation has to remember to clear anything.
+ * models (tables) it reads, and the database client reports each table a
+ * statement writes to the loaders of every execution in progress
+ * (`LiveLoaders`, wired in server.ts), so no mutation has to remember to
+ * clear anything.
  */
 import DataLoader from 'dataloader';
 import { isMemberRole, type MemberRole } from './auth/roles.ts';
 import { hashShareKey } from './auth/share-keys.ts';
-import { type JSONDocument } from './content/document/model.ts';
 import type { StoredReference } from './content/links.ts';
 import { fileFromRow, pageFromRow, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
@@ -71,9 +71,9 @@ export class LiveLoaders {
     }
   }
 
-  /** A write of `model` (null: a raw statement, any model) was made. */
-  invalidate(model: string | null): void {
-    for (const loaders of this.live) loaders.invalidate(model);
+  /** `table` was written. */
+  invalidate(table: string): void {
+    for (const loaders of this.live) loaders.invalidate(table);
   }
 }
 
@@ -90,10 +90,9 @@ export class Loaders {
 
   constructor(private readonly db: Db) {}
 
-  /** Forgets every cached value read from `model` (null: from any model), as the database client reports writes. */
-  invalidate(model: string | null): void {
-    const loaders = model === null ? [...this.readers.values()].flat() : (this.readers.get(model as Model) ?? []);
-    for (const loader of loaders) loader.clearAll();
+  /** Forgets every cached value read from `table` (a model's table), as the database client reports writes. */
+  invalidate(table: string): void {
+    for (const loader of this.readers.get(table as Model) ?? []) loader.clearAll();
   }
 
   /**

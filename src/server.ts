@@ -14,7 +14,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
-import { createDb, reportingWrites, type Db } from './db/client.ts';
+import { createDb, type Db } from './db/client.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
@@ -39,8 +39,8 @@ export const GRAPHQL_ENDPOINT = '/graphql';
 
 export interface AppOptions {
   config: AppConfig;
-  /** An existing database client (tests share one); otherwise one is made from config.databaseUrl. */
-  db?: Db;
+  /** Also told every SQL statement the app's database client sends (benchmarks record them). */
+  onQuery?: (sql: string) => void;
   metrics?: Metrics;
   log?: Logger;
 }
@@ -96,11 +96,16 @@ export function createApp(options: AppOptions): App {
   const storage = createStorage(config.storage);
   const log = options.log ?? pino({ level: config.logLevel });
   const metrics = options.metrics ?? createMetrics();
-  const ownsDb = !options.db;
   const database = parseDatabaseUrl(config.databaseUrl);
-  // Every write makes the loaders of the executions in progress forget what they cached of the model it changed.
+  // Every write makes the loaders of the executions in progress forget what they cached of the table it wrote.
   const liveLoaders = new LiveLoaders();
-  const db = reportingWrites(options.db ?? createDb(database, { onQuery: () => metrics.dbQueries.inc() }), (model) => liveLoaders.invalidate(model));
+  const db = createDb(database, {
+    onQuery: (sql) => {
+      metrics.dbQueries.inc();
+      options.onQuery?.(sql);
+    },
+    onWrite: (table) => liveLoaders.invalidate(table),
+  });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -242,7 +247,7 @@ export function createApp(options: AppOptions): App {
       await yoga.dispose();
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
-      if (ownsDb) await db.$disconnect();
+      await db.$disconnect();
     },
   };
 }

@@ -1,29 +1,28 @@
 /**
  * The loaders of executions in progress forget what a write changed, whoever
- * writes: the database client reports every write (in transactions and raw
- * statements too) to the live loaders; loaders no longer running keep theirs.
+ * writes: the database client reports the table of every write (Prisma's and
+ * raw statements, in transactions too, again when they commit) to the live
+ * loaders; loaders no longer running keep theirs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, reportingWrites, type Db } from '../src/db/client.ts';
+import { createDb, type Db } from '../src/db/client.ts';
 import { newId } from '../src/ids.ts';
 import { LiveLoaders, Loaders } from '../src/loaders.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 let database: TestDatabase;
-let base: Db;
 let db: Db;
 let organizationId: string;
 const live = new LiveLoaders();
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  base = createDb(database.config);
-  db = reportingWrites(base, (model) => live.invalidate(model));
+  db = createDb(database.config, { onWrite: (table) => live.invalidate(table) });
   organizationId = newId();
   await db.organization.create({ data: { id: organizationId, title: 'Loaders' } });
 });
 afterAll(async () => {
-  await base?.$disconnect();
+  await db?.$disconnect();
   await database?.drop();
 });
 

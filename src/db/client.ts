@@ -22,7 +22,7 @@ import { PrismaClient as PostgresPrismaClient } from './generated/postgresql/cli
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
 import { createAdapterFactory } from './provider/adapters.ts';
 import { type DatabaseConfig, type Provider } from './provider/config.ts';
-import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction } from './provider/statements.ts';
+import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction, writtenTable } from './provider/statements.ts';
 
 /**
  * The client type the app codes against. Both generated clients come from the
@@ -39,40 +39,22 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 export interface CreateDbOptions {
   /** Called once for every SQL statement sent to the database, with its text. */
   onQuery?: (sql: string) => void;
+  /**
+   * Called with the table a statement writes (INSERT, UPDATE, DELETE: Prisma's and raw
+   * ones alike), once it has been sent; in a transaction, again for each table it wrote
+   * once it has committed, when others can see the change.
+   */
+  onWrite?: (table: string) => void;
 }
 
-export function createDb(config: DatabaseConfig, options?: CreateDbOptions): Db {
+export function createDb(config: DatabaseConfig, options: CreateDbOptions = {}): Db {
   const base = createAdapterFactory(config, { cacheStatements: true });
-  const onQuery = options?.onQuery;
-  const adapter = onQuery ? countingFactory(base, config.provider, onQuery) : base;
+  const observer = options.onQuery || options.onWrite ? { onQuery: options.onQuery, onWrite: options.onWrite } : null;
+  const adapter = observer ? observingFactory(base, config.provider, observer) : base;
   if (config.provider === 'postgresql') {
     return new PostgresPrismaClient({ adapter }) as unknown as Db;
   }
   return new SqlitePrismaClient({ adapter });
-}
-
-/** Operations that write rows of their model. */
-const WRITES = new Set(['create', 'createMany', 'createManyAndReturn', 'update', 'updateMany', 'updateManyAndReturn', 'upsert', 'delete', 'deleteMany']);
-/** Raw statements may write anything: they are reported as a write of every model. */
-const RAW_WRITES = new Set(['$executeRaw', '$executeRawUnsafe']);
-
-/**
- * `db`, reporting each write after it is done: the model written, or null for
- * a raw statement (it may have written any table). Inside interactive
- * transactions too. The app uses it to forget what the request's loaders
- * cached of that model (src/loaders.ts).
- */
-export function reportingWrites(db: Db, onWrite: (model: string | null) => void): Db {
-  return db.$extends({
-    query: {
-      async $allOperations({ model, operation, args, query }) {
-        const result = await query(args);
-        if (model && WRITES.has(operation)) onWrite(model);
-        else if (!model && RAW_WRITES.has(operation)) onWrite(null);
-        return result;
-      },
-    },
-  }) as unknown as Db;
 }
 
 export async function closeDb(db: Db): Promise<void> {
@@ -80,58 +62,71 @@ export async function closeDb(db: Db): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
-// Statement counting
+// Statement observation
+//
+// Statements are reported as they are sent, whether or not they then succeed:
+// a failing statement reached the database too. The wrappers are new objects
+// that delegate to the adapter (its methods use private fields, so they must
+// be called on the adapter itself, never re-bound to a proxy). What each
+// adapter call sends is provider knowledge, kept in provider/statements.ts.
+// Writes are observed here rather than with a Prisma query extension: an
+// extended client costs every query result a second visit (12% on the site
+// graph query, docs/decisions.md).
 
-type OnQuery = (sql: string) => void;
-
-/**
- * Statements are reported as they are sent, whether or not they then succeed:
- * a failing statement reached the database too. The wrappers are new objects
- * that delegate to the adapter (its methods use private fields, so they must
- * be called on the adapter itself, never re-bound to a proxy). What each
- * adapter call sends is provider knowledge, kept in provider/statements.ts.
- */
-function report(onQuery: OnQuery, statements: string[]): void {
-  for (const sql of statements) onQuery(sql);
+/** What the observing wrappers report to: the statements sent, and the tables written. */
+interface Observer {
+  onQuery?: (sql: string) => void;
+  onWrite?: (table: string) => void;
 }
 
-function countingFactory(inner: SqlDriverAdapterFactory, provider: Provider, onQuery: OnQuery): SqlDriverAdapterFactory {
+/** Reports statements as sent; `written` collects the tables a transaction writes, reported again at its commit. */
+function report(observer: Observer, statements: string[], written?: Set<string>): void {
+  for (const sql of statements) {
+    observer.onQuery?.(sql);
+    const table = observer.onWrite ? writtenTable(sql) : null;
+    if (!table) continue;
+    written?.add(table);
+    observer.onWrite!(table);
+  }
+}
+
+function observingFactory(inner: SqlDriverAdapterFactory, provider: Provider, observer: Observer): SqlDriverAdapterFactory {
   return {
     provider: inner.provider,
     adapterName: inner.adapterName,
-    connect: async () => countingAdapter(await inner.connect(), provider, onQuery),
+    connect: async () => observingAdapter(await inner.connect(), provider, observer),
   };
 }
 
-/** The counting queries of an adapter or a transaction (both run raw queries the same way). */
-function countingQueryable(inner: SqlQueryable, provider: Provider, onQuery: OnQuery): SqlQueryable {
+/** The observed queries of an adapter or a transaction (both run raw queries the same way). */
+function observingQueryable(inner: SqlQueryable, provider: Provider, observer: Observer, written?: Set<string>): SqlQueryable {
   return {
     provider: inner.provider,
     adapterName: inner.adapterName,
     queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-      report(onQuery, statementsOfRawQuery(provider, query));
+      report(observer, statementsOfRawQuery(provider, query), written);
       return inner.queryRaw(query);
     },
     executeRaw(query: SqlQuery): Promise<number> {
-      report(onQuery, statementsOfRawQuery(provider, query));
+      report(observer, statementsOfRawQuery(provider, query), written);
       return inner.executeRaw(query);
     },
   };
 }
 
-function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: OnQuery): SqlDriverAdapter {
+function observingAdapter(inner: SqlDriverAdapter, provider: Provider, observer: Observer): SqlDriverAdapter {
   const adapter: SqlDriverAdapter = {
-    ...countingQueryable(inner, provider, onQuery),
+    ...observingQueryable(inner, provider, observer),
     executeScript(script: string): Promise<void> {
-      report(onQuery, statementsOfScript(provider, script));
+      report(observer, statementsOfScript(provider, script));
       return inner.executeScript(script);
     },
     async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
       // The adapter runs BEGIN itself; reported once it went through (if the
       // pool cannot even hand out a connection, nothing was sent).
       const tx = await inner.startTransaction(isolationLevel);
-      report(onQuery, statementsOfStartTransaction(provider, isolationLevel));
-      return countingTransaction(tx, provider, onQuery);
+      report(observer, statementsOfStartTransaction(provider, isolationLevel));
+      return observingTransaction(tx, provider, observer);
     },
     dispose: () => inner.dispose(),
   };
@@ -140,20 +135,24 @@ function countingAdapter(inner: SqlDriverAdapter, provider: Provider, onQuery: O
   return adapter;
 }
 
-function countingTransaction(inner: Transaction, provider: Provider, onQuery: OnQuery): Transaction {
+function observingTransaction(inner: Transaction, provider: Provider, observer: Observer): Transaction {
   // With usePhantomQuery (false for both our adapters), commit()/rollback()
   // would send COMMIT/ROLLBACK themselves; otherwise the client sends them
   // through executeRaw and commit()/rollback() only release the connection.
   const phantom = inner.options.usePhantomQuery;
+  const written = new Set<string>();
+  const statement = (sql: string) => report(observer, [sql], written);
   const tx: Transaction = {
-    ...countingQueryable(inner, provider, onQuery),
+    ...observingQueryable(inner, provider, observer, written),
     options: inner.options,
-    commit(): Promise<void> {
-      if (phantom) onQuery('COMMIT');
-      return inner.commit();
+    async commit(): Promise<void> {
+      if (phantom) statement('COMMIT');
+      await inner.commit();
+      // Committed: what others read of these tables may have changed only now.
+      for (const table of written) observer.onWrite?.(table);
     },
     rollback(): Promise<void> {
-      if (phantom) onQuery('ROLLBACK');
+      if (phantom) statement('ROLLBACK');
       return inner.rollback();
     },
   };
@@ -161,19 +160,19 @@ function countingTransaction(inner: Transaction, provider: Provider, onQuery: On
   // Only offered when the adapter has them, since the client checks for presence.
   if (inner.createSavepoint) {
     tx.createSavepoint = (name: string) => {
-      onQuery(`SAVEPOINT ${name}`);
+      statement(`SAVEPOINT ${name}`);
       return inner.createSavepoint!(name);
     };
   }
   if (inner.rollbackToSavepoint) {
     tx.rollbackToSavepoint = (name: string) => {
-      onQuery(`ROLLBACK TO SAVEPOINT ${name}`);
+      statement(`ROLLBACK TO SAVEPOINT ${name}`);
       return inner.rollbackToSavepoint!(name);
     };
   }
   if (inner.releaseSavepoint) {
     tx.releaseSavepoint = (name: string) => {
-      onQuery(`RELEASE SAVEPOINT ${name}`);
+      statement(`RELEASE SAVEPOINT ${name}`);
       return inner.releaseSavepoint!(name);
     };
   }

@@ -4,7 +4,6 @@
  * writes it as a new revision of the target space, with the translation's
  * statistics, in one transaction that also completes the job.
  */
-import { type JSONDocument } from '../content/document/model.ts';
 import { documentPlainText } from '../content/document/text.ts';
 import { loadSnapshot } from '../content/revision-store.ts';
 import type { Db, Tx } from '../db/client.ts';

@@ -87,3 +87,19 @@ function splitSql(text: string, dollarQuotes: boolean): string[] {
   push(text.length);
   return statements;
 }
+
+/**
+ * The table an INSERT, UPDATE or DELETE writes, or null for any other statement: Prisma's
+ * (`main`.`Site` on SQLite, "schema"."Site" on PostgreSQL) and our raw ones ("Site").
+ * A write behind a WITH clause is not recognised: neither Prisma nor this app sends one.
+ */
+export function writtenTable(sql: string): string | null {
+  const match = WRITE_STATEMENT.exec(sql);
+  return match ? match[1]! : null;
+}
+
+const QUOTED = '[`"]?([A-Za-z_][A-Za-z0-9_]*)[`"]?';
+const WRITE_STATEMENT = new RegExp(
+  `^\\s*(?:INSERT\\s+(?:OR\\s+\\w+\\s+)?INTO|UPDATE(?:\\s+OR\\s+\\w+)?|DELETE\\s+FROM)\\s+(?:[\`"]?[A-Za-z_][A-Za-z0-9_]*[\`"]?\\.)?${QUOTED}`,
+  'i',
+);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction } from '../../../src/db/provider/statements.ts';
+import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction, writtenTable } from '../../../src/db/provider/statements.ts';
 
 const raw = (sql: string, args: unknown[] = []) => ({ sql, args, argTypes: [] });
 
@@ -48,5 +48,23 @@ describe('statementsOfStartTransaction', () => {
     expect(statementsOfStartTransaction('postgresql', 'SERIALIZABLE')).toEqual(['BEGIN', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE']);
     expect(statementsOfStartTransaction('sqlite', 'SERIALIZABLE')).toEqual(['BEGIN']);
     expect(statementsOfStartTransaction('postgresql')).toEqual(['BEGIN']);
+  });
+});
+
+describe('writtenTable', () => {
+  it.each([
+    ['INSERT INTO `main`.`Site` (`id`) VALUES (?)', 'Site'],
+    ['UPDATE `main`.`Space` SET `title` = ? WHERE `id` = ?', 'Space'],
+    ['DELETE FROM `main`.`Page` WHERE `id` IN (?, ?)', 'Page'],
+    ['INSERT INTO "public"."Site" ("id") VALUES ($1)', 'Site'],
+    ['  update "Revision" set "x" = 1', 'Revision'],
+    ['INSERT OR IGNORE INTO PageSearch (rowid) VALUES (1)', 'PageSearch'],
+    ['UPDATE OR REPLACE "Job" SET state = 1', 'Job'],
+  ])('%s writes %s', (sql, table) => {
+    expect(writtenTable(sql)).toBe(table);
+  });
+
+  it.each(['SELECT * FROM "Site"', 'BEGIN', 'COMMIT', 'WITH x AS (SELECT 1) SELECT * FROM x', 'SAVEPOINT s1'])('%s writes nothing', (sql) => {
+    expect(writtenTable(sql)).toBeNull();
   });
 });
