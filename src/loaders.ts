@@ -14,9 +14,10 @@ import DataLoader from 'dataloader';
 import { isMemberRole, type MemberRole } from './auth/roles.ts';
 import { hashShareKey } from './auth/share-keys.ts';
 import type { StoredReference } from './content/links.ts';
-import { fileFromRow, pageFromRow, storedDocument } from './content/revision-store.ts';
+import { entriesOf, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
 import { Prisma, type Db } from './db/client.ts';
+import { chunkList } from './db/revision-chunks.ts';
 
 export interface PublishableSite {
   id: string;
@@ -250,15 +251,36 @@ export class Loaders {
     return ids.map((id) => byId.get(id) ?? null);
   });
 
+  /** chunk hash -> its entries (a hash names one content forever: src/db/revision-chunks.ts) */
+  readonly chunkByHash = this.cached(['RevisionChunk'], async (hashes: readonly string[]) => {
+    const rows = await this.db.revisionChunk.findMany({ where: { hash: { in: [...hashes] } } });
+    const byHash = new Map(rows.map((r) => [r.hash, r.entries as unknown[]]));
+    return hashes.map((hash) => byHash.get(hash) ?? new Error(`Revision chunk ${hash} is missing`));
+  });
+
+  /** revision id -> its pages and files, from its chunks (one statement for the chunks of every revision asked). */
+  private readonly entriesByRevisionId = this.cached(['Revision', 'RevisionChunk'], async (revisionIds: readonly string[]) => {
+    const revisions = await this.revisionById.loadMany(revisionIds);
+    const found = revisions.map((r) => (r && !(r instanceof Error) ? r : null));
+    const hashes = found.flatMap((r) => (r ? [...chunkList(r.pageChunks), ...chunkList(r.fileChunks)] : []));
+    const loaded = await this.chunkByHash.loadMany([...new Set(hashes)]);
+    const chunks = new Map<string, unknown[]>();
+    [...new Set(hashes)].forEach((hash, i) => {
+      const entries = loaded[i];
+      if (entries && !(entries instanceof Error)) chunks.set(hash, entries);
+    });
+    return found.map((revision) => (revision ? entriesOf(revision, chunks) : { pages: [], files: [] }));
+  });
+
   /** revision id -> its pages (any order; src/content/page-tree.ts orders them) */
-  readonly pagesByRevisionId = this.cached(['RevisionPage'], async (revisionIds: readonly string[]) => {
-    const rows = await this.db.revisionPage.findMany({ where: { revisionId: { in: [...revisionIds] } } });
-    return groupBy(revisionIds, rows, (r) => r.revisionId, pageFromRow);
+  readonly pagesByRevisionId = this.cached(['Revision', 'RevisionChunk'], async (revisionIds: readonly string[]) => {
+    const entries = await this.entriesByRevisionId.loadMany(revisionIds);
+    return entries.map((e) => (e instanceof Error ? e : e.pages));
   });
 
   /** A revision's page tree, built once per request (keyed by the revision's id). */
   readonly revisionTree = this.cached<RevisionView, RevisionTree, string>(
-    ['RevisionPage'],
+    ['Revision', 'RevisionChunk'],
     async (revisions) => {
       const lists = await this.pagesByRevisionId.loadMany(revisions.map((r) => r.id));
       return revisions.map((revision, i) => {
@@ -270,23 +292,25 @@ export class Loaders {
   );
 
   /** revision id -> its files, by name */
-  readonly filesByRevisionId = this.cached(['RevisionFile'], async (revisionIds: readonly string[]) => {
-    const rows = await this.db.revisionFile.findMany({ where: { revisionId: { in: [...revisionIds] } }, orderBy: [{ name: 'asc' }, { fileId: 'asc' }] });
-    return groupBy(revisionIds, rows, (r) => r.revisionId, fileFromRow);
+  readonly filesByRevisionId = this.cached(['Revision', 'RevisionChunk'], async (revisionIds: readonly string[]) => {
+    const entries = await this.entriesByRevisionId.loadMany(revisionIds);
+    return entries.map((e) => (e instanceof Error ? e : [...e.files].sort((a, b) => compare(a.name, b.name) || compare(a.id, b.id))));
   });
 
   /**
    * revision id -> the references of its pages' documents, by document hash: one statement
    * for the documents of every revision asked, however many pages they have.
    */
-  readonly referencesByRevisionId = this.cached(['RevisionPage', 'DocumentReference'], async (revisionIds: readonly string[]) => {
-    const [rows, pagesOf] = await Promise.all([
-      this.db.documentReference.findMany({
-        where: { document: { pages: { some: { revisionId: { in: [...revisionIds] } } } } },
-        select: { documentHash: true, targetKind: true, target: true },
-      }),
-      this.pagesByRevisionId.loadMany(revisionIds),
-    ]);
+  readonly referencesByRevisionId = this.cached(['Revision', 'RevisionChunk', 'DocumentReference'], async (revisionIds: readonly string[]) => {
+    const pagesOf = await this.pagesByRevisionId.loadMany(revisionIds);
+    const hashes = new Set<string>();
+    for (const pages of pagesOf) if (!(pages instanceof Error)) for (const page of pages) if (page.documentHash) hashes.add(page.documentHash);
+    const rows = hashes.size
+      ? await this.db.documentReference.findMany({
+          where: { documentHash: { in: [...hashes] } },
+          select: { documentHash: true, targetKind: true, target: true },
+        })
+      : [];
     const byHash = new Map<string, StoredReference[]>();
     for (const row of rows) {
       const list = byHash.get(row.documentHash) ?? [];
@@ -318,4 +342,9 @@ function groupBy<Row, Out>(keys: readonly string[], rows: Row[], keyOf: (row: Ro
     byKey.set(keyOf(row), list);
   }
   return keys.map((k) => byKey.get(k) ?? []);
+}
+
+/** Code-unit order (as SQLite's BINARY collation): the same on every database. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,23 +1,30 @@
 /**
  * Reads and writes revisions: the database side of RevisionSnapshot.
  *
- * Writing a revision copies every page row (a page row is small) and stores
- * only the documents that are new: documents are content-addressed, so a
- * merge touching 100 pages of 1,000 writes 1,000 small rows and 100 documents.
- * The references of a document (links to pages, files, URLs) are extracted
- * once, when the document is first stored; a page's links in any revision are
- * the references of its document.
+ * A revision's pages and files are stored as chunks shared with the revisions it was made from
+ * (src/db/revision-chunks.ts): writing a revision stores only the chunks and documents that are
+ * new, so an edit of one page of 1,000 writes one chunk of about 16 entries, one document and the
+ * revision row. Documents are content-addressed too. The references of a document (links to
+ * pages, files, URLs) are extracted once, when the document is first stored; a page's links in
+ * any revision are the references of its document.
  */
-import { stringify } from 'safe-stable-stringify';
 import { batches } from '../batches.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
-import { nullableJsonInput } from '../db/json.ts';
+import {
+  chunkEntries,
+  chunkList,
+  fileEntryId,
+  loadChunks,
+  pageEntryId,
+  storeChunks,
+  type FileEntry,
+  type PageEntry,
+} from '../db/revision-chunks.ts';
 import { isOneOf, REFERENCE_TARGET_KINDS, type ReferenceTargetKind, type RevisionType } from '../db/value-sets.ts';
 import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { type ContentRef, type JSONDocument } from './document/model.ts';
 import { extractReferences } from './document/references.ts';
-import { pagePaths } from './page-tree.ts';
 import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
@@ -55,44 +62,89 @@ function withSortedKeys(value: Prisma.JsonValue): Prisma.JsonValue {
   return sorted;
 }
 
-/** A RevisionPage row as a page snapshot (the inverse of `pageColumns`). */
-export function pageFromRow(row: Prisma.RevisionPageModel): PageSnapshot {
+/** A stored page entry as a page snapshot (the inverse of `pageEntry`). */
+export function pageFromEntry(entry: PageEntry): PageSnapshot {
   return {
-    id: row.pageId,
-    kind: row.kind as PageSnapshot['kind'],
-    parentId: row.parentPageId,
-    index: row.index,
-    title: row.title,
-    slug: row.slug,
-    description: row.description,
-    emoji: row.emoji,
-    icon: row.icon,
-    hidden: row.hidden,
-    documentHash: row.documentHash,
-    linkTarget: (row.linkTarget ?? null) as ContentRef | null,
-    layout: (row.layout ?? null) as Record<string, unknown> | null,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
+    id: entry.pageId,
+    kind: entry.kind as PageSnapshot['kind'],
+    parentId: entry.parentPageId,
+    index: entry.index,
+    title: entry.title,
+    slug: entry.slug,
+    description: entry.description,
+    emoji: entry.emoji,
+    icon: entry.icon,
+    hidden: entry.hidden,
+    documentHash: entry.documentHash,
+    linkTarget: (entry.linkTarget ?? null) as ContentRef | null,
+    layout: (entry.layout ?? null) as Record<string, unknown> | null,
+    createdAt: new Date(entry.createdAt),
+    updatedAt: new Date(entry.updatedAt),
   };
 }
 
-/** A RevisionFile row as a file snapshot. */
-export function fileFromRow(row: Prisma.RevisionFileModel): FileSnapshot {
-  return fileSnapshot(row.fileId, row);
+/** A page snapshot as it is stored. */
+function pageEntry(page: PageSnapshot): PageEntry {
+  return {
+    pageId: page.id,
+    parentPageId: page.parentId,
+    index: page.index,
+    kind: page.kind,
+    title: page.title,
+    slug: page.slug,
+    description: page.description,
+    emoji: page.emoji,
+    icon: page.icon,
+    hidden: page.hidden,
+    documentHash: page.documentHash,
+    linkTarget: (page.linkTarget ?? null) as PageEntry['linkTarget'],
+    layout: (page.layout ?? null) as PageEntry['layout'],
+    createdAt: page.createdAt.toISOString(),
+    updatedAt: page.updatedAt.toISOString(),
+  };
+}
+
+/** A stored file entry as a file snapshot. */
+export function fileFromEntry(entry: FileEntry): FileSnapshot {
+  return fileSnapshot(entry.fileId, entry);
+}
+
+function fileEntry(file: FileSnapshot): FileEntry {
+  return {
+    fileId: file.id,
+    name: file.name,
+    contentType: file.contentType,
+    size: file.size,
+    storageKey: file.storageKey,
+    width: file.width,
+    height: file.height,
+  };
+}
+
+/** The stored chunks of a revision, as the pages and files they hold. */
+export interface RevisionChunks {
+  pageChunks: Prisma.JsonValue;
+  fileChunks: Prisma.JsonValue;
+}
+
+/** The pages and files of revisions whose chunks are in `chunks` (loaded by loadChunks or a loader). */
+export function entriesOf(revision: RevisionChunks, chunks: ReadonlyMap<string, unknown[]>): { pages: PageSnapshot[]; files: FileSnapshot[] } {
+  const pages = chunkList(revision.pageChunks).flatMap((hash) => (chunks.get(hash) ?? []) as PageEntry[]).map(pageFromEntry);
+  const files = chunkList(revision.fileChunks).flatMap((hash) => (chunks.get(hash) ?? []) as FileEntry[]).map(fileFromEntry);
+  return { pages, files };
 }
 
 /**
  * The pages and files of a revision, and (when `documents` is true) every
- * document of its pages. Three statements at most.
+ * document of its pages. Four statements at most (the revision's chunk lists, its chunks, its documents).
  */
 export async function loadSnapshot(db: DbOrTx, revisionId: string, options: { documents: boolean }): Promise<RevisionSnapshot> {
-  const [pages, files] = await Promise.all([
-    db.revisionPage.findMany({ where: { revisionId } }),
-    db.revisionFile.findMany({ where: { revisionId } }),
-  ]);
+  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true } });
+  const chunks = await loadChunks(db, [...chunkList(revision.pageChunks), ...chunkList(revision.fileChunks)]);
+  const { pages, files } = entriesOf(revision, chunks);
   const snapshot = emptySnapshot();
-  for (const row of pages) snapshot.pages.set(row.pageId, pageFromRow(row));
-  for (const row of files) snapshot.files.set(row.fileId, fileFromRow(row));
+  for (const page of pages) snapshot.pages.set(page.id, page);
+  for (const file of files) snapshot.files.set(file.id, file);
   if (options.documents) {
     const hashes = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null))];
     const docs = await loadDocuments(db, hashes);
@@ -196,71 +248,22 @@ export interface WriteRevisionInput {
   changeRequestId?: string | null;
   createdById?: string | null;
   snapshot: RevisionSnapshot;
-  /**
-   * A stored revision the new one mostly repeats (the one it was made from):
-   * pages whose row would be identical are copied inside the database rather
-   * than sent again, so a revision changing 100 pages of 1,000 sends 100 rows.
-   */
-  copyFrom?: { revisionId: string; snapshot: RevisionSnapshot };
 }
 
-/** The columns of RevisionPage after `revisionId`, in the order INSERT ... SELECT copies them. */
-const PAGE_COLUMNS = [
-  'pageId', 'parentPageId', 'index', 'kind', 'title', 'slug', 'path', 'description', 'emoji', 'icon',
-  'hidden', 'documentHash', 'linkTarget', 'layout', 'createdAt', 'updatedAt',
-] as const satisfies readonly (keyof PageColumns)[];
-
-/** Pages per INSERT ... SELECT (well under both databases' limits on bound values). */
-const COPY_BATCH = 5000;
-
-/** A RevisionPage row without its revision, as written (SQL NULL in a Json column is Prisma.DbNull). */
-type PageColumns = Omit<Prisma.RevisionPageModel, 'revisionId' | 'linkTarget' | 'layout'> & {
-  linkTarget: Prisma.InputJsonValue | typeof Prisma.DbNull;
-  layout: Prisma.InputJsonValue | typeof Prisma.DbNull;
-};
-
-/** The RevisionPage columns of a page at `path`, as they are written. */
-function pageColumns(page: PageSnapshot, path: string): PageColumns {
-  return {
-    pageId: page.id,
-    parentPageId: page.parentId,
-    index: page.index,
-    kind: page.kind,
-    title: page.title,
-    slug: page.slug,
-    path,
-    description: page.description,
-    emoji: page.emoji,
-    icon: page.icon,
-    hidden: page.hidden,
-    documentHash: page.documentHash,
-    linkTarget: nullableJsonInput(page.linkTarget),
-    layout: nullableJsonInput(page.layout),
-    createdAt: page.createdAt,
-    updatedAt: page.updatedAt,
-  };
-}
-
-/** Whether two pages are written as the same row. */
-function sameColumns(a: PageColumns, b: PageColumns): boolean {
-  return PAGE_COLUMNS.every((column) => {
-    const x = a[column];
-    const y = b[column];
-    if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime();
-    // A Json column: the same value in any key order (a page read back from jsonb has jsonb's order).
-    if (column === 'linkTarget' || column === 'layout') return x === y || (x !== Prisma.DbNull && y !== Prisma.DbNull && stringify(x) === stringify(y));
-    return x === y;
-  });
-}
-
-/** Writes a new immutable revision with all its pages and files; returns its id. Call inside a transaction. */
+/**
+ * Writes a new immutable revision with all its pages and files; returns its id. Call inside a
+ * transaction. Only what is new is sent: documents and chunks the revisions before already stored
+ * are found by their hashes.
+ */
 export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<string> {
   const id = input.id ?? newId();
   const { snapshot } = input;
-  const paths = pagePaths(snapshot.pages);
   const needed = new Set<string>();
   for (const page of snapshot.pages.values()) if (page.documentHash) needed.add(page.documentHash);
   await storeDocuments(tx, snapshot.documents, needed);
+  const pageChunks = chunkEntries([...snapshot.pages.values()].map(pageEntry), pageEntryId);
+  const fileChunks = chunkEntries([...snapshot.files.values()].map(fileEntry), fileEntryId);
+  await storeChunks(tx, [...pageChunks, ...fileChunks]);
   await tx.revision.create({
     data: {
       id,
@@ -270,43 +273,10 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       type: input.type,
       changeRequestId: input.changeRequestId ?? null,
       createdById: input.createdById ?? null,
+      pageChunks: pageChunks.map((chunk) => chunk.hash),
+      fileChunks: fileChunks.map((chunk) => chunk.hash),
     },
   });
-  const source = input.copyFrom?.snapshot.pages;
-  const sourcePaths = source ? pagePaths(source) : null;
-  const copied: string[] = [];
-  const written: PageColumns[] = [];
-  for (const page of snapshot.pages.values()) {
-    const row = pageColumns(page, paths.get(page.id) ?? page.slug);
-    const before = source?.get(page.id);
-    if (before && sameColumns(pageColumns(before, sourcePaths!.get(page.id) ?? before.slug), row)) copied.push(page.id);
-    else written.push(row);
-  }
-  const columns = Prisma.raw(PAGE_COLUMNS.map((c) => `"${c}"`).join(', '));
-  for (let i = 0; i < copied.length; i += COPY_BATCH) {
-    await tx.$executeRaw`INSERT INTO "RevisionPage" ("revisionId", ${columns})
-      SELECT ${id}, ${columns} FROM "RevisionPage"
-      WHERE "revisionId" = ${input.copyFrom!.revisionId} AND "pageId" IN (${Prisma.join(copied.slice(i, i + COPY_BATCH))})`;
-  }
-  if (written.length) {
-    await tx.revisionPage.createMany({
-      data: written.map((row) => ({ revisionId: id, ...row })),
-    });
-  }
-  if (snapshot.files.size) {
-    await tx.revisionFile.createMany({
-      data: [...snapshot.files.values()].map((f) => ({
-        revisionId: id,
-        fileId: f.id,
-        name: f.name,
-        contentType: f.contentType,
-        size: f.size,
-        storageKey: f.storageKey,
-        width: f.width,
-        height: f.height,
-      })),
-    });
-  }
   return id;
 }
 

@@ -34,6 +34,7 @@ import {
   type SqlQueryable,
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
+import { DATA_MIGRATIONS, runDataMigration } from './data-migrations.ts';
 import { createAdapterFactory } from './provider/adapters.ts';
 import { type DatabaseConfig, type Provider } from './provider/config.ts';
 import { prepareDatabase } from './provider/setup.ts';
@@ -352,15 +353,46 @@ export async function migrate(
   if (migrationsList.lockfile.content === null) {
     throw new Error(`${path.join(migrationsList.baseDir, LOCKFILE_NAME)} is missing`);
   }
-  let applied: string[] = [];
+  const applied: string[] = [];
   if (!(await isUpToDate(config, migrationsList, log))) {
     await prepareDatabase(config);
-    ({ appliedMigrationNames: applied } = await withEngine(createAdapterFactory(config), log, (engine) =>
-      engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
-    ));
-    for (const name of applied) log?.(`applied migration ${name}`);
+    const apply = async (list: MigrationList) => {
+      const { appliedMigrationNames } = await withEngine(createAdapterFactory(config), log, (engine) =>
+        engine.applyMigrations({ migrationsList: list, filters: NO_FILTERS }),
+      );
+      for (const name of appliedMigrationNames) log?.(`applied migration ${name}`);
+      applied.push(...appliedMigrationNames);
+    };
+    const names = migrationsList.migrationDirectories.map((dir) => dir.path);
+    for (const step of DATA_MIGRATIONS) {
+      const at = names.indexOf(step.before);
+      // Not in this list (an `until` before it), or already behind the database.
+      if (at < 0 || (await isApplied(config, step.before))) continue;
+      if (at > 0) await apply(readMigrationsList(config.provider, names[at - 1]));
+      log?.(`data migration: ${step.name}`);
+      await runDataMigration(config, step, log);
+    }
+    await apply(migrationsList);
   }
   return { applied };
+}
+
+/** Whether `_prisma_migrations` records `name` as applied (false when the table does not exist yet). */
+async function isApplied(config: DatabaseConfig, name: string): Promise<boolean> {
+  let adapter: SqlDriverAdapter | undefined;
+  try {
+    adapter = await createAdapterFactory(config).connect();
+    const { rows } = await adapter.queryRaw({
+      sql: `SELECT 1 FROM _prisma_migrations WHERE migration_name = ${config.provider === 'postgresql' ? '$1' : '?'} AND finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      args: [name],
+      argTypes: [{ scalarType: 'string', arity: 'scalar' }],
+    });
+    return rows.length > 0;
+  } catch {
+    return false;
+  } finally {
+    await adapter?.dispose().catch(() => undefined);
+  }
 }
 
 /**

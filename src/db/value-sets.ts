@@ -85,7 +85,6 @@ export const VALUE_SET_COLUMNS = {
   Collection: { defaultLevel: DEFAULT_LEVELS },
   Space: { visibility: CONTENT_VISIBILITIES, editMode: SPACE_EDIT_MODES, defaultLevel: DEFAULT_LEVELS, language: TRANSLATION_LANGUAGES },
   Revision: { type: REVISION_TYPES },
-  RevisionPage: { kind: PAGE_KINDS },
   DocumentReference: { targetKind: REFERENCE_TARGET_KINDS },
   ChangeRequest: { status: CHANGE_REQUEST_STATUSES },
   ChangeRequestReview: { status: REVIEW_STATUSES },

@@ -8,7 +8,7 @@ import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
 import { prepareUploads, type FileUploadInput } from '../content/uploads.ts';
 import type { Context } from '../context.ts';
 import { ConflictError, InvalidInputError } from '../errors/index.ts';
-import { commitChangeRequestRevision } from './change-request.ts';
+import { commitChangeRequestRevision, lockChangeRequest } from './change-request.ts';
 
 type SpaceRow = { id: string; organizationId: string };
 type ChangeRequestRow = { id: string; status: string; revisionId: string; revisionInitialId: string; revisionMergedAncestorId: string | null };
@@ -28,11 +28,16 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
     }
   }
   const result = await ctx.db.$transaction(async (tx) => {
-    const current = await loadSnapshot(tx, changeRequest.revisionId, { documents: false });
+    // Concurrent batches for this change request take turns: each applies to what the one before left.
+    const locked = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
+    if (locked.status === 'merged' || locked.status === 'archived') {
+      throw new ConflictError(`The change request is ${locked.status}; its content cannot change`);
+    }
+    const current = await loadSnapshot(tx, locked.revisionId, { documents: false });
     const applied = await applyContentChanges(current, changes, {
       now: new Date(),
       loadRevertTarget: async (revisionId) => {
-        const id = revisionId ?? changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+        const id = revisionId ?? locked.revisionMergedAncestorId ?? locked.revisionInitialId;
         const row = await tx.revision.findUnique({ where: { id }, select: { spaceId: true } });
         if (!row || row.spaceId !== space.id) throw new InvalidInputError(`revision: no revision ${id} in this space`);
         return loadSnapshot(tx, id, { documents: false });
@@ -40,12 +45,11 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
       loadDocument: async (hash) => (await loadDocuments(tx, [hash])).get(hash) ?? null,
     });
     const revisionId = await commitChangeRequestRevision(tx, {
-      changeRequest,
+      changeRequest: locked,
       spaceId: space.id,
       type: 'edits',
       createdById: viewer.userId,
       snapshot: applied.snapshot,
-      copyFrom: { revisionId: changeRequest.revisionId, snapshot: current },
       data: { updatedAt: new Date() },
       conflict: 'The change request content changed while this batch was applied; try again',
     });

@@ -8,9 +8,9 @@
 import { mergeRevisions } from '../content/merge.ts';
 import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
-import type { Prisma, Tx } from '../db/client.ts';
+import type { Db, Prisma, Tx } from '../db/client.ts';
 import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
-import { commitChangeRequestRevision } from './change-request.ts';
+import { commitChangeRequestRevision, lockChangeRequest, lockSpaceRevision } from './change-request.ts';
 import { storedOrganizationMergeRules, storedSpaceMergeRules } from './merge-rules.ts';
 import { commitSpaceRevision } from './space-content.ts';
 
@@ -34,21 +34,21 @@ interface Rule {
 }
 
 /** The merge rules in force for a space: its own, or its organization's when it inherits. */
-async function effectiveRules(ctx: Context, space: SpaceRow): Promise<Rule[]> {
+async function effectiveRules(db: Db | Tx, space: SpaceRow): Promise<Rule[]> {
   let config = storedSpaceMergeRules(space.mergeRules);
   if (config.type === 'inherit') {
-    const org = await ctx.db.organization.findUnique({ where: { id: space.organizationId }, select: { mergeRules: true } });
+    const org = await db.organization.findUnique({ where: { id: space.organizationId }, select: { mergeRules: true } });
     config = org ? storedOrganizationMergeRules(org.mergeRules) : { type: 'none' };
   }
   return config.type === 'rules' ? (config.rules as Rule[]) : [];
 }
 
 /** What stops this merge, as sentences for the error; empty when it may go ahead. */
-async function unmetRules(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow, viewerId: string): Promise<string[]> {
-  const rules = await effectiveRules(ctx, space);
+async function unmetRules(db: Db | Tx, space: SpaceRow, changeRequest: ChangeRequestRow, viewerId: string): Promise<string[]> {
+  const rules = await effectiveRules(db, space);
   if (rules.length === 0) return [];
   if (rules.some((r) => r.rule === 'allow_bypass' && r.users?.includes(viewerId))) return [];
-  const reviews = await ctx.db.changeRequestReview.findMany({ where: { changeRequestId: changeRequest.id }, orderBy: { createdAt: 'asc' } });
+  const reviews = await db.changeRequestReview.findMany({ where: { changeRequestId: changeRequest.id }, orderBy: { createdAt: 'asc' } });
   // A reviewer's latest review counts, and only if it is of the current content.
   const latest = new Map<string, (typeof reviews)[number]>();
   for (const review of reviews) latest.set(review.reviewerId, review);
@@ -114,28 +114,31 @@ async function loadMergeInputs(tx: Tx, baseId: string, oursId: string, theirsId:
 export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {
   assertOpen(changeRequest);
   const viewer = ctx.access.requireViewer();
-  const unmet = await unmetRules(ctx, space, changeRequest, viewer.userId);
-  if (unmet.length) throw new PreconditionFailedError(`The merge rules of the space are not met: ${unmet.join('; ')}`);
-  const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
   return ctx.db.$transaction(async (tx) => {
-    const fastForward = space.revisionId === baseId;
-    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
+    // Concurrent merges into the space (and edits of this change request) wait here for their
+    // turn, then check the rules and merge with what the ones before them left.
+    const spaceRevisionId = await lockSpaceRevision(tx, ctx.provider, space.id);
+    const current = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
+    assertOpen(current);
+    const unmet = await unmetRules(tx, { ...space, revisionId: spaceRevisionId }, current, viewer.userId);
+    if (unmet.length) throw new PreconditionFailedError(`The merge rules of the space are not met: ${unmet.join('; ')}`);
+    const baseId = current.revisionMergedAncestorId ?? current.revisionInitialId;
+    const fastForward = spaceRevisionId === baseId;
+    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, current.revisionId, spaceRevisionId);
     const merged = fastForward ? { snapshot: ours, conflicts: [] } : mergeRevisions({ base, ours, theirs });
-    if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
+    if (merged.conflicts.length) return { result: 'conflicts' as const, revision: current.revisionId, conflicts: merged.conflicts };
     const revision = await commitSpaceRevision(tx, ctx.provider, {
       spaceId: space.id,
-      expectedRevisionId: space.revisionId,
+      expectedRevisionId: spaceRevisionId,
       previous: theirs,
       snapshot: merged.snapshot,
-      mergedParentId: changeRequest.revisionId,
-      // Rows are copied from the side most of the result repeats.
-      copyFrom: fastForward ? { revisionId: changeRequest.revisionId, snapshot: ours } : { revisionId: space.revisionId, snapshot: theirs },
+      mergedParentId: current.revisionId,
       type: 'merge',
-      changeRequestId: changeRequest.id,
+      changeRequestId: current.id,
       createdById: viewer.userId,
     });
     const done = await tx.changeRequest.updateMany({
-      where: { id: changeRequest.id, revisionId: changeRequest.revisionId, status: changeRequest.status },
+      where: { id: current.id, revisionId: current.revisionId, status: current.status },
       data: { status: 'merged', revisionMergedId: revision, mergedAt: new Date() },
     });
     if (done.count !== 1) throw new ConflictError('The change request changed while it was merged; try again');
@@ -146,21 +149,26 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
 export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {
   assertOpen(changeRequest);
   const viewer = ctx.access.requireViewer();
-  const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
-  if (baseId === space.revisionId) return { result: 'update', revision: changeRequest.revisionId, conflicts: [] };
+  if ((changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId) === space.revisionId) {
+    return { result: 'update', revision: changeRequest.revisionId, conflicts: [] };
+  }
   return ctx.db.$transaction(async (tx) => {
-    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, changeRequest.revisionId, space.revisionId);
+    const spaceRevisionId = (await tx.space.findUniqueOrThrow({ where: { id: space.id }, select: { revisionId: true } })).revisionId;
+    const current = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
+    assertOpen(current);
+    const baseId = current.revisionMergedAncestorId ?? current.revisionInitialId;
+    if (baseId === spaceRevisionId) return { result: 'update' as const, revision: current.revisionId, conflicts: [] };
+    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, current.revisionId, spaceRevisionId);
     const merged = mergeRevisions({ base, ours, theirs });
-    if (merged.conflicts.length) return { result: 'conflicts' as const, revision: changeRequest.revisionId, conflicts: merged.conflicts };
+    if (merged.conflicts.length) return { result: 'conflicts' as const, revision: current.revisionId, conflicts: merged.conflicts };
     const revision = await commitChangeRequestRevision(tx, {
-      changeRequest,
+      changeRequest: current,
       spaceId: space.id,
-      mergedParentId: space.revisionId,
+      mergedParentId: spaceRevisionId,
       type: 'update',
       createdById: viewer.userId,
       snapshot: merged.snapshot,
-      copyFrom: { revisionId: changeRequest.revisionId, snapshot: ours },
-      data: { revisionMergedAncestorId: space.revisionId },
+      data: { revisionMergedAncestorId: spaceRevisionId },
       conflict: 'The change request changed while it was updated; try again',
     });
     return { result: 'update' as const, revision, conflicts: [] };

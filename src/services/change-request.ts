@@ -6,6 +6,8 @@ import type { Action } from '../auth/policies.ts';
 import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
 import type { Prisma, Tx } from '../db/client.ts';
+import type { Provider } from '../db/provider/config.ts';
+import { lockRowStatement } from '../db/provider/statements.ts';
 import { ConflictError, NotFoundError } from '../errors/index.ts';
 import { loadSpace } from './space.ts';
 
@@ -48,4 +50,25 @@ export async function commitChangeRequestRevision(tx: Tx, input: CommitChangeReq
   });
   if (moved.count !== 1) throw new ConflictError(conflict);
   return revisionId;
+}
+
+/**
+ * The change request `id` as it is now, its row locked until `tx` ends (lockRowStatement): edits,
+ * updates and merges of one change request take turns instead of failing each other's
+ * compare-and-set, and each works on the content the one before it left.
+ */
+export async function lockChangeRequest(tx: Tx, provider: Provider, id: string) {
+  await lockRow(tx, provider, 'ChangeRequest', id);
+  return tx.changeRequest.findUniqueOrThrow({ where: { id } });
+}
+
+/** The space `id`'s current revision, its row locked until `tx` ends (lock the space before its change requests). */
+export async function lockSpaceRevision(tx: Tx, provider: Provider, id: string): Promise<string> {
+  await lockRow(tx, provider, 'Space', id);
+  return (await tx.space.findUniqueOrThrow({ where: { id }, select: { revisionId: true } })).revisionId;
+}
+
+async function lockRow(tx: Tx, provider: Provider, table: 'Space' | 'ChangeRequest', id: string): Promise<void> {
+  const sql = lockRowStatement(provider, table, 'id');
+  if (sql) await tx.$queryRawUnsafe(sql, id);
 }

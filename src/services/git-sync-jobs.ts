@@ -123,10 +123,8 @@ async function alreadyImported(ctx: JobContext, input: SyncInput, spaceId: strin
     return false;
   }
   if (!tip || syncFingerprint(input, tip, revisionId) !== sync.lastSyncFingerprint) return false;
-  const [pages, files] = await Promise.all([
-    ctx.db.revisionPage.count({ where: { revisionId } }),
-    ctx.db.revisionFile.count({ where: { revisionId } }),
-  ]);
+  const content = await loadSnapshot(ctx.db, revisionId, { documents: false });
+  const [pages, files] = [content.pages.size, content.files.size];
   await ctx.db.$transaction(async (tx) => {
     await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: tip });
     // Warnings are those of a full import; here nothing was read, so there are none to repeat.
@@ -171,13 +169,12 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
     await ctx.db.$transaction(async (tx) => {
       if (!unchanged) {
         revision = input.standalone
-          ? await writeRevision(tx, { spaceId, parentId: space.revisionId, type: 'edits', snapshot, copyFrom: { revisionId: space.revisionId, snapshot: previous } })
+          ? await writeRevision(tx, { spaceId, parentId: space.revisionId, type: 'edits', snapshot })
           : await commitSpaceRevision(tx, ctx.provider, {
               spaceId,
               expectedRevisionId: space.revisionId,
               previous,
               snapshot,
-              copyFrom: { revisionId: space.revisionId, snapshot: previous },
               type: 'edits',
               createdById: ctx.job.createdById,
             });

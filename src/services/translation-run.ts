@@ -76,7 +76,6 @@ export const translationRunJob: JobHandler = async (ctx) => {
       expectedRevisionId: target.revisionId,
       previous: targetContent,
       snapshot,
-      copyFrom: { revisionId: target.revisionId, snapshot: targetContent },
       type: 'edits',
       createdById: ctx.job.createdById,
     });

@@ -1,11 +1,10 @@
 /**
  * Writing and reading revisions on a real database (SQLite, or PostgreSQL when
- * TEST_DATABASE_URL is set): a revision written by copying the unchanged rows
- * of its source reads back exactly like one written in full.
+ * TEST_DATABASE_URL is set): a revision reads back exactly as written, and
+ * shares every chunk of pages it did not change with the revision before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentRef, type JSONDocument, type JSONNode } from '../../src/content/document/model.ts';
-import { placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
 import type { PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
@@ -41,45 +40,44 @@ function comparable(snapshot: RevisionSnapshot) {
 }
 
 describe('writeRevision', () => {
-  it('copies unchanged rows from its source and reads back identical to a full write', async () => {
+  it('stores only the chunks an edit changed, and reads back exactly what was written', async () => {
     const first = emptySnapshot();
-    for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) first.pages.set(id, page(first, id, null, i, `text ${id}`));
-    first.pages.set('a1', page(first, 'a1', 'a', 0, 'child'));
-    first.pages.set('c1', page(first, 'c1', 'c', 0, 'unchanged child'));
+    for (let i = 0; i < 300; i++) first.pages.set(`p${i}`, page(first, `p${i}`, null, i, `text ${i}`));
+    first.pages.set('a1', page(first, 'a1', 'p0', 0, 'child'));
+    first.files.set('f1', { id: 'f1', name: 'a.png', contentType: 'image/png', size: 3, storageKey: 'k1', width: 1, height: 1 });
     const firstId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot: first }));
+    const stored = await db.revisionChunk.count();
+    expect(comparable(await loadSnapshot(db, firstId, { documents: false }))).toEqual(comparable(first));
 
-    // Change one page's document, move another, rename a parent (its child's path changes).
+    // One page's document changes: one chunk is new, every other one is the first revision's.
     const next = cloneSnapshot(first);
-    next.pages.set('b', { ...next.pages.get('b')!, documentHash: putDocument(next, doc('new b')), updatedAt: new Date() });
-    placePage(next.pages, next.pages.get('d')!, null, 0);
-    next.pages.set('a', { ...next.pages.get('a')!, slug: 'renamed' });
-
+    next.pages.set('p7', { ...next.pages.get('p7')!, documentHash: putDocument(next, doc('new text')), updatedAt: new Date() });
     const statements: string[] = [];
     const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
     try {
-      const copiedId = await counting.$transaction((tx) =>
-        writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: next, copyFrom: { revisionId: firstId, snapshot: first } }),
-      );
-      const fullId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: next }));
-      const copied = await loadSnapshot(db, copiedId, { documents: true });
-      const full = await loadSnapshot(db, fullId, { documents: true });
-      expect(comparable(copied)).toEqual(comparable(full));
-      expect(copied.documents).toEqual(full.documents);
-      const paths = await db.revisionPage.findMany({ where: { revisionId: copiedId }, select: { pageId: true, path: true }, orderBy: { pageId: 'asc' } });
-      expect(paths).toEqual([
-        { pageId: 'a', path: 'renamed' },
-        { pageId: 'a1', path: 'renamed/a1' },
-        { pageId: 'b', path: 'b' },
-        { pageId: 'c', path: 'c' },
-        { pageId: 'c1', path: 'c/c1' },
-        { pageId: 'd', path: 'd' },
-      ]);
-      // Only c1 kept its row unchanged (index, path and content; its parent c moved down one): it is copied.
-      const inserts = statements.filter((sql) => /INSERT INTO "?RevisionPage"?/i.test(sql));
-      expect(inserts.some((sql) => /SELECT/i.test(sql))).toBe(true);
+      const nextId = await counting.$transaction((tx) => writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: next }));
+      expect(await db.revisionChunk.count()).toBe(stored + 1);
+      expect(statements.filter((sql) => /INSERT INTO "?RevisionChunk"?/i.test(sql))).toHaveLength(1);
+      const read = await loadSnapshot(db, nextId, { documents: true });
+      expect(comparable(read)).toEqual(comparable(next));
+      expect([...read.files.values()]).toEqual([...next.files.values()]);
+      expect(read.documents.get(next.pages.get('p7')!.documentHash!)).toEqual(doc('new text'));
+      const [a, b] = await db.revision.findMany({ where: { id: { in: [firstId, nextId] } }, orderBy: { createdAt: 'asc' } });
+      const shared = (a!.pageChunks as string[]).filter((hash) => (b!.pageChunks as string[]).includes(hash));
+      expect(shared).toHaveLength((a!.pageChunks as string[]).length - 1);
+      expect(b!.fileChunks).toEqual(a!.fileChunks);
     } finally {
       await closeDb(counting);
     }
+
+    // A page added and another removed: at most two chunks each.
+    const third = cloneSnapshot(next);
+    third.pages.set('new', page(third, 'new', null, 300, 'added'));
+    third.pages.delete('p150');
+    const before = await db.revisionChunk.count();
+    const thirdId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot: third }));
+    expect(await db.revisionChunk.count()).toBeLessThanOrEqual(before + 4);
+    expect(comparable(await loadSnapshot(db, thirdId, { documents: false }))).toEqual(comparable(third));
   });
 
   it('stores the documents and references of a large revision in a few multi-row statements', async () => {

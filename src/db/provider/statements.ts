@@ -103,3 +103,14 @@ const WRITE_STATEMENT = new RegExp(
   `^\\s*(?:INSERT\\s+(?:OR\\s+\\w+\\s+)?INTO|UPDATE(?:\\s+OR\\s+\\w+)?|DELETE\\s+FROM)\\s+(?:[\`"]?[A-Za-z_][A-Za-z0-9_]*[\`"]?\\.)?${QUOTED}`,
   'i',
 );
+
+/**
+ * The statement that reads the row `id` (the first parameter) of `table` and locks it until the
+ * transaction ends, so that concurrent transactions moving the same row queue instead of
+ * failing their compare-and-set: PostgreSQL's SELECT ... FOR UPDATE. Null on SQLite, which has
+ * one writer at a time (a transaction holds the app's one connection), so nothing can move the
+ * row between a read and a write of the same transaction.
+ */
+export function lockRowStatement(provider: Provider, table: string, column: string): string | null {
+  return provider === 'postgresql' ? `SELECT "${column}" FROM "${table}" WHERE "id" = $1 FOR UPDATE` : null;
+}

@@ -44,7 +44,6 @@ builder.mutationField('applySpaceTemplate', (t) =>
           expectedRevisionId: space.revisionId,
           previous: current,
           snapshot: applied.snapshot,
-          copyFrom: { revisionId: space.revisionId, snapshot: current },
           type: 'edits',
           createdById: viewer.userId,
         });

@@ -260,13 +260,14 @@ builder.queryFields((t) => ({
 /** The pages of the source revision whose document references `target`, in tree order. */
 async function backlinks(ctx: Context, source: ContentSource, target: ContentRef): Promise<LocationView[]> {
   const key = referenceTarget(target)!;
-  const rows = await ctx.db.revisionPage.findMany({
-    where: { revisionId: source.revision.id, document: { references: { some: { targetKind: key.kind, target: key.target } } } },
-    select: { pageId: true },
-  });
-  const ids = new Set(rows.map((r) => r.pageId));
-  return pagesInTreeOrder(await ctx.loaders.revisionTree.load(source.revision))
-    .filter((p) => ids.has(p.page.id))
+  // The documents (of any space) that reference the target, by its index; then the revision's pages holding one.
+  const [rows, tree] = await Promise.all([
+    ctx.db.documentReference.findMany({ where: { targetKind: key.kind, target: key.target }, select: { documentHash: true } }),
+    ctx.loaders.revisionTree.load(source.revision),
+  ]);
+  const hashes = new Set(rows.map((r) => r.documentHash));
+  return pagesInTreeOrder(tree)
+    .filter((p) => p.page.documentHash !== null && hashes.has(p.page.documentHash))
     .map((page) => ({ kind: 'page' as const, source, page }));
 }
 
