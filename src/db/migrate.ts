@@ -12,7 +12,9 @@
  *   migrations build everything, including what prisma/schema.prisma cannot
  *   describe (UNMODELLED_TABLES, CHECK constraints of src/db/value-sets.ts).
  *   The engine takes a PostgreSQL advisory lock around it, so concurrent
- *   server starts on PostgreSQL are serialized.
+ *   server starts on PostgreSQL are serialized. A data migration
+ *   (data-migrations.ts: work SQL cannot do) runs between the SQL migration
+ *   before its `before` and `before` itself.
  * - diffSchemas(): SQL between two datamodels. No database is involved (no
  *   shadow database, see trap 2 in provider.ts): the engine only needs an
  *   adapter of the right provider, and we give it an offline one.
