@@ -359,9 +359,11 @@ export async function searchSpace(db: Db | Tx, provider: Provider, input: Search
     }
     // A section matched through its page's title alone is not a hit of its own.
     if (!match.body.includes(MARK_START) && !match.section_title.includes(MARK_START)) continue;
+    // The text before a page's first heading is a section without an id or title of its own: it
+    // is the page's, as GitBook's results give it.
     page.sections.push({
-      id: match.section_id,
-      title: unmark(match.section_title),
+      id: match.section_id || match.page_id,
+      title: match.section_id ? unmark(match.section_title) : match.page_title,
       path: match.section_id ? `${match.page_path}#${match.section_id}` : match.page_path,
       body: unmark(match.body).replace(/\s+/gu, ' ').trim(),
     });

@@ -137,6 +137,12 @@ describe('searchSpace', () => {
     expect(snippet).not.toMatch(/[\u0002\u0003]/u);
   });
 
+  it("gives the text before a page's first heading the page's own id and title", async () => {
+    const space = await indexedSpace([{ id: 'intro', title: 'Introduction', doc: doc(p('Welcome aboard, traveller.'), h1('Next'), p('More text.')) }]);
+    const [page] = (await search(space, 'traveller')).items;
+    expect(page!.sections.map((s) => [s.id, s.title, s.path])).toEqual([['intro', 'Introduction', 'intro']]);
+  });
+
   it('returns a page matching by its title alone with no sections, and only the sections matching on their own', async () => {
     const space = await indexedSpace([
       { id: 'install', title: 'Install', doc: doc(h1('Windows'), p('Run setup.exe.'), h1('Linux'), p('Install the package with apt.')) },
