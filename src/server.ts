@@ -27,6 +27,7 @@ import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
+import { useStorableText } from './plugins/use-storable-text.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
@@ -133,6 +134,8 @@ export function createApp(options: AppOptions): App {
       }
     },
     plugins: [
+      // First: text no database stores stops an operation before any other plugin's execution starts.
+      useStorableText(),
       useLiveLoaders(liveLoaders),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics }),

@@ -28,7 +28,7 @@ import {
   type TypeNode,
 } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, MethodNotAllowedError, NotFoundError, UnstorableTextError, inputPathName } from '../errors/index.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import { checkInput, coerceQueryValue } from './check-input.ts';
 import type { RestRoute } from './route.ts';
@@ -261,6 +261,10 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       errors?: readonly GraphQLError[];
     };
     if (result.errors?.length) {
+      const unstorable = toAppError(result.errors[0]);
+      if (unstorable instanceof UnstorableTextError && unstorable.variable !== null) {
+        throw new InvalidInputError(`${restName(route, unstorable.variable, unstorable.path)}: ${unstorable.problem}`);
+      }
       const status = errorStatus(result.errors, result.data != null);
       const first = result.errors[0]!;
       const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
@@ -297,6 +301,16 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       }
     },
   };
+}
+
+/**
+ * What the caller of `route` called the value at `path` of a variable: the
+ * path or query parameter of the same name (`spaceId`, `query`, `ids[1]`), or
+ * the body field (`parent.title`: the body is the variable's value).
+ */
+function restName(route: PreparedRoute, variable: string, path: readonly (string | number)[]): string {
+  const source = route.variables.find((v) => v.name === variable)?.source;
+  return source === 'body' ? inputPathName('', path) : inputPathName(variable, path);
 }
 
 /** Any error raised while serving a REST request, in the REST error shape. */
