@@ -189,6 +189,7 @@ function errorStatus(errors: readonly GraphQLError[], hasData: boolean): number 
   for (const error of errors) {
     const s = (error.extensions?.http as { status?: number } | undefined)?.status;
     if (typeof s === 'number' && s > status) status = s;
+    else if (s === undefined && error.extensions?.unexpected) status = Math.max(status, 500); // masked by yoga: the server's
   }
   // Errors without a status before execution (variable coercion, validation) are the caller's: 400.
   return status || (hasData ? 500 : 400);
@@ -266,9 +267,11 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
         throw new InvalidInputError(`${restName(route, unstorable.variable, unstorable.path)}: ${unstorable.problem}`);
       }
       const status = errorStatus(result.errors, result.data != null);
-      const first = result.errors[0]!;
-      const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-      return errorResponse(status, status >= 500 ? 'Unexpected error' : first.message, headers, ResponseOf);
+      // The error that set the status speaks: an AppError's message is meant for the caller (a 503's too).
+      const answered = result.errors.find((e) => (e.extensions?.http as { status?: number } | undefined)?.status === status) ?? result.errors[0]!;
+      const headers = (answered.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+      const message = status >= 500 && !toAppError(answered) ? 'Unexpected error' : answered.message;
+      return errorResponse(status, message, headers, ResponseOf);
     }
     const alternate = route.replyWhen && url.searchParams.get(route.replyWhen.param) === route.replyWhen.equals;
     const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
@@ -322,7 +325,8 @@ export function restErrorResponse(
   const appError = toAppError(error);
   if (appError) return errorResponse(appError.status, appError.message, appError.headers, ResponseOf);
   if (error instanceof GraphQLError) {
-    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+    // A GraphQLError without a status is the caller's (parse, validation), unless yoga masked it as unexpected.
+    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? (error.extensions?.unexpected ? 500 : 400);
     const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
     return errorResponse(status, status >= 500 ? 'Unexpected error' : error.message, headers, ResponseOf);
   }

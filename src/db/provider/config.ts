@@ -33,6 +33,23 @@ export interface DatabaseConfig {
 
 export const DEFAULT_DATABASE_URL = 'file:./data/app.db';
 
+/**
+ * How long the runtime client waits on the database before the request gets a
+ * 503 (docs/decisions.md, "Database outages"). Migrations run without them.
+ */
+export interface DatabaseTimeouts {
+  /** PostgreSQL: opening a connection (TCP and startup), in milliseconds. */
+  connectMs: number;
+  /** PostgreSQL: one statement (statement_timeout on the server; the client gives up a second later). */
+  statementMs: number;
+  /** PostgreSQL: getting a connection from the pool, waiting for a free one included (and starting a transaction). */
+  poolMs: number;
+  /** SQLite: waiting for another connection's lock (busy timeout); the process waits synchronously. */
+  busyMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, poolMs: 10_000, busyMs: 5_000 };
+
 /** Query parameters of a postgres:// URL that we understand; anything else is an error. */
 const PG_URL_PARAMS = new Set(['schema', 'host', 'port', 'user', 'password']);
 
