@@ -1,9 +1,9 @@
 /**
  * The characters no database of ours can store (docs/decisions.md, "Text no
- * database stores"): U+0000, which PostgreSQL refuses in text and jsonb (and
- * SQLite keeps, so the two would differ), and UTF-16 surrogates that are not
- * part of a pair, which are not characters at all: encoding them to UTF-8
- * (both drivers do) silently turns them into U+FFFD.
+ * database stores, and database outages"): U+0000, which PostgreSQL refuses
+ * in text and jsonb (and SQLite keeps, so the two would differ), and UTF-16
+ * surrogates that are not part of a pair, which are not characters at all:
+ * encoding them to UTF-8 (both drivers do) silently turns them into U+FFFD.
  */
 
 /** NUL, a high surrogate not followed by a low one, a low surrogate not preceded by a high one. */

@@ -100,11 +100,12 @@ const PG_POOL_SIZE = 10;
  * is dead, the read is tried at most once per pooled connection and then on a
  * new one. Such failures come at once (a reset, not a wait). This is what
  * keeps a committed write from answering an error when its connection breaks
- * between COMMIT and the reads that build the answer (docs/decisions.md,
- * "Database outages"). Starting a transaction is retried the same way (BEGIN
- * on a dead connection did nothing). Writes are never resent (one may have
- * been applied), nor statements inside a transaction (its connection is gone),
- * nor anything after a timeout (the wait would repeat).
+ * between COMMIT and the reads that build the answer (docs/decisions.md, "Text
+ * no database stores, and database outages"). Starting a transaction is
+ * retried the same way (BEGIN on a dead connection did nothing). Writes are
+ * never resent (one may have been applied), nor statements inside a
+ * transaction (its connection is gone), nor anything after a timeout (the wait
+ * would repeat).
  */
 function retryOnLostConnection(adapter: SqlDriverAdapter): SqlDriverAdapter {
   const retried = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -187,7 +188,8 @@ async function configureSqliteConnection(adapter: SqlDriverAdapter): Promise<Sql
 export const PG_CLIENT_GRACE_MS = 1_000;
 
 /**
- * node-postgres settings for `timeouts` (docs/decisions.md, "Database outages"):
+ * node-postgres settings for `timeouts` (docs/decisions.md, "Text no database
+ * stores, and database outages"):
  * - a new connection gives up after connectMs (the Client's own timer);
  * - the pool gives up after poolMs (waiting for a free connection, or for a
  *   new one to open);
