@@ -25,7 +25,7 @@ async function withDb<T>(fn: (db: Db, urls: Urls) => Promise<T>): Promise<T> {
   const database = parseDatabaseUrl(config.databaseUrl);
   await prepareDatabase(database);
   await migrate(database);
-  const db = createDb(database);
+  const db = createDb(database, { timeouts: config.databaseTimeouts });
   try {
     return await fn(db, new Urls(config));
   } finally {

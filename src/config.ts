@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/provider/config.ts';
 
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
@@ -12,6 +13,16 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().optional(),
+  /** PostgreSQL: time allowed to open a connection, in milliseconds. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
+  /** PostgreSQL: time allowed for one statement (statement_timeout), in milliseconds. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
+  /** PostgreSQL: time allowed to get a connection from the pool (a busy pool included), in milliseconds. */
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.poolMs),
+  /** SQLite: time a statement waits for another connection's lock (busy timeout), in milliseconds. */
+  DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(DEFAULT_DATABASE_TIMEOUTS.busyMs),
+  /** Time GET /healthz waits for the database before answering 503, in milliseconds. */
+  HEALTH_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
   /** The base URL clients reach this service at; `urls.location` values start with it. */
   PUBLIC_URL: z.url().optional(),
   /** The web app's base URL, for `urls.app`. Defaults to PUBLIC_URL. */
@@ -58,6 +69,9 @@ export interface AppConfig {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** DATABASE_*_TIMEOUT_MS: a request waiting longer on the database answers 503. */
+  databaseTimeouts: DatabaseTimeouts;
+  healthTimeoutMs: number;
   publicUrl: string;
   appUrl: string;
   sitesUrl: string;
@@ -87,6 +101,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseTimeouts: {
+      connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      poolMs: e.DATABASE_POOL_TIMEOUT_MS,
+      busyMs: e.DATABASE_BUSY_TIMEOUT_MS,
+    },
+    healthTimeoutMs: e.HEALTH_TIMEOUT_MS,
     publicUrl,
     appUrl: (e.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     sitesUrl: (e.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),

@@ -27,6 +27,7 @@ import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
+import { useStorableText } from './plugins/use-storable-text.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
@@ -36,6 +37,8 @@ import { loadUrlSecret } from './storage/signed-url.ts';
 import { createStorage } from './storage/storage.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
+/** WebSocket close code 1013, "Try Again Later" (RFC 6455's registry). */
+const WS_TRY_AGAIN_LATER = 1013;
 
 export interface AppOptions {
   config: AppConfig;
@@ -100,6 +103,7 @@ export function createApp(options: AppOptions): App {
   // Every write makes the loaders of the executions in progress forget what they cached of the table it wrote.
   const liveLoaders = new LiveLoaders();
   const db = createDb(database, {
+    timeouts: config.databaseTimeouts,
     onQuery: (sql) => {
       metrics.dbQueries.inc();
       options.onQuery?.(sql);
@@ -133,9 +137,11 @@ export function createApp(options: AppOptions): App {
       }
     },
     plugins: [
+      // First: text no database stores stops an operation before any other plugin's execution starts.
+      useStorableText(),
       useLiveLoaders(liveLoaders),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      useHealthAndMetrics({ db, metrics }),
+      useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // The validation-rule limits report their rejection as a validation error
@@ -173,8 +179,9 @@ export function createApp(options: AppOptions): App {
           return true;
         } catch (error) {
           const appError = toAppError(error);
-          if (!appError || appError.status !== 401) throw error;
-          ctx.extra.socket.close(CloseCode.Forbidden, appError.message.slice(0, 120));
+          if (!appError || (appError.status !== 401 && appError.status !== 503)) throw error;
+          // 1013 is WebSocket's "try again later": the database was unavailable, the token may well be fine.
+          ctx.extra.socket.close(appError.status === 503 ? WS_TRY_AGAIN_LATER : CloseCode.Forbidden, appError.message.slice(0, 120));
           return false;
         }
       },

@@ -21,7 +21,7 @@ import type {
 import { PrismaClient as PostgresPrismaClient } from './generated/postgresql/client.ts';
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client.ts';
 import { createAdapterFactory } from './provider/adapters.ts';
-import { type DatabaseConfig, type Provider } from './provider/config.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseConfig, type DatabaseTimeouts, type Provider } from './provider/config.ts';
 import { statementsOfRawQuery, statementsOfScript, statementsOfStartTransaction, writtenTable } from './provider/statements.ts';
 
 /**
@@ -45,14 +45,18 @@ export interface CreateDbOptions {
    * once it has committed, when others can see the change.
    */
   onWrite?: (table: string) => void;
+  /** How long to wait on the database (DATABASE_*_TIMEOUT_MS); DEFAULT_DATABASE_TIMEOUTS when not given. */
+  timeouts?: DatabaseTimeouts;
 }
 
 export function createDb(config: DatabaseConfig, options: CreateDbOptions = {}): Db {
-  const base = createAdapterFactory(config, { cacheStatements: true });
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+  const base = createAdapterFactory(config, { cacheStatements: true, timeouts });
   const observer = options.onQuery || options.onWrite ? { onQuery: options.onQuery, onWrite: options.onWrite } : null;
   const adapter = observer ? observingFactory(base, config.provider, observer) : base;
   if (config.provider === 'postgresql') {
-    return new PostgresPrismaClient({ adapter }) as unknown as Db;
+    // An interactive transaction waits for its connection as long as any query does (Prisma's own default is 2 s).
+    return new PostgresPrismaClient({ adapter, transactionOptions: { maxWait: timeouts.poolMs } }) as unknown as Db;
   }
   return new SqlitePrismaClient({ adapter });
 }

@@ -1,8 +1,9 @@
 /**
  * Failures of the outside systems the service calls: a server a remote file
- * is fetched from, a Git server, a translation provider. Each names its
- * reason; the first and the last reach callers as AppErrors (400, 502), a Git
- * failure ends its job with the message.
+ * is fetched from, a Git server, a translation provider, the database. Each
+ * names its reason; a remote fetch, a translation provider and the database
+ * reach callers as AppErrors (400, 502, 503), a Git failure ends its job with
+ * the message.
  */
 import { AppError, InvalidInputError } from './index.ts';
 
@@ -80,5 +81,35 @@ export class TranslationProviderError extends AppError {
     this.provider = provider;
     this.reason = reason;
     this.httpStatus = options.httpStatus ?? null;
+  }
+}
+
+/** Why the database could not serve a request. */
+export type DatabaseFailure = 'unreachable' | 'timeout';
+
+/** Seconds a client is told to wait before retrying when the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database could not be reached, dropped the connection, or did not
+ * answer within the configured timeouts (connect, statement, pool). A 503
+ * with Retry-After: the request can be sent again once it is back, which the
+ * service notices by itself (no restart).
+ */
+export class DatabaseUnavailableError extends AppError {
+  readonly code = 'DATABASE_UNAVAILABLE';
+  readonly status = 503;
+  readonly reason: DatabaseFailure;
+
+  constructor(reason: DatabaseFailure, options: { cause?: unknown } = {}) {
+    super(
+      reason === 'timeout'
+        ? `The database did not answer in time; try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds`
+        : `The database cannot be reached; try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = 'DatabaseUnavailableError';
+    this.reason = reason;
+    this.headers['Retry-After'] = String(DATABASE_RETRY_AFTER_SECONDS);
   }
 }

@@ -16,6 +16,40 @@ export class InvalidInputError extends AppError {
   readonly status = 400;
 }
 
+/** A path into an input value: member names and list indexes. */
+export type InputPath = readonly (string | number)[];
+
+/** `path` as a caller writes it: `parent.title`, `changes[0].files[1].name` (`prefix` first). */
+export function inputPathName(prefix: string, path: InputPath): string {
+  return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : name ? `${name}.${key}` : key), prefix);
+}
+
+/**
+ * Text no database stores (src/db/storable-text.ts) in a GraphQL variable
+ * (`$input.title: ...`) or an argument written in the document
+ * (`argument input.title: ...`). `variable` and `path` say where, so the REST
+ * runtime can name the path parameter, query parameter or body field instead.
+ */
+export class UnstorableTextError extends InvalidInputError {
+  /** `must not contain U+0000 (NUL), ...` */
+  readonly problem: string;
+  /** The variable that held it, or null for an argument written in the document. */
+  readonly variable: string | null;
+  /** Where in the variable's value (or below the argument's name). */
+  readonly path: InputPath;
+
+  constructor(problem: string, place: { variable: string; path: InputPath } | { argument: string; path: InputPath }) {
+    super(
+      'variable' in place
+        ? `${inputPathName(`$${place.variable}`, place.path)}: ${problem}`
+        : `argument ${inputPathName(place.argument, place.path)}: ${problem}`,
+    );
+    this.problem = problem;
+    this.variable = 'variable' in place ? place.variable : null;
+    this.path = place.path;
+  }
+}
+
 export class UnauthenticatedError extends AppError {
   readonly code = 'UNAUTHENTICATED';
   readonly status = 401;

@@ -28,7 +28,7 @@ import {
   type TypeNode,
 } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, MethodNotAllowedError, NotFoundError, UnstorableTextError, inputPathName } from '../errors/index.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import { checkInput, coerceQueryValue } from './check-input.ts';
 import type { RestRoute } from './route.ts';
@@ -189,6 +189,7 @@ function errorStatus(errors: readonly GraphQLError[], hasData: boolean): number 
   for (const error of errors) {
     const s = (error.extensions?.http as { status?: number } | undefined)?.status;
     if (typeof s === 'number' && s > status) status = s;
+    else if (s === undefined && error.extensions?.unexpected) status = Math.max(status, 500); // masked by yoga: the server's
   }
   // Errors without a status before execution (variable coercion, validation) are the caller's: 400.
   return status || (hasData ? 500 : 400);
@@ -261,10 +262,16 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       errors?: readonly GraphQLError[];
     };
     if (result.errors?.length) {
+      const unstorable = toAppError(result.errors[0]);
+      if (unstorable instanceof UnstorableTextError && unstorable.variable !== null) {
+        throw new InvalidInputError(`${restName(route, unstorable.variable, unstorable.path)}: ${unstorable.problem}`);
+      }
       const status = errorStatus(result.errors, result.data != null);
-      const first = result.errors[0]!;
-      const headers = (first.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
-      return errorResponse(status, status >= 500 ? 'Unexpected error' : first.message, headers, ResponseOf);
+      // The error that set the status speaks: an AppError's message is meant for the caller (a 503's too).
+      const answered = result.errors.find((e) => (e.extensions?.http as { status?: number } | undefined)?.status === status) ?? result.errors[0]!;
+      const headers = (answered.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+      const message = status >= 500 && !toAppError(answered) ? 'Unexpected error' : answered.message;
+      return errorResponse(status, message, headers, ResponseOf);
     }
     const alternate = route.replyWhen && url.searchParams.get(route.replyWhen.param) === route.replyWhen.equals;
     const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
@@ -299,6 +306,16 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
   };
 }
 
+/**
+ * What the caller of `route` called the value at `path` of a variable: the
+ * path or query parameter of the same name (`spaceId`, `query`, `ids[1]`), or
+ * the body field (`parent.title`: the body is the variable's value).
+ */
+function restName(route: PreparedRoute, variable: string, path: readonly (string | number)[]): string {
+  const source = route.variables.find((v) => v.name === variable)?.source;
+  return source === 'body' ? inputPathName('', path) : inputPathName(variable, path);
+}
+
 /** Any error raised while serving a REST request, in the REST error shape. */
 export function restErrorResponse(
   error: unknown,
@@ -308,7 +325,8 @@ export function restErrorResponse(
   const appError = toAppError(error);
   if (appError) return errorResponse(appError.status, appError.message, appError.headers, ResponseOf);
   if (error instanceof GraphQLError) {
-    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+    // A GraphQLError without a status is the caller's (parse, validation), unless yoga masked it as unexpected.
+    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? (error.extensions?.unexpected ? 500 : 400);
     const headers = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
     return errorResponse(status, status >= 500 ? 'Unexpected error' : error.message, headers, ResponseOf);
   }

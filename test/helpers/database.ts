@@ -19,11 +19,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `sqlite`: a SQLite file even when TEST_DATABASE_URL is set (a test of SQLite's own behaviour). */
+export async function createTestDatabase(options: { sqlite?: boolean } = {}): Promise<TestDatabase> {
   let url: string;
   /** SQLite: the temporary folder holding the database file, removed with it. */
   let dir: string | undefined;
-  if (TEST_DATABASE_URL) {
+  if (TEST_DATABASE_URL && !options.sqlite) {
     const u = new URL(TEST_DATABASE_URL);
     u.searchParams.set('schema', `t_${randomBytes(6).toString('hex')}`);
     url = u.toString();

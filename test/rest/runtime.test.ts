@@ -126,6 +126,20 @@ describe('the REST runtime over HTTP', () => {
       expect(await res.json()).toEqual({ error: { code: 500, message: 'Unexpected error' } });
     }
   });
+
+  it('answers 500 when the request context cannot be built for a reason it does not say (yoga masks it as unexpected)', async () => {
+    const yoga = createYoga({
+      schema: createSchema({ typeDefs, resolvers }),
+      logging: false,
+      context: () => {
+        throw new Error('the viewer could not be loaded');
+      },
+      plugins: [useRestRoutes({ routes: [route(GET_ORG)] })],
+    });
+    const res = await yoga.fetch('http://test/v1/orgs/o1');
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: { code: 500, message: 'Unexpected error' } });
+  });
 });
 
 describe('validateRestDocuments', () => {

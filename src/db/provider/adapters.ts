@@ -12,9 +12,14 @@
  *     engine sends when it replays migrations on a shadow database -> routed
  *     to executeScript.
  * and the settings every SQLite connection gets (WAL, the bound-values limit).
+ * The runtime client's adapters also get the database timeouts (a pool and
+ * connections that give up, a busy timeout) and, on PostgreSQL, send a read
+ * or a BEGIN again on another connection when its pooled one turns out to be
+ * dead.
  */
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { ColumnTypeEnum } from '@prisma/driver-adapter-utils';
 import type {
   IsolationLevel,
@@ -24,8 +29,10 @@ import type {
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
-import { pgPoolConfig, requirePg, requireSqliteFile, type DatabaseConfig } from './config.ts';
+import { isLostConnection } from '../../errors/prisma.ts';
+import { pgPoolConfig, requirePg, requireSqliteFile, type DatabaseConfig, type DatabaseTimeouts } from './config.ts';
 import { cacheSqliteStatements } from './sqlite-statement-cache.ts';
+import { isReadOnlyStatement } from './statements.ts';
 
 /** The `"char"` type OID; TEXT's OID. See trap 1. */
 const PG_CHAR_OID = 18;
@@ -80,6 +87,41 @@ function patchCharOid<T extends object>(queryable: T): T {
     return resultSet;
   };
   return queryable;
+}
+
+/** Connections of a PostgreSQL pool (node-postgres's default, said here: the read retry below counts on it). */
+const PG_POOL_SIZE = 10;
+
+/**
+ * A read outside a transaction whose pooled connection turns out to be dead
+ * (reset by the server or a firewall while it sat idle, or cut under the
+ * statement) is sent again, on another connection: the pool drops each dead
+ * one as it finds it, so after a database restart, when every idle connection
+ * is dead, the read is tried at most once per pooled connection and then on a
+ * new one. Such failures come at once (a reset, not a wait). This is what
+ * keeps a committed write from answering an error when its connection breaks
+ * between COMMIT and the reads that build the answer (docs/decisions.md, "Text
+ * no database stores, and database outages"). Starting a transaction is
+ * retried the same way (BEGIN on a dead connection did nothing). Writes are
+ * never resent (one may have been applied), nor statements inside a
+ * transaction (its connection is gone), nor anything after a timeout (the wait
+ * would repeat).
+ */
+function retryOnLostConnection(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  const retried = async <T>(run: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt > PG_POOL_SIZE || !isLostConnection(error)) throw error;
+      }
+    }
+  };
+  const queryRaw = adapter.queryRaw.bind(adapter);
+  adapter.queryRaw = (query: SqlQuery): Promise<SqlResultSet> => (isReadOnlyStatement(query.sql) ? retried(() => queryRaw(query)) : queryRaw(query));
+  const startTransaction = adapter.startTransaction.bind(adapter);
+  adapter.startTransaction = (isolationLevel?: IsolationLevel): Promise<Transaction> => retried(() => startTransaction(isolationLevel));
+  return adapter;
 }
 
 function fixPgAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
@@ -142,18 +184,57 @@ async function configureSqliteConnection(adapter: SqlDriverAdapter): Promise<Sql
   return adapter;
 }
 
+/** How much longer than statement_timeout the client waits for an answer before giving up on the connection. */
+export const PG_CLIENT_GRACE_MS = 1_000;
+
+/**
+ * node-postgres settings for `timeouts` (docs/decisions.md, "Text no database
+ * stores, and database outages"):
+ * - a new connection gives up after connectMs (the Client's own timer);
+ * - the pool gives up after poolMs (waiting for a free connection, or for a
+ *   new one to open);
+ * - the server cancels a statement after statementMs (statement_timeout); the
+ *   client stops waiting a little later (query_timeout), which is what ends a
+ *   statement on a connection whose packets are being dropped;
+ * - TCP keepalive probes idle connections, so a dead one is found by the
+ *   operating system rather than by the next request; idle connections close
+ *   after 10 s (node-postgres's default, said here).
+ */
+function pgTimeoutSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
+  class ConnectTimeoutClient extends pg.Client {
+    // The pool constructs its clients with its own options (the typings say with none).
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: timeouts.connectMs });
+    }
+  }
+  return {
+    Client: ConnectTimeoutClient,
+    max: PG_POOL_SIZE,
+    connectionTimeoutMillis: timeouts.poolMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + PG_CLIENT_GRACE_MS,
+    idleTimeoutMillis: 10_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
 /**
  * A driver adapter factory for the runtime client and the migration engine
  * (PG built from discrete fields, with the "char" OID 18 -> character fix where
  * introspection needs it, and the SQLite multi-statement executeRaw ->
- * executeScript fix; on request, SQLite statements are prepared once and cached).
+ * executeScript fix; on request, SQLite statements are prepared once and cached,
+ * and `timeouts` apply, with PostgreSQL's reads and BEGINs resent on a lost connection:
+ * the runtime client asks for both, the migration engine for neither).
  */
 export function createAdapterFactory(
   config: DatabaseConfig,
-  options: { cacheStatements?: boolean } = {},
+  options: { cacheStatements?: boolean; timeouts?: DatabaseTimeouts } = {},
 ): SqlMigrationAwareDriverAdapterFactory {
+  const { timeouts } = options;
   if (config.provider === 'sqlite') {
-    const inner = new PrismaBetterSqlite3({ url: requireSqliteFile(config) });
+    // better-sqlite3's `timeout` is SQLite's busy timeout (its default, 5 s, when not given).
+    const inner = new PrismaBetterSqlite3({ url: requireSqliteFile(config), ...(timeouts && { timeout: timeouts.busyMs }) });
     // The runtime client caches statements; the migration engine, which changes the schema under them, does not.
     const connected = (adapter: SqlDriverAdapter) => (options.cacheStatements ? cacheSqliteStatements(adapter) : adapter);
     return {
@@ -166,11 +247,13 @@ export function createAdapterFactory(
   }
   if (config.provider === 'postgresql') {
     const schema = requirePg(config).schema;
-    const inner = new PrismaPg(pgPoolConfig(config), schema !== undefined ? { schema } : undefined);
+    const poolConfig = { ...pgPoolConfig(config), ...(timeouts && pgTimeoutSettings(timeouts)) };
+    const inner = new PrismaPg(poolConfig, schema !== undefined ? { schema } : undefined);
+    const connected = (adapter: SqlDriverAdapter) => (timeouts ? retryOnLostConnection(adapter) : adapter);
     return {
       provider: inner.provider,
       adapterName: inner.adapterName,
-      connect: async () => fixPgAdapter(await inner.connect()),
+      connect: async () => connected(fixPgAdapter(await inner.connect())),
       connectToShadowDb: () =>
         // PrismaPg's shadow database is created on the server and not dropped (trap 2).
         // Nothing of ours needs one: migrations are diffed datamodel -> datamodel.

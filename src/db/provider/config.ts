@@ -7,8 +7,10 @@
  * - adapters.ts: the Prisma driver adapter of each, with the adapter
  *   traps we work around (trap 1: PostgreSQL's `"char"` OID; trap 2: no
  *   shadow database on PostgreSQL; trap 3: SQLite's multi-statement
- *   executeRaw), and each SQLite connection's settings (WAL, 32,766 bound
- *   values, statements prepared once: sqlite-statement-cache.ts);
+ *   executeRaw), each SQLite connection's settings (WAL, 32,766 bound
+ *   values, statements prepared once: sqlite-statement-cache.ts), and the
+ *   timeouts of each (`DatabaseTimeouts`, below: PostgreSQL's pool and
+ *   connections, SQLite's busy timeout);
  * - setup.ts: how a database is prepared (a folder, a schema) and dropped;
  * - statements.ts: which statements each adapter call sends, for counting;
  * - like.ts: a case-insensitive literal `contains` (PostgreSQL's ILIKE
@@ -32,6 +34,24 @@ export interface DatabaseConfig {
 }
 
 export const DEFAULT_DATABASE_URL = 'file:./data/app.db';
+
+/**
+ * How long the runtime client waits on the database before the request gets a
+ * 503 (docs/decisions.md, "Text no database stores, and database outages").
+ * Migrations run without them.
+ */
+export interface DatabaseTimeouts {
+  /** PostgreSQL: opening a connection (TCP and startup), in milliseconds. */
+  connectMs: number;
+  /** PostgreSQL: one statement (statement_timeout on the server; the client gives up a second later). */
+  statementMs: number;
+  /** PostgreSQL: getting a connection from the pool, waiting for a free one included (and starting a transaction). */
+  poolMs: number;
+  /** SQLite: waiting for another connection's lock (busy timeout); the process waits synchronously. */
+  busyMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, poolMs: 10_000, busyMs: 5_000 };
 
 /** Query parameters of a postgres:// URL that we understand; anything else is an error. */
 const PG_URL_PARAMS = new Set(['schema', 'host', 'port', 'user', 'password']);

@@ -89,6 +89,16 @@ function splitSql(text: string, dollarQuotes: boolean): string[] {
 }
 
 /**
+ * Whether a statement only reads, so that sending it twice is the same as
+ * once: a SELECT, or a WITH ... SELECT, that names no INSERT, UPDATE or DELETE
+ * anywhere (so no write in a WITH clause and no SELECT ... FOR UPDATE either:
+ * when in doubt, not read-only).
+ */
+export function isReadOnlyStatement(sql: string): boolean {
+  return /^\s*(?:SELECT|WITH)\b/i.test(sql) && !/\b(?:INSERT|UPDATE|DELETE|MERGE)\b/i.test(sql);
+}
+
+/**
  * The table an INSERT, UPDATE or DELETE writes, or null for any other statement: Prisma's
  * (`main`.`Site` on SQLite, "schema"."Site" on PostgreSQL) and our raw ones ("Site").
  * A write behind a WITH clause is not recognised: neither Prisma nor this app sends one.
