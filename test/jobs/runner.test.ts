@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { parseDatabaseUrl } from '../../src/db/provider/config.ts';
 import { newId } from '../../src/ids.ts';
-import { createJobEvents, type JobEvent } from '../../src/jobs/events.ts';
+import { createJobEventBus, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
 import { type ObjectStorage } from '../../src/storage/object-storage.ts';
@@ -35,16 +35,13 @@ afterAll(async () => {
 });
 
 function setup(handler: JobHandler, leaseMs = 30_000) {
-  const events = createJobEvents(undefined);
-  const store = new JobStore(db, events.pubsub, leaseMs);
+  const bus = createJobEventBus(undefined);
+  const store = new JobStore(db, bus, leaseMs);
   const provider = parseDatabaseUrl(database.url).provider;
   const runner = new JobRunner({ db, provider, storage, config, log, store, handlers: { 'git-import': handler } });
   const seen: JobEvent[] = [];
-  const iterator = events.pubsub.subscribe('job')[Symbol.asyncIterator]();
-  const collecting = (async () => {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) seen.push(next.value);
-  })();
-  return { store, runner, seen, stop: async () => (await iterator.return?.(), collecting) };
+  const unlisten = bus.listen({ event: (event) => seen.push(event), resync: () => undefined });
+  return { store, runner, seen, stop: async () => unlisten() };
 }
 
 describe('job runner', () => {
@@ -58,18 +55,20 @@ describe('job runner', () => {
     });
     const job = await store.create({ organizationId, kind: 'git-import', input: { url: 'x' } });
     await runner.execute(job.id);
-    await new Promise((r) => setTimeout(r, 10));
     await stop();
     const mine = seen.filter((e) => e.id === job.id);
-    expect(mine.map((e) => [e.state, e.step])).toEqual([
-      ['queued', null],
-      ['running', 'starting'],
-      ['running', 'cloning'],
-      ['running', 'reading'],
-      ['running', 'writing'],
-      ['succeeded', 'done'],
+    expect(mine.map((e) => [e.sequence, e.state, e.step])).toEqual([
+      [1, 'queued', null],
+      [2, 'running', 'starting'],
+      [3, 'running', 'cloning'],
+      [4, 'running', 'reading'],
+      [5, 'running', 'writing'],
+      [6, 'succeeded', 'done'],
     ]);
     expect(mine.at(-1)).toMatchObject({ percent: 100, result: { revision: 'r1' } });
+    // The history holds the same events, published once each.
+    expect((await store.eventsAfter(job.id, 0))!.events).toEqual(mine);
+    expect((await store.get(job.id))!.eventSequence).toBe(6);
     expect((await db.organization.findUnique({ where: { id: organizationId } }))!.title).toBe('Jobs (imported)');
   });
 
