@@ -125,8 +125,9 @@ class RedisJobEventBus implements JobEventBus {
     private readonly channel: string,
     private readonly log?: Logger,
   ) {
-    this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    this.subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+    // Named (CLIENT LIST shows `docs-api:<namespace>:job:publish` and `...:subscribe`).
+    this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 3, connectionName: `${channel}:publish` });
+    this.subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 3, connectionName: `${channel}:subscribe` });
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;
       let event: JobEvent;

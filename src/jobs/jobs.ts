@@ -16,6 +16,8 @@ import { JobStore, type JobRow, type JobScope } from './job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from './runner.ts';
 
 export interface Jobs {
+  /** This deployment's part of Redis: in its queue's keys, its events' channel and its connections' names. */
+  namespace: string;
   bus: JobEventBus;
   store: JobStore;
   runner: JobRunner;
@@ -49,6 +51,7 @@ export function createJobs(deps: {
     : new PollingDispatch(runner, store, { concurrency: config.jobs.concurrency, pollMs: config.jobs.pollMs, log });
   let started = false;
   return {
+    namespace,
     bus,
     store,
     runner,

@@ -46,10 +46,19 @@ function visibleTo(ctx: Context): (event: JobEvent) => Promise<boolean> {
  */
 export async function followJob(ctx: Context, id: string, after?: number | null): Promise<AsyncIterable<JobEvent>> {
   const job = await loadJob(ctx, id);
-  if (after !== undefined && after !== null && (after < 0 || after > job.eventSequence)) {
+  const resumeAfter = after ?? lastEventId(ctx);
+  if (resumeAfter !== undefined && (resumeAfter < 0 || resumeAfter > job.eventSequence)) {
     throw new InvalidInputError(`after must be a sequence number of this job's events, from 0 to ${job.eventSequence}`);
   }
-  return ctx.jobs.follow(job.id, { after: after ?? undefined, visible: visibleTo(ctx) });
+  return ctx.jobs.follow(job.id, { after: resumeAfter, visible: visibleTo(ctx) });
+}
+
+/** The `Last-Event-ID` of an SSE request (the last event's `sequence`), when it has one. */
+function lastEventId(ctx: Context): number | undefined {
+  const header = ctx.eventIds.lastEventId?.trim();
+  if (!header) return undefined;
+  if (!/^\d{1,9}$/.test(header)) throw new InvalidInputError('Last-Event-ID must be the sequence number of a job event');
+  return Number(header);
 }
 
 /** The events of the jobs of `scope` the caller may see: those of unfinished jobs first, from their start (src/jobs/job-feed.ts). */

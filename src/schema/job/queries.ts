@@ -36,7 +36,11 @@ builder.subscriptionFields((t) => ({
       }),
     },
     subscribe: (_root, { id, after }, ctx) => followJob(ctx, String(id), after),
-    resolve: (event) => event,
+    resolve: (event, _args, ctx) => {
+      // Over SSE, the message's `id:` line (src/plugins/use-sse-event-ids.ts).
+      ctx.eventIds.current = String(event.sequence);
+      return event;
+    },
   }),
   spaceJobs: t.field({
     type: Job,
