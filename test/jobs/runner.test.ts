@@ -72,6 +72,36 @@ describe('job runner', () => {
     expect((await db.organization.findUnique({ where: { id: organizationId } }))!.title).toBe('Jobs (imported)');
   });
 
+  it('records and publishes no event for a change that did not apply, nor for a completion whose transaction rolled back', async () => {
+    const { store, runner, seen, stop } = setup(async (ctx) => {
+      await ctx.progress('one', 50);
+      await ctx.db.$transaction(async (tx) => {
+        await ctx.complete(tx, { never: true });
+        throw new Error('the effect failed after the completion');
+      });
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: {} });
+    await runner.execute(job.id);
+    // The completion rolled back with the effect: not in the history, never published (the job
+    // stays running, for another attempt once its lease expires).
+    const history = (await store.eventsAfter(job.id, 0))!.events;
+    expect(history.map((e) => [e.sequence, e.state, e.step])).toEqual([
+      [1, 'queued', null],
+      [2, 'running', 'starting'],
+      [3, 'running', 'one'],
+    ]);
+    // A worker that does not hold the job changes nothing, and records nothing.
+    const row = (await store.get(job.id))!;
+    expect(await store.progress(row, 'another-worker', { step: 'late', percent: 90 })).toEqual({ held: false, cancelRequested: false });
+    expect(await store.finish(row, 'succeeded', { result: {}, worker: 'another-worker' })).toBeNull();
+    expect((await store.eventsAfter(job.id, 0))!.events).toEqual(history);
+    expect((await store.get(job.id))!.eventSequence).toBe(3);
+    await stop();
+    // Published: the history, and its latest event once more (what the runner announces after a
+    // completion, read back from the store), which subscribers drop; never the rolled-back success.
+    expect(seen.filter((e) => e.id === job.id)).toEqual([...history, history.at(-1)]);
+  });
+
   it('fails with the error of the handler', async () => {
     const { store, runner, stop } = setup(async () => {
       throw new Error('repository not found');
