@@ -28,6 +28,13 @@ export interface Context extends YogaInitialContext {
   storage: ObjectStorage;
   /** Long operations: start them, read them, follow their events. */
   jobs: Jobs;
+  /**
+   * Event ids over SSE: the `Last-Event-ID` the request carries (an EventSource that
+   * reconnects sends the last id it received), and the id of the event a subscription
+   * resolves now, which its resolver sets for the message's `id:` line
+   * (src/plugins/use-sse-event-ids.ts).
+   */
+  eventIds: { lastEventId: string | null; current: string | null };
 }
 
 export interface ContextDeps {
@@ -43,6 +50,7 @@ export interface ContextDeps {
 export async function buildContext(
   deps: ContextDeps,
   authorization: string | null | undefined,
+  lastEventId: string | null = null,
 ): Promise<Omit<Context, keyof YogaInitialContext>> {
   const token = bearerToken(authorization);
   const viewer = token ? await loadViewer(deps.db, token) : null;
@@ -52,5 +60,5 @@ export async function buildContext(
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
     sitesPublishing: async (spaceId) => (await loaders.publishedPlacesBySpaceId.load(spaceId)).map((place) => place.siteId),
   });
-  return { ...deps, viewer, loaders, access, urls: new Urls(deps.config) };
+  return { ...deps, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
 }

@@ -20,6 +20,8 @@ import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { isClientError, toAppError } from './errors/to-app-error.ts';
 import { createJobs, type Jobs } from './jobs/jobs.ts';
+import type { JobKind } from './jobs/events.ts';
+import type { JobHandler } from './jobs/runner.ts';
 import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
@@ -27,6 +29,7 @@ import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
+import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
@@ -46,6 +49,8 @@ export interface AppOptions {
   onQuery?: (sql: string) => void;
   metrics?: Metrics;
   log?: Logger;
+  /** Handlers of job kinds instead of the app's own (a test runs a job whose steps it controls). */
+  jobHandlers?: Partial<Record<JobKind, JobHandler>>;
 }
 
 export interface App {
@@ -110,7 +115,7 @@ export function createApp(options: AppOptions): App {
     },
     onWrite: (table) => liveLoaders.invalidate(table),
   });
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: { ...jobHandlers, ...options.jobHandlers } });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
@@ -129,7 +134,8 @@ export function createApp(options: AppOptions): App {
     cors: { exposedHeaders: ['Location', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
     context: async (initial) => {
       try {
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial))) as Context;
+        const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial), lastEventId)) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
@@ -143,6 +149,7 @@ export function createApp(options: AppOptions): App {
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
+      useSseEventIds(),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // The validation-rule limits report their rejection as a validation error
       // (yoga: 400 GRAPHQL_VALIDATION_FAILED) instead of throwing out of validate().

@@ -90,6 +90,7 @@ export const VALUE_SET_COLUMNS = {
   ChangeRequestReview: { status: REVIEW_STATUSES },
   Site: { type: SITE_TYPES, visibility: SITE_VISIBILITIES, agentsContext: SITE_AGENTS_CONTEXTS },
   Job: { kind: JOB_KINDS, state: JOB_STATES },
+  JobEvent: { state: JOB_STATES },
   GitSync: { provider: GIT_PROVIDERS, lastSyncKind: GIT_SYNC_KINDS, lastSyncStatus: GIT_SYNC_STATUSES },
   Translation: { sourceLanguage: TRANSLATION_LANGUAGES, language: TRANSLATION_LANGUAGES },
   TranslationSegment: { language: TRANSLATION_LANGUAGES },

@@ -10,16 +10,23 @@ import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
-import { createJobEvents, type JobEvents, type JobKind, type JobPubSub } from './events.ts';
-import { JobStore, type JobRow } from './job-store.ts';
+import { createJobEventBus, type JobEvent, type JobEventBus, type JobKind } from './events.ts';
+import { followJob, followJobs, type FollowOptions } from './job-feed.ts';
+import { JobStore, type JobRow, type JobScope } from './job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from './runner.ts';
 
 export interface Jobs {
-  pubsub: JobPubSub;
+  /** This deployment's part of Redis: in its queue's keys, its events' channel and its connections' names. */
+  namespace: string;
+  bus: JobEventBus;
   store: JobStore;
   runner: JobRunner;
   /** Creates a job and hands it to a worker. */
   start(input: { organizationId: string; spaceId?: string | null; translationId?: string | null; kind: JobKind; input: Record<string, unknown>; createdById?: string | null }): Promise<JobRow>;
+  /** One job's events (src/jobs/job-feed.ts `followJob`). */
+  follow(jobId: string, options?: FollowOptions & { after?: number }): AsyncIterable<JobEvent>;
+  /** The events of the jobs of a scope (src/jobs/job-feed.ts `followJobs`). */
+  followScope(scope: JobScope, options?: FollowOptions): AsyncIterable<JobEvent>;
   /** Starts the workers (the server calls it once it listens). */
   startWorkers(): void;
   close(): Promise<void>;
@@ -36,17 +43,20 @@ export function createJobs(deps: {
   const { config, log } = deps;
   // Deployments sharing one Redis (one per database) keep their queues and events apart.
   const namespace = createHash('sha256').update(config.databaseUrl ?? 'default').digest('hex').slice(0, 12);
-  const events: JobEvents = createJobEvents(config.redisUrl, namespace);
-  const store = new JobStore(deps.db, events.pubsub, config.jobs.leaseMs);
+  const bus = createJobEventBus(config.redisUrl, { namespace, log });
+  const store = new JobStore(deps.db, bus, config.jobs.leaseMs);
   const runner = new JobRunner({ ...deps, store });
   const dispatch = config.redisUrl
     ? new BullmqDispatch(runner, store, { redisUrl: config.redisUrl, prefix: `docs-api:${namespace}`, concurrency: config.jobs.concurrency, sweepMs: config.jobs.pollMs, log })
     : new PollingDispatch(runner, store, { concurrency: config.jobs.concurrency, pollMs: config.jobs.pollMs, log });
   let started = false;
   return {
-    pubsub: events.pubsub,
+    namespace,
+    bus,
     store,
     runner,
+    follow: (jobId, options) => followJob(store, bus, jobId, options),
+    followScope: (scope, options) => followJobs(store, bus, scope, options),
     async start(input) {
       const job = await store.create(input);
       if (started) dispatch.wake(job.id);
@@ -59,7 +69,7 @@ export function createJobs(deps: {
     },
     async close() {
       if (started) await dispatch.stop();
-      await events.close();
+      await bus.close();
     },
   };
 }

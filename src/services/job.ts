@@ -1,13 +1,10 @@
 /** Jobs: which the caller may see, loading one, and following the events of those they may see. */
-import { filter, pipe } from 'graphql-yoga';
 import { can } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
-import { NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import type { JobEvent } from '../jobs/events.ts';
+import type { JobScope } from '../jobs/job-store.ts';
 import { SPACE_ACCESS_SELECT } from './space.ts';
-
-/** States a job never leaves. */
-export const FINAL_STATES = new Set(['succeeded', 'failed', 'cancelled']);
 
 /**
  * Whether the caller may see a job (`job:read`): decided on its space, or
@@ -36,11 +33,35 @@ export async function loadJob(ctx: Context, id: string) {
   return job;
 }
 
-/** The events of jobs matching `match` the caller may see. */
-export function jobEvents(ctx: Context, match: (event: JobEvent) => boolean): AsyncIterable<JobEvent> {
+/** Whether the caller may see an event's job, decided once per space for the life of a subscription. */
+function visibleTo(ctx: Context): (event: JobEvent) => Promise<boolean> {
   const spaces = new Map<string, boolean>();
-  return pipe(
-    ctx.jobs.pubsub.subscribe('job'),
-    filter(async (event: JobEvent) => match(event) && (await canSeeJob(ctx, event, spaces))),
-  );
+  return (event) => canSeeJob(ctx, event, spaces);
+}
+
+/**
+ * A job's events (it must be one the caller may see, else 404): after `after` when given
+ * (a sequence number the caller has seen, from 0 up to the job's latest), else its current
+ * state first; then every change until it finishes.
+ */
+export async function followJob(ctx: Context, id: string, after?: number | null): Promise<AsyncIterable<JobEvent>> {
+  const job = await loadJob(ctx, id);
+  const resumeAfter = after ?? lastEventId(ctx);
+  if (resumeAfter !== undefined && (resumeAfter < 0 || resumeAfter > job.eventSequence)) {
+    throw new InvalidInputError(`after must be a sequence number of this job's events, from 0 to ${job.eventSequence}`);
+  }
+  return ctx.jobs.follow(job.id, { after: resumeAfter, visible: visibleTo(ctx) });
+}
+
+/** The `Last-Event-ID` of an SSE request (the last event's `sequence`), when it has one. */
+function lastEventId(ctx: Context): number | undefined {
+  const header = ctx.eventIds.lastEventId?.trim();
+  if (!header) return undefined;
+  if (!/^\d{1,9}$/.test(header)) throw new InvalidInputError('Last-Event-ID must be the sequence number of a job event');
+  return Number(header);
+}
+
+/** The events of the jobs of `scope` the caller may see: those of unfinished jobs first, from their start (src/jobs/job-feed.ts). */
+export function followJobs(ctx: Context, scope: JobScope): AsyncIterable<JobEvent> {
+  return ctx.jobs.followScope(scope, { visible: visibleTo(ctx) });
 }

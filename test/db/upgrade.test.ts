@@ -306,9 +306,14 @@ function upgradeSuite(provider: Provider, makeConfig: () => { config: DatabaseCo
   });
 
   it('reads the jobs, the Git sync and the translation back', async () => {
-    const data = await graphql('{ imported: job(id: "job1") { kind state result } failed: job(id: "job2") { kind state result error } }');
-    expect(data.imported).toEqual({ kind: 'GIT_IMPORT', state: 'succeeded', result: jobResult });
-    expect(data.failed).toEqual({ kind: 'TRANSLATION_RUN', state: 'failed', result: null, error: 'provider down' });
+    const data = await graphql('{ imported: job(id: "job1") { kind state result sequence } failed: job(id: "job2") { kind state result error sequence } }');
+    expect(data.imported).toEqual({ kind: 'GIT_IMPORT', state: 'succeeded', result: jobResult, sequence: 1 });
+    expect(data.failed).toEqual({ kind: 'TRANSLATION_RUN', state: 'failed', result: null, error: 'provider down', sequence: 1 });
+    // Each job's history starts with the state it had (what a subscriber replays).
+    expect(await upgradedDb.jobEvent.findMany({ orderBy: { jobId: 'asc' } })).toMatchObject([
+      { jobId: 'job1', sequence: 1, state: 'succeeded', step: 'done', percent: 100, error: null },
+      { jobId: 'job2', sequence: 1, state: 'failed', step: null, error: 'provider down' },
+    ]);
     expect((await upgradedDb.job.findUniqueOrThrow({ where: { id: 'job1' } })).input).toEqual(jobInput);
     expect(await get('/v1/spaces/sp1/git/info')).toMatchObject({ installationProvider: 'gitlab', lastCommit: 'abc123', lastSync: { kind: 'import', status: 'succeeded', job: 'job1' } });
     expect(await get('/v1/orgs/org1/translations/tr1')).toMatchObject({ language: 'pt-br', source: { space: 'sp1', language: 'en' }, instructions: instructionsDocument });

@@ -14,10 +14,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startGitServer, type GitServer } from '../helpers/git-server.ts';
-import { follow, useWsClients, type JobEventBody } from '../helpers/graphql-ws.ts';
+import { follow, useWsClients } from '../helpers/graphql-ws.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { png } from '../helpers/png.ts';
 import { startTestServer, useTestServer } from '../helpers/server.ts';
+import { followSse } from '../helpers/sse.ts';
 
 const SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', JOB_POLL_MS: '100', JOB_LEASE_MS: '1500' };
 const { server, ada } = useTestServer({ users: ['Ada'], env: SERVER_ENV });
@@ -53,53 +54,8 @@ function repositoryFiles(): Record<string, string | Uint8Array> {
   return files;
 }
 
-/** Subscribes over GraphQL over SSE (graphql-yoga's distinct-connections mode) until a final state. */
-async function followOverSse(token: string, query: string, variables: Record<string, unknown>, field: string, started: () => Promise<void>) {
-  const controller = new AbortController();
-  const res = await fetch(`${server.baseUrl}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query, variables }),
-    signal: controller.signal,
-  });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toContain('text/event-stream');
-  const events: JobEventBody[] = [];
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let startedYet = false;
-  while (true) {
-    if (!startedYet) {
-      startedYet = true;
-      void started();
-    }
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let boundary: number;
-    while ((boundary = buffer.indexOf('\n\n')) >= 0) {
-      const message = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      const data = message
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trim())
-        .join('\n');
-      if (!data) continue;
-      const event = (JSON.parse(data) as { data?: Record<string, JobEventBody> }).data?.[field];
-      if (event) events.push(event);
-      if (event && ['succeeded', 'failed', 'cancelled'].includes(event.state)) {
-        controller.abort();
-        return events;
-      }
-    }
-  }
-  return events;
-}
-
-const GIT_SYNC = `subscription($spaceId: ID!) { gitSync(spaceId: $spaceId) { id kind state step percent result error } }`;
-const JOB_UPDATED = `subscription($id: ID!) { jobUpdated(id: $id) { id kind state step percent result error } }`;
+const GIT_SYNC = `subscription($spaceId: ID!) { gitSync(spaceId: $spaceId) { id kind state step percent result error sequence } }`;
+const JOB_UPDATED = `subscription($id: ID!) { jobUpdated(id: $id) { id kind state step percent result error sequence } }`;
 
 async function api(method: string, path: string, body?: unknown, token = ada.token) {
   return server.request(method, path, { token, body });
@@ -107,14 +63,24 @@ async function api(method: string, path: string, body?: unknown, token = ada.tok
 
 const newSpace = async (title: string): Promise<string> => (await server.createSpace(ada, org, { title })).id;
 
-/** Imports the main branch of `repository` into `space`, following the job over graphql-ws until it ends. */
+/**
+ * Imports the main branch of `repository` into `space`, following the job over graphql-ws
+ * until it ends. The job's Git requests wait until the subscriber has its first event, so
+ * the import cannot end before the subscription started, whenever that is: what it
+ * missed of the job by then, it replays.
+ */
 async function importFollowed(space: string, repository: string) {
   const followed = follow(wsClient(ada.token), GIT_SYNC, { spaceId: space }, 'gitSync');
-  await new Promise((r) => setTimeout(r, 200)); // the subscription is registered
-  const started = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url(repository), ref: 'refs/heads/main' });
-  expect(started.status, JSON.stringify(started.body)).toBe(204);
-  await followed.done;
+  git.hold = followed.first;
+  try {
+    const started = await api('POST', `/v1/spaces/${space}/git/import`, { url: git.url(repository), ref: 'refs/heads/main' });
+    expect(started.status, JSON.stringify(started.body)).toBe(204);
+    await followed.done;
+  } finally {
+    git.hold = null;
+  }
   followed.unsubscribe();
+  expect(followed.events.map((e) => e.sequence)).toEqual(followed.events.map((_e, i) => i + 1)); // the whole job, in order
   return followed;
 }
 
@@ -261,8 +227,13 @@ describe('Git Sync', () => {
     });
     expect(graphqlStart.body.errors).toBeUndefined();
     const jobId = graphqlStart.body.data.exportToGitRepository.id;
-    const events = await followOverSse(ada.token, JOB_UPDATED, { id: jobId }, 'jobUpdated', async () => {});
-    expect(events.at(-1)).toMatchObject({ state: 'succeeded', result: { changed: true } });
+    const followed = followSse(server.baseUrl, JOB_UPDATED, { id: jobId }, 'jobUpdated', { token: ada.token });
+    expect(await followed.response).toEqual({ status: 200, contentType: expect.stringContaining('text/event-stream') });
+    await followed.ended;
+    expect(followed.errors).toEqual([]);
+    expect(followed.events.at(-1)).toMatchObject({ state: 'succeeded', result: { changed: true } });
+    // Each message's id is its event's sequence number (what an EventSource sends back as Last-Event-ID).
+    expect(followed.ids).toEqual(followed.events.map((e) => String(e.sequence)));
 
     const files = await git.readBareRepository('export', 'main');
     expect([...files.keys()]).toEqual(expect.arrayContaining(['.gitbook.yaml', 'README.md', 'SUMMARY.md', 'chapter-1/README.md', 'chapter-1/page-1.md', 'loose-4.md']));
@@ -295,11 +266,12 @@ describe('Git Sync', () => {
     const forbidden = follow(wsClient(mallory.token), GIT_SYNC, { spaceId: space }, 'gitSync');
     await forbidden.done;
     expect(JSON.stringify(forbidden.errors)).toMatch(/not found|404/i);
-    await new Promise((r) => setTimeout(r, 200));
     expect((await importFollowed(space, 'watched')).events.at(-1)!.state).toBe('succeeded');
-    await new Promise((r) => setTimeout(r, 200));
+    // Their subscription runs (it replays what it missed, and sees its own organization's job), and got nothing of ours.
+    const own = await server.app.jobs.start({ organizationId: malloryOrg, kind: 'git-import', input: {} });
+    await theirs.first;
     theirs.unsubscribe();
-    expect(theirs.events).toEqual([]);
+    expect([...new Set(theirs.events.map((e) => e.id))]).toEqual([own.id]);
   });
 
   it('bad input is a 400 and starts nothing', async () => {

@@ -36,12 +36,15 @@ describe.skipIf(!servicesConfigured('redis'))('two processes sharing a database 
     const space = (await a.createSpace(ada, org, { title: 'Shared' })).id;
     await git.createBareRepository('shared', { 'README.md': '# Shared\n\nImported through another process.\n', 'SUMMARY.md': '* [Shared](README.md)\n' });
 
-    const { events, errors, done } = follow(wsClient(ada.token), `subscription($id: ID!) { gitSync(spaceId: $id) { state step } }`, { id: space }, 'gitSync');
-    await new Promise((r) => setTimeout(r, 300));
+    const { events, errors, first, done } = follow(wsClient(ada.token), `subscription($id: ID!) { gitSync(spaceId: $id) { state step sequence } }`, { id: space }, 'gitSync');
+    // The job's Git requests wait until the subscriber has its first event: the import cannot end before the subscription started (what it missed then, it replays).
+    git.hold = first;
     const started = await b.request('POST', `/v1/spaces/${space}/git/import`, { token: ada.token, body: { url: git.url('shared'), ref: 'refs/heads/main' } });
     expect(started.status).toBe(204);
     await done;
+    git.hold = null;
     expect(errors).toEqual([]);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_e, i) => i + 1));
     expect(events[0]!.state).toBe('queued');
     expect(events.at(-1)!.state).toBe('succeeded');
     expect(events.some((e) => e.step === 'cloning')).toBe(true);

@@ -22,10 +22,15 @@ function libreTranslate(body: any) {
   return { json: { translatedText: q.map((text: string) => `[${body.target}] ${text}`) } };
 }
 
-const RUNS = `subscription($org: ID!, $id: ID!) { translationRuns(organizationId: $org, translationId: $id) { id state step percent result error } }`;
+const FIELDS = '{ id state step percent result error sequence }';
+const RUNS = `subscription($org: ID!, $id: ID!) { translationRuns(organizationId: $org, translationId: $id) ${FIELDS} }`;
+const JOB_UPDATED = `subscription($id: ID!) { jobUpdated(id: $id, after: 0) ${FIELDS} }`;
+
+/** Resolves before the provider answers a request (runFollowed holds a run with it). */
+let beforeAnswer: () => Promise<unknown> = async () => undefined;
 
 beforeAll(async () => {
-  provider = await startLocalServer((request) => libreTranslate(request.body));
+  provider = await startLocalServer(async (request) => (await beforeAnswer(), libreTranslate(request.body)));
   server = await startTestServer({ TRANSLATION_PROVIDER: 'libretranslate', TRANSLATION_URL: provider.url, JOB_POLL_MS: '100' });
   ada = await server.createUser('Ada');
   org = await server.createOrg(ada);
@@ -47,15 +52,35 @@ async function newTranslation(organization = org) {
   return { source, translation: created.body };
 }
 
-/** Runs `translationId`, following the run over graphql-ws until it ends; its events. */
+/**
+ * Runs `translationId`, following the run over graphql-ws until it ends: `jobUpdated` from
+ * its first event (`after: 0`, replayed from its history however soon it ended), and
+ * `translationRuns`, subscribed before the run. The provider answers once that subscriber
+ * has its first event, so a run that asks it anything cannot end before the subscription
+ * started (what it missed then, it replays); `runs` is null when the run asked nothing.
+ */
 async function runFollowed(translationId: string) {
-  const followed = follow(wsClient(ada.token), RUNS, { org, id: translationId }, 'translationRuns');
-  await new Promise((r) => setTimeout(r, 200)); // the subscription is registered
-  const run = await server.request('POST', `/v1/orgs/${org}/translations/${translationId}/run`, { token: ada.token });
-  expect(run.status, JSON.stringify(run.body)).toBe(204);
-  await followed.done;
-  followed.unsubscribe();
-  return followed.events;
+  const runs = follow(wsClient(ada.token), RUNS, { org, id: translationId }, 'translationRuns');
+  let asked = false;
+  beforeAnswer = () => ((asked = true), runs.first);
+  try {
+    const before = await server.app.db.job.count({ where: { translationId } });
+    const run = await server.request('POST', `/v1/orgs/${org}/translations/${translationId}/run`, { token: ada.token });
+    expect(run.status, JSON.stringify(run.body)).toBe(204);
+    const [job] = await server.app.db.job.findMany({ where: { translationId }, orderBy: { createdAt: 'asc' }, skip: before });
+    const followed = follow(wsClient(ada.token), JOB_UPDATED, { id: job!.id }, 'jobUpdated');
+    await followed.ended;
+    expect(followed.errors).toEqual([]);
+    expect(followed.events.map((e) => e.sequence)).toEqual(followed.events.map((_e, i) => i + 1));
+    if (asked) {
+      await runs.done;
+      expect(runs.events).toEqual(followed.events);
+    }
+    runs.unsubscribe();
+    return { events: followed.events, runs: asked ? runs.events : null };
+  } finally {
+    beforeAnswer = async () => undefined;
+  }
 }
 
 describe('translations', () => {
@@ -83,7 +108,8 @@ describe('translations', () => {
 
   it('runs: the subscriber sees the job through to success; the target space holds the translated pages', async () => {
     const { source, translation } = await newTranslation();
-    const events = await runFollowed(translation.id);
+    const { events, runs } = await runFollowed(translation.id);
+    expect(runs).toEqual(events); // translationRuns saw the run too
     expect(events.map((e) => e.state)[0]).toBe('queued');
     expect(events.at(-1)).toMatchObject({ state: 'succeeded' });
     expect(events.some((e) => e.step === 'translating')).toBe(true);
@@ -106,9 +132,9 @@ describe('translations', () => {
 
   it('a second run sends nothing already translated', async () => {
     const { translation } = await newTranslation();
-    expect((await runFollowed(translation.id)).at(-1)).toMatchObject({ state: 'succeeded' });
+    expect((await runFollowed(translation.id)).events.at(-1)).toMatchObject({ state: 'succeeded' });
     const before = provider.requests.length;
-    expect((await runFollowed(translation.id)).at(-1)).toMatchObject({ state: 'succeeded', result: { translatedSegments: 0 } });
+    expect((await runFollowed(translation.id)).events.at(-1)).toMatchObject({ state: 'succeeded', result: { translatedSegments: 0 } });
     expect(provider.requests.length).toBe(before);
   });
 

@@ -51,6 +51,8 @@ export interface GitServer {
   requests: GitRequestRecord[];
   /** Runs before a request (after it is recorded and authenticated) reaches `git http-backend`. */
   beforeRequest: ((request: GitRequestRecord) => void | Promise<void>) | null;
+  /** While set, requests wait for it to settle (before `beforeRequest`): a job's Git work waits for the test. */
+  hold: Promise<unknown> | null;
   /** The clone URL of repository `name`. */
   url(name: string): string;
   /**
@@ -199,6 +201,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     root,
     requests,
     beforeRequest: null,
+    hold: null,
     url: (name) => `${self.baseUrl}/${name}.git`,
 
     async createBareRepository(name, files, branch = 'main') {
@@ -289,7 +292,8 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('Authentication required');
       return;
     }
-    Promise.resolve(self.beforeRequest?.(record))
+    Promise.resolve(self.hold)
+      .then(() => self.beforeRequest?.(record))
       .then(() => runBackend(root, req, res, url, options.auth?.username ?? null))
       .catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });

@@ -35,19 +35,26 @@ export interface JobEventBody {
   percent: number;
   result?: Record<string, any> | null;
   error?: string | null;
+  sequence?: number;
 }
 
 const FINAL_STATES = ['succeeded', 'failed', 'cancelled'];
 
 /**
- * Subscribes and collects the events under `field`, and the errors; `done` resolves at the
- * first final job state, at an error, or when the server completes the subscription.
+ * Subscribes and collects the events under `field`, and the errors; `first` resolves at the
+ * first event (the subscription runs), `done` at the first final job state, and both at an
+ * error or when the server completes the subscription; `ended` only then.
  */
 export function follow(client: Client, query: string, variables: Record<string, unknown>, field: string) {
   const events: JobEventBody[] = [];
   const errors: unknown[] = [];
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  let received!: () => void;
+  const first = new Promise<void>((resolve) => (received = resolve));
+  void ended.then(received);
   const unsubscribe = client.subscribe(
     { query, variables },
     {
@@ -55,14 +62,19 @@ export function follow(client: Client, query: string, variables: Record<string, 
         if (value.errors) errors.push(value.errors);
         const event = (value.data as Record<string, JobEventBody> | null | undefined)?.[field];
         if (event) events.push(event);
+        if (event) received();
         if (event && FINAL_STATES.includes(event.state)) finish();
       },
       error: (error) => {
         errors.push(error);
         finish();
+        end();
       },
-      complete: () => finish(),
+      complete: () => {
+        finish();
+        end();
+      },
     },
   );
-  return { events, errors, done, unsubscribe };
+  return { events, errors, first, done, ended, unsubscribe };
 }

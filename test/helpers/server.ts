@@ -12,7 +12,7 @@ import { createUserWithToken } from '../../src/auth/users.ts';
 import { newId } from '../../src/ids.ts';
 import { assertMatchesSpec } from './openapi.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApp, type App } from '../../src/server.ts';
+import { createApp, type App, type AppOptions } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 /** Asserts a REST error answer: `status`, the API's error shape (`{ error: { code, message } }`), and a message matching `message`. */
@@ -93,8 +93,13 @@ let counter = 0;
 /**
  * `shared`: another server's database and file folder, for tests of several
  * processes (or a restart) on one database; the first server removes them.
+ * `appOptions`: more of createApp's options (job handlers a test controls).
  */
-export async function startTestServer(env: Record<string, string> = {}, shared?: { database: TestDatabase; storageDir: string }): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  shared?: { database: TestDatabase; storageDir: string },
+  appOptions: Omit<AppOptions, 'config'> = {},
+): Promise<TestServer> {
   const database = shared?.database ?? (await createTestDatabase());
   // Stored files go to a temporary folder of this server, removed on close.
   const storageDir = shared?.storageDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-files-'));
@@ -110,7 +115,7 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     JOB_POLL_MS: '60000',
     ...env,
   });
-  const app = createApp({ config });
+  const app = createApp({ ...appOptions, config });
   const baseUrl = await app.listen();
   // The tests' fetch keeps a connection for ~4 s of idleness and Node's server drops it at 5 s; when
   // a test has held the event loop (synchronous SQLite seeding), both timers are late and the next

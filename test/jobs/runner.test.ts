@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { parseDatabaseUrl } from '../../src/db/provider/config.ts';
 import { newId } from '../../src/ids.ts';
-import { createJobEvents, type JobEvent } from '../../src/jobs/events.ts';
+import { createJobEventBus, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
 import { type ObjectStorage } from '../../src/storage/object-storage.ts';
@@ -35,16 +35,13 @@ afterAll(async () => {
 });
 
 function setup(handler: JobHandler, leaseMs = 30_000) {
-  const events = createJobEvents(undefined);
-  const store = new JobStore(db, events.pubsub, leaseMs);
+  const bus = createJobEventBus(undefined);
+  const store = new JobStore(db, bus, leaseMs);
   const provider = parseDatabaseUrl(database.url).provider;
   const runner = new JobRunner({ db, provider, storage, config, log, store, handlers: { 'git-import': handler } });
   const seen: JobEvent[] = [];
-  const iterator = events.pubsub.subscribe('job')[Symbol.asyncIterator]();
-  const collecting = (async () => {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) seen.push(next.value);
-  })();
-  return { store, runner, seen, stop: async () => (await iterator.return?.(), collecting) };
+  const unlisten = bus.listen({ event: (event) => seen.push(event), resync: () => undefined });
+  return { store, runner, seen, stop: async () => unlisten() };
 }
 
 describe('job runner', () => {
@@ -58,19 +55,51 @@ describe('job runner', () => {
     });
     const job = await store.create({ organizationId, kind: 'git-import', input: { url: 'x' } });
     await runner.execute(job.id);
-    await new Promise((r) => setTimeout(r, 10));
     await stop();
     const mine = seen.filter((e) => e.id === job.id);
-    expect(mine.map((e) => [e.state, e.step])).toEqual([
-      ['queued', null],
-      ['running', 'starting'],
-      ['running', 'cloning'],
-      ['running', 'reading'],
-      ['running', 'writing'],
-      ['succeeded', 'done'],
+    expect(mine.map((e) => [e.sequence, e.state, e.step])).toEqual([
+      [1, 'queued', null],
+      [2, 'running', 'starting'],
+      [3, 'running', 'cloning'],
+      [4, 'running', 'reading'],
+      [5, 'running', 'writing'],
+      [6, 'succeeded', 'done'],
     ]);
     expect(mine.at(-1)).toMatchObject({ percent: 100, result: { revision: 'r1' } });
+    // The history holds the same events, published once each.
+    expect((await store.eventsAfter(job.id, 0))!.events).toEqual(mine);
+    expect((await store.get(job.id))!.eventSequence).toBe(6);
     expect((await db.organization.findUnique({ where: { id: organizationId } }))!.title).toBe('Jobs (imported)');
+  });
+
+  it('records and publishes no event for a change that did not apply, nor for a completion whose transaction rolled back', async () => {
+    const { store, runner, seen, stop } = setup(async (ctx) => {
+      await ctx.progress('one', 50);
+      await ctx.db.$transaction(async (tx) => {
+        await ctx.complete(tx, { never: true });
+        throw new Error('the effect failed after the completion');
+      });
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: {} });
+    await runner.execute(job.id);
+    // The completion rolled back with the effect: not in the history, never published (the job
+    // stays running, for another attempt once its lease expires).
+    const history = (await store.eventsAfter(job.id, 0))!.events;
+    expect(history.map((e) => [e.sequence, e.state, e.step])).toEqual([
+      [1, 'queued', null],
+      [2, 'running', 'starting'],
+      [3, 'running', 'one'],
+    ]);
+    // A worker that does not hold the job changes nothing, and records nothing.
+    const row = (await store.get(job.id))!;
+    expect(await store.progress(row, 'another-worker', { step: 'late', percent: 90 })).toEqual({ held: false, cancelRequested: false });
+    expect(await store.finish(row, 'succeeded', { result: {}, worker: 'another-worker' })).toBeNull();
+    expect((await store.eventsAfter(job.id, 0))!.events).toEqual(history);
+    expect((await store.get(job.id))!.eventSequence).toBe(3);
+    await stop();
+    // Published: the history, and its latest event once more (what the runner announces after a
+    // completion, read back from the store), which subscribers drop; never the rolled-back success.
+    expect(seen.filter((e) => e.id === job.id)).toEqual([...history, history.at(-1)]);
   });
 
   it('fails with the error of the handler', async () => {

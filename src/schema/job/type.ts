@@ -24,5 +24,8 @@ export const Job = builder.objectRef<JobEvent>('Job').implement({
     spaceId: t.exposeID('spaceId', { nullable: true }),
     translationId: t.exposeID('translationId', { nullable: true }),
     at: t.field({ type: 'DateTime', description: 'When this state was reached', resolve: (j) => new Date(j.at) }),
+    sequence: t.exposeInt('sequence', {
+      description: "The number of this change among the job's events (1: created, then 2, 3, ... without gaps); for a job read as it is now, its latest event's",
+    }),
   }),
 });
