@@ -58,6 +58,12 @@ export class PreconditionFailedError extends AppError {
   readonly status = 412;
 }
 
+/** The request is well formed but cannot be processed as sent (an Idempotency-Key reused for another request). */
+export class UnprocessableContentError extends AppError {
+  readonly code = 'UNPROCESSABLE_CONTENT';
+  readonly status = 422;
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly code = 'PAYLOAD_TOO_LARGE';
   readonly status = 413;

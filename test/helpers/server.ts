@@ -93,8 +93,13 @@ let counter = 0;
 /**
  * `shared`: another server's database and file folder, for tests of several
  * processes (or a restart) on one database; the first server removes them.
+ * `onQuery`: told every SQL statement the app sends, before it is sent (a throw fails the statement).
  */
-export async function startTestServer(env: Record<string, string> = {}, shared?: { database: TestDatabase; storageDir: string }): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  shared?: { database: TestDatabase; storageDir: string },
+  onQuery?: (sql: string) => void,
+): Promise<TestServer> {
   const database = shared?.database ?? (await createTestDatabase());
   // Stored files go to a temporary folder of this server, removed on close.
   const storageDir = shared?.storageDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docs-api-files-'));
@@ -110,7 +115,7 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     JOB_POLL_MS: '60000',
     ...env,
   });
-  const app = createApp({ config });
+  const app = createApp({ config, onQuery });
   const baseUrl = await app.listen();
   // The tests' fetch keeps a connection for ~4 s of idleness and Node's server drops it at 5 s; when
   // a test has held the event loop (synchronous SQLite seeding), both timers are late and the next
