@@ -3,9 +3,8 @@
  * In-process by default; with REDIS_URL, on Redis (graphql-yoga's Redis event
  * target), so a subscriber on one server process sees a job run by another.
  */
+import { createRequire } from 'node:module';
 import { createPubSub, type PubSub } from 'graphql-yoga';
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { Redis } from 'ioredis';
 import type { JobKind, JobState } from '../db/value-sets.ts';
 
 /** JOB_STATES and JOB_KINDS of src/db/value-sets.ts. */
@@ -41,6 +40,10 @@ export interface JobEvents {
  */
 export function createJobEvents(redisUrl: string | undefined, namespace = 'default'): JobEvents {
   if (!redisUrl) return { pubsub: createPubSub<{ job: [JobEvent] }>(), close: async () => {} };
+  // Loaded only with Redis, not at every server's start (docs/decisions.md, "Restart"); require() keeps this synchronous.
+  const require = createRequire(import.meta.url);
+  const { Redis } = require('ioredis') as typeof import('ioredis');
+  const { createRedisEventTarget } = require('@graphql-yoga/redis-event-target') as typeof import('@graphql-yoga/redis-event-target');
   // A subscribed Redis connection can do nothing else: one to publish, one to listen.
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
