@@ -110,7 +110,7 @@ export function createApp(options: AppOptions): App {
       idempotency.noteWrite(table);
     },
   });
-  // Idempotency-Key: answers kept in the database (the write hook above tells it whether a request wrote).
+  // Idempotency-Key: answers kept in the database (the write hook above counts writes for it).
   const idempotency = createIdempotency({ db, log, ttlSeconds: config.idempotencyKeyTtlSeconds, errorResponse: errorResponseFor });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
 

@@ -9,9 +9,9 @@
  *   answer; Stripe's is a 400). A retry while the first request runs: 409.
  * - An answer is stored once the operation began executing, as Stripe does:
  *   failures before that (malformed or invalid input, authentication) are not,
- *   nor a refusal of the input (400) or a server error (5xx) during which the
- *   request wrote nothing, so a retry runs again. A 5xx after a write is
- *   stored: running the request again could do its write twice.
+ *   nor a refusal of the input (400) or a server error (5xx) while nothing was
+ *   written, so a retry runs again. A 5xx after a write is stored: running the
+ *   request again could do its write twice.
  * - Anonymous requests, other methods and answers that are not JSON (a
  *   stream) are served as if there were no key.
  * - The claim is committed before the request runs and the answer stored
@@ -19,7 +19,6 @@
  *   failure in between leaves the claim without an answer: retries then get
  *   409 until it expires, never a second run (docs/decisions.md, "Idempotency keys").
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -43,10 +42,8 @@ const TABLE = 'IdempotencyKey';
 interface Claim {
   tokenId: string;
   key: string;
-  /** The operation began executing (only then is its answer stored). */
-  executed: boolean;
-  /** The execution wrote to the database (a table other than the keys'). */
-  wrote: boolean;
+  /** The database's write count when the operation began executing; null until then (and then nothing is stored). */
+  writesAtStart: number | null;
 }
 
 export interface IdempotencyOptions {
@@ -59,15 +56,20 @@ export interface IdempotencyOptions {
 
 export interface Idempotency {
   plugin: Plugin;
-  /** The database client's write hook: tells the execution in progress, if keyed, that it wrote. */
+  /** The database client's write hook: counts writes, so that a claim can tell whether any happened while it ran. */
   noteWrite(table: string): void;
 }
 
 export function createIdempotency(options: IdempotencyOptions): Idempotency {
   const { db, log } = options;
   const claims = new WeakMap<Request, Claim>();
-  // The claim of the execution a database write comes from (the write hook has no other way to know).
-  const executing = new AsyncLocalStorage<Claim>();
+  /**
+   * Writes to the database (to tables other than the keys'), by anyone. A claim compares the count
+   * at its start and end: "it wrote" may then count a concurrent request's write, which at worst
+   * keeps an error a retry could have run again. Telling requests apart (AsyncLocalStorage) would
+   * turn on async hooks for every promise of the process on Node 20.
+   */
+  let writes = 0;
   let lastPrune = 0;
 
   async function pruneExpired(now: Date): Promise<void> {
@@ -82,7 +84,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
    * when it may run (then `request` holds a claim). Also null for a token that
    * is unknown: the request goes on to its 401.
    */
-  async function claim(request: Request, key: string, token: string, path: string): Promise<Response | null> {
+  async function claim(request: Request, key: string, token: string, path: string, ResponseOf: typeof Response): Promise<Response | null> {
     const bodyHash = createHash('sha256').update(await bufferBody(request)).digest('hex');
     const method = request.method.toUpperCase();
     // Twice at most: a concurrent first request may claim the key between the read and the create.
@@ -105,7 +107,10 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
             'A request with this Idempotency-Key has not finished: retry once it has. (If it was interrupted before answering, whether it made its changes is unknown; the key stays taken until it expires.)',
           );
         }
-        return replay(existing.status, existing.headers, existing.body);
+        return new ResponseOf(existing.body, {
+          status: existing.status,
+          headers: { ...(existing.headers as Record<string, string>), [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+        });
       }
       try {
         await db.$transaction([
@@ -119,7 +124,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
         if (attempt === 0 && isUniqueViolation(error)) continue;
         throw error;
       }
-      claims.set(request, { tokenId: found.id, key, executed: false, wrote: false });
+      claims.set(request, { tokenId: found.id, key, writesAtStart: null });
       await pruneExpired(now);
       return null;
     }
@@ -132,7 +137,8 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     const serverError = response.status >= 500;
     const refused = response.status === 400;
     const storable = response.body === null || /^application\/(graphql-response\+)?json\b/.test(contentType);
-    if (!claim.executed || !storable || ((serverError || refused) && !claim.wrote)) {
+    const wrote = claim.writesAtStart !== null && writes !== claim.writesAtStart;
+    if (claim.writesAtStart === null || !storable || ((serverError || refused) && !wrote)) {
       await db.idempotencyKey.deleteMany({ where: { ...where.tokenId_key, status: null } });
       return response;
     }
@@ -151,15 +157,8 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     return new ResponseOf(body, { status: response.status, headers: response.headers });
   }
 
-  function replay(status: number, headers: unknown, body: string | null): Response {
-    return new Response(body, {
-      status,
-      headers: { ...(headers as Record<string, string>), [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
-    });
-  }
-
   const plugin: Plugin = {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method.toUpperCase() !== 'POST') return;
       const key = request.headers.get(IDEMPOTENCY_KEY_HEADER);
       if (key === null) return;
@@ -169,7 +168,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
           throw new InvalidInputError(`The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long`);
         }
         if (!token) return;
-        const answer = await claim(request, key, token, url.pathname + url.search);
+        const answer = await claim(request, key, token, url.pathname + url.search, fetchAPI.Response);
         if (answer) endResponse(answer);
       } catch (error) {
         const appError = toAppError(error);
@@ -177,12 +176,10 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
         endResponse(options.errorResponse(request, appError));
       }
     },
-    onExecute({ args, setExecuteFn, executeFn }) {
+    onExecute({ args }) {
       const request = (args.contextValue as { request?: Request }).request;
       const claim = request && claims.get(request);
-      if (!claim) return;
-      claim.executed = true;
-      setExecuteFn((executeArgs) => executing.run(claim, () => executeFn(executeArgs)));
+      if (claim) claim.writesAtStart ??= writes;
     },
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const claim = claims.get(request);
@@ -195,9 +192,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
   return {
     plugin,
     noteWrite(table) {
-      if (table === TABLE) return;
-      const claim = executing.getStore();
-      if (claim) claim.wrote = true;
+      if (table !== TABLE) writes++;
     },
   };
 }
