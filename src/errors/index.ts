@@ -69,6 +69,15 @@ export class PayloadTooLargeError extends AppError {
   readonly status = 413;
 }
 
+/** A failure of the server's own (a database that does not answer), said without its details. */
+export class UnexpectedError extends AppError {
+  readonly code = 'INTERNAL_SERVER_ERROR';
+  readonly status = 500;
+  constructor() {
+    super('Unexpected error');
+  }
+}
+
 export class RateLimitedError extends AppError {
   readonly code = 'RATE_LIMITED';
   readonly status = 429;

@@ -24,7 +24,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { hashToken } from '../auth/viewer.ts';
 import type { Db } from '../db/client.ts';
-import { type AppError, ConflictError, InvalidInputError, UnprocessableContentError } from '../errors/index.ts';
+import { type AppError, ConflictError, InvalidInputError, UnexpectedError, UnprocessableContentError } from '../errors/index.ts';
 import { isUniqueViolation } from '../errors/prisma.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 
@@ -139,7 +139,12 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     const storable = response.body === null || /^application\/(graphql-response\+)?json\b/.test(contentType);
     const wrote = claim.writesAtStart !== null && writes !== claim.writesAtStart;
     if (claim.writesAtStart === null || !storable || ((serverError || refused) && !wrote)) {
-      await db.idempotencyKey.deleteMany({ where: { ...where.tokenId_key, status: null } });
+      try {
+        await db.idempotencyKey.deleteMany({ where: { ...where.tokenId_key, status: null } });
+      } catch (error) {
+        // The key stays taken (409) until it expires: safe, only less convenient.
+        log.error({ err: error, key: claim.key }, 'could not free an idempotency key');
+      }
       return response;
     }
     const body = response.body === null ? null : await response.text();
@@ -171,9 +176,10 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
         const answer = await claim(request, key, token, url.pathname + url.search, fetchAPI.Response);
         if (answer) endResponse(answer);
       } catch (error) {
+        // Without the key's state the request must not run: a 500 (the database failed), then a retry.
         const appError = toAppError(error);
-        if (!appError) throw error;
-        endResponse(options.errorResponse(request, appError));
+        if (!appError) log.error({ err: error }, 'could not look up or claim an idempotency key');
+        endResponse(options.errorResponse(request, appError ?? new UnexpectedError()));
       }
     },
     onExecute({ args }) {

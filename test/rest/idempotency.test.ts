@@ -176,6 +176,39 @@ describe('Idempotency-Key', () => {
     expect(await spaceCount()).toBe(before + 1);
   });
 
+  it('answers 500 in the API’s shape, running nothing, when the key cannot be looked up', async () => {
+    const key = newKey();
+    const before = await spaceCount();
+    failWhen = (sql) => sql.includes('IdempotencyKey');
+    try {
+      const rest = await createSpace(ada, key);
+      expectError(rest, 500, /^Unexpected error$/);
+      const graphql = await server.graphql('{ __typename }', { token: ada.token, headers: { 'idempotency-key': key } });
+      expect(graphql.status).toBe(500);
+      expect(graphql.body).toEqual({ errors: [{ message: 'Unexpected error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    } finally {
+      failWhen = null;
+    }
+    expect(await spaceCount()).toBe(before);
+    expect((await createSpace(ada, key)).status).toBe(201);
+  });
+
+  it('still answers when the answer cannot be stored; retries then get 409 and write nothing', async () => {
+    const key = newKey();
+    const before = await spaceCount();
+    failWhen = (sql) => /^UPDATE .*IdempotencyKey/.test(sql);
+    let first;
+    try {
+      first = await createSpace(ada, key);
+    } finally {
+      failWhen = null;
+    }
+    expect(first.status).toBe(201);
+    expect(first.body.title).toBe('Handbook');
+    expectError(await createSpace(ada, key), 409, /has not finished/);
+    expect(await spaceCount()).toBe(before + 1);
+  });
+
   it('ignores the key of an anonymous request and of methods other than POST', async () => {
     const key = newKey();
     const anonymous = await server.request('POST', `/v1/orgs/${org}/spaces`, { body: { title: 'x' }, headers: { 'idempotency-key': key } });
