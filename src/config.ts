@@ -61,6 +61,8 @@ const schema = z.object({
   JOB_POLL_MS: z.coerce.number().int().min(50).default(1000),
   /** How long a worker holds a job without renewing its claim; a dead worker's job is taken over after it. */
   JOB_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
+  /** How long the answer to a POST sent with an Idempotency-Key is kept for its retries, in seconds. */
+  IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce.number().int().min(1).default(86_400),
   /** Encrypts stored Git credentials (32 bytes as 64 hex characters, or any passphrase, hashed). When unset, one is generated and kept in the data folder. */
   SECRETS_KEY: z.string().min(16).optional(),
 });
@@ -85,6 +87,7 @@ export interface AppConfig {
   fetch: { allowPrivateAddresses: boolean; maxBytes: number; timeoutMs: number };
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
+  idempotencyKeyTtlSeconds: number;
   secretsKey: string | undefined;
   /** TRANSLATION_* (below); `provider` null: translations cannot run. */
   translation: TranslationConfig;
@@ -120,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     fetch: { allowPrivateAddresses: e.FETCH_ALLOW_PRIVATE_ADDRESSES, maxBytes: e.FETCH_MAX_BYTES, timeoutMs: e.FETCH_TIMEOUT_MS },
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
+    idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
     secretsKey: e.SECRETS_KEY,
     translation: translationConfig(env),
   };

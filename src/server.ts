@@ -26,6 +26,7 @@ import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
@@ -113,8 +114,13 @@ export function createApp(options: AppOptions): App {
       metrics.dbQueries.inc();
       options.onQuery?.(sql);
     },
-    onWrite: (table) => liveLoaders.invalidate(table),
+    onWrite: (table) => {
+      liveLoaders.invalidate(table);
+      idempotency.noteWrite(table);
+    },
   });
+  // Idempotency-Key: answers kept in the database (the write hook above counts writes for it).
+  const idempotency = createIdempotency({ db, log, ttlSeconds: config.idempotencyKeyTtlSeconds, errorResponse: errorResponseFor });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: { ...jobHandlers, ...options.jobHandlers } });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -131,7 +137,7 @@ export function createApp(options: AppOptions): App {
     },
     maskedErrors: { maskError },
     // Any origin, as yoga's default; browsers may also read the headers our answers carry (a 201's Location, rate limits).
-    cors: { exposedHeaders: ['Location', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
+    cors: { exposedHeaders: ['Location', IDEMPOTENT_REPLAYED_HEADER, 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
@@ -151,6 +157,8 @@ export function createApp(options: AppOptions): App {
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
       useSseEventIds(),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
+      // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
+      idempotency.plugin,
       // The validation-rule limits report their rejection as a validation error
       // (yoga: 400 GRAPHQL_VALIDATION_FAILED) instead of throwing out of validate().
       // The token limit runs inside the parser, which has to stop there: its throw

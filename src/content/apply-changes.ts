@@ -12,7 +12,6 @@
 import { InvalidInputError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../slug.ts';
-import { markdownToDocument } from './document/markdown-parse.ts';
 import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
@@ -80,6 +79,8 @@ function normalizeHref(href: string): string {
 export async function applyContentChanges(base: RevisionSnapshot, changes: ContentChange[], options: ApplyOptions): Promise<ApplyResult> {
   if (changes.length === 0) throw new InvalidInputError('changes: at least one change is needed');
   if (changes.length > MAX_CHANGES_PER_BATCH) throw new InvalidInputError(`changes: at most ${MAX_CHANGES_PER_BATCH} changes per call`);
+  // The Markdown parser (unified, remark, micromark) is loaded by the first content change, not at the server's start (docs/decisions.md, "Restart").
+  const { markdownToDocument } = await import('./document/markdown-parse.ts');
   const snapshot = cloneSnapshot(base);
   const pages = snapshot.pages;
   const outcomes = new Map<string, PageOutcome>();

@@ -8,7 +8,6 @@ import type { AppConfig } from '../config.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import { imageDimensions } from '../storage/image-dimensions.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
-import { fetchRemoteFile } from '../storage/remote-fetch.ts';
 import type { UploadedFile } from './apply-changes.ts';
 
 /** Largest `base64` file, as GitBook documents it. */
@@ -57,6 +56,8 @@ export async function prepareUploads(
       bytes = decoded;
     } else {
       if (file.url!.length > 2048) throw new InvalidInputError(`${at}.url: at most 2048 characters`);
+      // undici is loaded by the first remote file, not at the server's start (docs/decisions.md, "Restart").
+      const { fetchRemoteFile } = await import('../storage/remote-fetch.ts');
       const fetched = await fetchRemoteFile(file.url!, deps.fetch).catch((error: unknown) => {
         if (error instanceof InvalidInputError) throw new InvalidInputError(`${at}.url: ${error.message}`);
         throw error;

@@ -92,9 +92,24 @@ export class PreconditionFailedError extends AppError {
   readonly status = 412;
 }
 
+/** The request is well formed but cannot be processed as sent (an Idempotency-Key reused for another request). */
+export class UnprocessableContentError extends AppError {
+  readonly code = 'UNPROCESSABLE_CONTENT';
+  readonly status = 422;
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly code = 'PAYLOAD_TOO_LARGE';
   readonly status = 413;
+}
+
+/** A failure of the server's own (a database that does not answer), said without its details. */
+export class UnexpectedError extends AppError {
+  readonly code = 'INTERNAL_SERVER_ERROR';
+  readonly status = 500;
+  constructor() {
+    super('Unexpected error');
+  }
 }
 
 export class RateLimitedError extends AppError {

@@ -6,18 +6,25 @@
  * but not in Redis, or whose worker died (lease expired), so nothing waits on
  * a lost message.
  */
-import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as BullMQ from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobStore } from './job-store.ts';
 import type { JobRunner } from './runner.ts';
 
 const QUEUE_NAME = 'docs-api-jobs';
 
+/**
+ * bullmq (with ioredis) is loaded when a dispatch on Redis is made, not at every server's start
+ * (docs/decisions.md, "Restart"); both are CommonJS, so require() loads them synchronously.
+ */
+const require = createRequire(import.meta.url);
+
 export class BullmqDispatch {
   private readonly connection: Redis;
-  private readonly queue: Queue;
-  private worker: Worker | null = null;
+  private readonly queue: BullMQ.Queue;
+  private worker: BullMQ.Worker | null = null;
   private workerConnection: Redis | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
 
@@ -26,6 +33,8 @@ export class BullmqDispatch {
     private readonly store: JobStore,
     private readonly options: { redisUrl: string; prefix: string; concurrency: number; sweepMs: number; log: Logger },
   ) {
+    const { Redis } = require('ioredis') as typeof import('ioredis');
+    const { Queue } = require('bullmq') as typeof BullMQ;
     // BullMQ's blocking commands need maxRetriesPerRequest: null.
     this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix: options.prefix });
@@ -33,6 +42,7 @@ export class BullmqDispatch {
 
   start(): void {
     this.workerConnection = this.connection.duplicate();
+    const { Worker } = require('bullmq') as typeof BullMQ;
     this.worker = new Worker(QUEUE_NAME, async (job) => this.runner.execute(String(job.data.jobId)), {
       connection: this.workerConnection,
       prefix: this.options.prefix,

@@ -10,7 +10,8 @@
  * the first time), and a listener then reads what it missed from the store
  * (src/jobs/job-feed.ts).
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobKind, JobState } from '../db/value-sets.ts';
 
@@ -126,8 +127,10 @@ class RedisJobEventBus implements JobEventBus {
     private readonly log?: Logger,
   ) {
     // Named (CLIENT LIST shows `docs-api:<namespace>:job:publish` and `...:subscribe`).
-    this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 3, connectionName: `${channel}:publish` });
-    this.subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 3, connectionName: `${channel}:subscribe` });
+    // Loaded only with Redis, not at every server's start (docs/decisions.md, "Restart"); require() keeps this synchronous.
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.publisher = new RedisClient(redisUrl, { maxRetriesPerRequest: 3, connectionName: `${channel}:publish` });
+    this.subscriber = new RedisClient(redisUrl, { maxRetriesPerRequest: 3, connectionName: `${channel}:subscribe` });
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;
       let event: JobEvent;

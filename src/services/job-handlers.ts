@@ -1,11 +1,14 @@
-/** Every kind of job and the function that runs it. */
+/**
+ * Every kind of job and the function that runs it. A handler's module is
+ * loaded when its first job runs: Git (isomorphic-git, undici) and the
+ * translation providers stay off the server's start (docs/decisions.md,
+ * "Restart").
+ */
 import type { JobKind } from '../jobs/events.ts';
 import type { JobHandler } from '../jobs/runner.ts';
-import { exportToGitRepositoryJob, importGitRepositoryJob } from './git-sync-jobs.ts';
-import { translationRunJob } from './translation-run.ts';
 
 export const jobHandlers: Partial<Record<JobKind, JobHandler>> = {
-  'git-import': importGitRepositoryJob,
-  'git-export': exportToGitRepositoryJob,
-  'translation-run': translationRunJob,
+  'git-import': async (ctx) => (await import('./git-sync-jobs.ts')).importGitRepositoryJob(ctx),
+  'git-export': async (ctx) => (await import('./git-sync-jobs.ts')).exportToGitRepositoryJob(ctx),
+  'translation-run': async (ctx) => (await import('./translation-run.ts')).translationRunJob(ctx),
 };

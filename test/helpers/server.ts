@@ -93,7 +93,8 @@ let counter = 0;
 /**
  * `shared`: another server's database and file folder, for tests of several
  * processes (or a restart) on one database; the first server removes them.
- * `appOptions`: more of createApp's options (job handlers a test controls).
+ * `appOptions`: more of createApp's options (job handlers a test controls; `onQuery`, told every SQL
+ *   statement the app sends, before it is sent: a throw fails the statement).
  */
 export async function startTestServer(
   env: Record<string, string> = {},

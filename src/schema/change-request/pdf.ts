@@ -7,7 +7,6 @@ import { builder } from '../../builder.ts';
 import { type ContentRef } from '../../content/document/model.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
 import { pdfFonts } from '../../content/pdf/dejavu-fonts.ts';
-import { renderContentPdf } from '../../content/pdf/render.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { loadContentSource } from '../../services/space-content.ts';
@@ -43,6 +42,8 @@ builder.queryField('changeRequestPdf', (t) =>
       chosen = chosen.filter(({ page }) => page.kind !== 'link');
       const documents = await loadDocuments(ctx.db, chosen.map(({ page }) => page.documentHash).filter((h): h is string => h !== null));
       const files = new Map((await ctx.loaders.filesByRevisionId.load(source.revision.id)).map((f) => [f.id, f]));
+      // pdfkit and its fonts are loaded by the first PDF, not at the server's start (docs/decisions.md, "Restart").
+      const { renderContentPdf } = await import('../../content/pdf/render.ts');
       const bytes = await renderContentPdf({
         title: source.space.title || 'Untitled space',
         fonts: await pdfFonts(),

@@ -5,7 +5,6 @@
  * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
  */
 import { builder } from '../../builder.ts';
-import { documentToMarkdown } from '../../content/document/markdown-print.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
@@ -101,7 +100,10 @@ RevisionPage.implement({
       resolve: async (v, { format }, ctx) => {
         if (format !== 'markdown' || v.page.kind !== 'document') return null;
         const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
-        return document ? documentToMarkdown(document) : '';
+        if (!document) return '';
+        // The Markdown printer is loaded by the first page read as Markdown, not at the server's start (docs/decisions.md, "Restart").
+        const { documentToMarkdown } = await import('../../content/document/markdown-print.ts');
+        return documentToMarkdown(document);
       },
     }),
   }),
