@@ -176,7 +176,8 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
         const answer = await claim(request, key, token, url.pathname + url.search, fetchAPI.Response);
         if (answer) endResponse(answer);
       } catch (error) {
-        // Without the key's state the request must not run: a 500 (the database failed), then a retry.
+        // Without the key's state the request must not run: a 503 when the database is unavailable
+        // (toAppError recognises it), else a 500; the client retries either.
         const appError = toAppError(error);
         if (!appError) log.error({ err: error }, 'could not look up or claim an idempotency key');
         endResponse(options.errorResponse(request, appError ?? new UnexpectedError()));
