@@ -70,6 +70,7 @@ export class JobRunner {
       return;
     }
     const controller = new AbortController();
+    let progressRecorded: Promise<void> = Promise.resolve();
     this.running.set(job.id, controller);
     let completedInTransaction = false;
     // Renew the lease while the handler works, and notice cancellation.
@@ -93,11 +94,17 @@ export class JobRunner {
       config: this.deps.config,
       log: log.child({ jobId: job.id, kind: job.kind }),
       signal: controller.signal,
-      progress: async (step, percent, message) => {
-        if (controller.signal.aborted) throw controller.signal.reason;
-        const { held, cancelRequested } = await store.progress(job, this.workerId, { step, percent, message });
-        if (!held) throw new LostJobError(job.id);
-        if (cancelRequested) throw new JobCancelledError();
+      // One at a time, in call order: a step reported without waiting (Git's transfer callbacks)
+      // must not be numbered after a later one (job events are numbered as they are recorded).
+      progress: (step, percent, message) => {
+        const report = progressRecorded.then(async () => {
+          if (controller.signal.aborted) throw controller.signal.reason;
+          const { held, cancelRequested } = await store.progress(job, this.workerId, { step, percent, message });
+          if (!held) throw new LostJobError(job.id);
+          if (cancelRequested) throw new JobCancelledError();
+        });
+        progressRecorded = report.catch(() => undefined);
+        return report;
       },
       complete: async (tx, result) => {
         await store.completeInTransaction(tx, job, this.workerId, result);

@@ -72,6 +72,19 @@ describe('job runner', () => {
     expect((await db.organization.findUnique({ where: { id: organizationId } }))!.title).toBe('Jobs (imported)');
   });
 
+  it('records steps reported without waiting in the order they were reported', async () => {
+    const { store, runner, seen, stop } = setup(async (ctx) => {
+      // As Git's transfer callbacks do: steps fired without awaiting, then the next phase awaited.
+      for (let percent = 5; percent <= 45; percent += 5) void ctx.progress('cloning', percent).catch(() => undefined);
+      await ctx.progress('reading pages', 50);
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: { url: 'x' } });
+    await runner.execute(job.id);
+    await stop();
+    const percents = seen.filter((e) => e.id === job.id && e.state === 'running' && e.step !== 'starting').map((e) => e.percent);
+    expect(percents).toEqual([5, 10, 15, 20, 25, 30, 35, 40, 45, 50]);
+  });
+
   it('records and publishes no event for a change that did not apply, nor for a completion whose transaction rolled back', async () => {
     const { store, runner, seen, stop } = setup(async (ctx) => {
       await ctx.progress('one', 50);
