@@ -1,8 +1,9 @@
 /**
  * The one harness of the benchmarks (bench/rest.ts, site-graph.ts,
- * site-graph-floor.ts, content.ts, jobs.ts, ab.ts): settings from the
- * environment, the database of a run (a fresh SQLite file, or a fresh schema
- * of BENCH_DATABASE_URL's PostgreSQL), CPU pinning, child servers
+ * site-graph-floor.ts, content.ts, jobs.ts, ab.ts, soak.ts, growth.ts):
+ * settings from the environment, the database of a run (a fresh SQLite file,
+ * or a fresh schema of BENCH_DATABASE_URL's PostgreSQL, migrated by this
+ * checkout or another) and its size on disk, CPU pinning, child servers
  * (bench/app-server.ts and the hand-written SQL servers) started and stopped
  * over IPC, the load of a shared machine (waiting for a quiet one, who used
  * the CPU during each measured phase), autocannon load with latency
@@ -110,7 +111,7 @@ export interface BenchDatabase {
  * BENCH_DATABASE_URL, a new schema `bench_<name>_<random>` of that PostgreSQL
  * database (dropped by `drop`).
  */
-export async function createBenchDatabase(name: string): Promise<BenchDatabase> {
+export async function createBenchDatabase(name: string, options: { dir?: string } = {}): Promise<BenchDatabase> {
   let url: string;
   let dir: string | undefined;
   let description: string;
@@ -129,7 +130,8 @@ export async function createBenchDatabase(name: string): Promise<BenchDatabase> 
   const config = parseDatabaseUrl(url);
   await prepareDatabase(config);
   try {
-    await migrate(config);
+    if (options.dir && path.resolve(options.dir) !== root) migrateIn(options.dir, url);
+    else await migrate(config);
   } catch (error) {
     await dropDatabase(config).catch(() => {});
     throw error;
@@ -145,6 +147,112 @@ export async function createBenchDatabase(name: string): Promise<BenchDatabase> 
     },
   };
 }
+
+/**
+ * Migrates the database of `url` with the migrations of checkout `dir` (another version of the
+ * app, whose schema may differ from this checkout's), in a child process running that checkout's
+ * own migrate().
+ */
+function migrateIn(dir: string, url: string): void {
+  const script = [
+    "const { migrate } = await import('./src/db/migrate.ts');",
+    "const { parseDatabaseUrl } = await import('./src/db/provider/config.ts');",
+    'await migrate(parseDatabaseUrl(process.env.BENCH_MIGRATE_URL));',
+  ].join(' ');
+  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: dir,
+    env: { ...process.env, BENCH_MIGRATE_URL: url, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Bytes of a file, 0 when it does not exist. */
+const fileBytes = (file: string) => {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+export interface DatabaseSize {
+  /** What the database takes: SQLite, the file and its -wal; PostgreSQL, the relations of the run's schema (tables, indexes, TOAST). */
+  bytes: number;
+  /** SQLite: the main file and the write-ahead log; PostgreSQL: pg_database_size of the whole database (other schemas in it included). */
+  parts: Record<string, number>;
+  /** Rows of the tables asked for that exist (a table absent from this version of the schema is left out). */
+  rows: Record<string, number>;
+  /** Bytes of each table with its indexes (and TOAST), biggest first; only with the rows. */
+  tables: Record<string, number>;
+}
+
+/** Sizes by table, biggest first, as an object. */
+const sortedSizes = (entries: Array<[string, number]>) => Object.fromEntries(entries.filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]));
+
+/** The size of a run's database on disk, and the rows of `tables` (counted only when asked: a COUNT of millions of rows takes a while). */
+export async function databaseSize(database: BenchDatabase, tables: readonly string[] = []): Promise<DatabaseSize> {
+  const rows: Record<string, number> = {};
+  if (database.provider === 'postgresql') {
+    const c = database.config.pg!;
+    const schema = c.schema ?? 'public';
+    const client = new pg.Client({ host: c.host, port: c.port, user: c.user, database: c.database, ...(c.password ? { password: c.password } : {}) });
+    await client.connect();
+    try {
+      const relations = await client.query<{ bytes: string }>(
+        `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`,
+        [schema],
+      );
+      const whole = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+      const existing = await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]);
+      const names = new Set(existing.rows.map((r) => r.table_name));
+      for (const table of tables) {
+        if (!names.has(table)) continue;
+        const { rows: r } = await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM "${schema}"."${table}"`);
+        rows[table] = Number(r[0]!.n);
+      }
+      const bySize = tables.length
+        ? await client.query<{ name: string; bytes: string }>(
+            `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`,
+            [schema],
+          )
+        : { rows: [] };
+      return {
+        bytes: Number(relations.rows[0]!.bytes),
+        parts: { schema: Number(relations.rows[0]!.bytes), database: Number(whole.rows[0]!.bytes) },
+        rows,
+        tables: sortedSizes(bySize.rows.map((r) => [r.name, Number(r.bytes)])),
+      };
+    } finally {
+      await client.end();
+    }
+  }
+  const file = database.config.file!;
+  const parts = { file: fileBytes(file), wal: fileBytes(`${file}-wal`) };
+  let bySize: Record<string, number> = {};
+  if (tables.length) {
+    const db = createDb(database.config);
+    try {
+      const existing = await db.$queryRawUnsafe<Array<{ name: string }>>("SELECT name FROM sqlite_master WHERE type = 'table'");
+      const names = new Set(existing.map((r) => r.name));
+      for (const table of tables) {
+        if (!names.has(table)) continue;
+        const r = await db.$queryRawUnsafe<Array<{ n: number | bigint }>>(`SELECT COUNT(*) AS n FROM "${table}"`);
+        rows[table] = Number(r[0]!.n);
+      }
+      // The pages of each table and its indexes (dbstat: the committed database, the -wal's pages included).
+      const pages = await db.$queryRawUnsafe<Array<{ name: string; bytes: number | bigint }>>(
+        "SELECT COALESCE(m.tbl_name, d.name) AS name, SUM(d.pgsize) AS bytes FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1",
+      );
+      bySize = sortedSizes(pages.map((r) => [r.name, Number(r.bytes)]));
+    } finally {
+      await db.$disconnect();
+    }
+  }
+  return { bytes: parts.file + parts.wal, parts, rows, tables: bySize };
+}
+
+/** Bytes as MB (10^6), the unit of the reports. */
+export const megabytes = (bytes: number, digits = 1) => `${fmt(bytes / 1e6, digits)} MB`;
 
 /** A user and its API token, written directly (as `npm run cli -- user:create` would). */
 export async function createBenchUser(database: BenchDatabase, email: string): Promise<{ userId: string; token: string }> {
@@ -1121,18 +1229,22 @@ export function codeIdentity(dir = root) {
 export interface Run {
   /** The benchmark's name: rest, site-graph, ... */
   bench: string;
-  /** The result files' name: `<date>-<bench>-<sqlite|postgresql>`. */
+  /** The result files' name: `<date>-<bench>-<sqlite|postgresql>[-<label>]`. */
   name: string;
   date: string;
   startedAt: Date;
+  /** The checkout measured (this one unless the benchmark runs another's server). */
+  dir: string;
   code: ReturnType<typeof codeIdentity>;
 }
 
-/** Starts a run: its name and the code it measures. */
-export function startRun(bench: string): Run {
+/** Starts a run: its name and the code it measures (this checkout, or checkout `dir`); `label` ends the result files' name. */
+export function startRun(bench: string, options: { label?: string; dir?: string } = {}): Run {
   const date = today();
-  log(`${bench} on ${databaseName}; pinning: ${pinningDescription}`);
-  return { bench, name: `${date}-${bench}-${provider}`, date, startedAt: new Date(), code: codeIdentity() };
+  const dir = path.resolve(options.dir ?? root);
+  const label = options.label ? `-${options.label.replace(/[^\w.-]+/g, '-')}` : '';
+  log(`${bench}${label ? ` (${options.label})` : ''} on ${databaseName}; pinning: ${pinningDescription}`);
+  return { bench, name: `${date}-${bench}-${provider}${label}`, date, startedAt: new Date(), dir, code: codeIdentity(dir) };
 }
 
 export function describeMachine() {
@@ -1149,13 +1261,13 @@ export function describeMachine() {
 /** The first lines of every report: title, machine, time, code, database, pinning. */
 export function reportHeader(run: Run, title: string, database: { description: string; version: string } | null): string[] {
   const machine = describeMachine();
-  const code = codeIdentity();
+  const code = codeIdentity(run.dir);
   return [
     `# ${title}, ${databaseName} — ${run.date}`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node} (${machine.platform}).`,
     `Run from ${run.startedAt.toISOString().slice(0, 19)} to ${new Date().toISOString().slice(0, 19)} (UTC), ${fmt((Date.now() - run.startedAt.getTime()) / 1000)} s.`,
-    `Code measured: HEAD ${run.code.head}${run.code.changedFiles ? `, ${run.code.changedFiles} files of the working tree changed or new` : ''}` +
+    `Code measured: ${run.dir === root ? '' : `checkout \`${run.dir}\`, `}HEAD ${run.code.head}${run.code.changedFiles ? `, ${run.code.changedFiles} files of the working tree changed or new` : ''}` +
       (code.srcDigest !== run.code.srcDigest ? '; **src/ changed during the run** (the servers loaded it when they started).' : '; src/ did not change during the run.'),
     ...(database ? [`Database: ${database.version}; ${database.description}.`] : []),
     `Pinning: ${machine.pinning}. Servers: NODE_ENV=${SERVER_NODE_ENV}, LOG_LEVEL=silent, rate limit effectively off, job polling once an hour (JOB_POLL_MS) so that background polls do not count as statements of the requests.`,

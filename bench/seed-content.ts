@@ -256,14 +256,21 @@ export interface ContentSeed {
 }
 
 /**
- * Writes the corpus into a new space of a new organization through the API
- * (see the top of the file), then checks that the space holds exactly the
- * corpus's pages at the expected paths.
+ * Writes the corpus into a new space (of organization `organizationId`, else
+ * of a new organization) through the API (see the top of the file), then
+ * checks that the space holds exactly the corpus's pages at the expected paths.
  */
-export async function seedContent(baseUrl: string, token: string, corpus: Corpus, log: (...args: unknown[]) => void = () => {}): Promise<ContentSeed> {
+export async function seedContent(
+  baseUrl: string,
+  token: string,
+  corpus: Corpus,
+  log: (...args: unknown[]) => void = () => {},
+  options: { organizationId?: string; spaceTitle?: string } = {},
+): Promise<ContentSeed> {
   const started = performance.now();
-  const organizationId = (await api(baseUrl, token, 'POST', '/v1/orgs', { title: 'Bench content org' }, 201)).body.id as string;
-  const spaceId = (await api(baseUrl, token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Product documentation' }, 201)).body.id as string;
+  const organizationId = options.organizationId ?? ((await api(baseUrl, token, 'POST', '/v1/orgs', { title: 'Bench content org' }, 201)).body.id as string);
+  const spaceTitle = options.spaceTitle ?? 'Product documentation';
+  const spaceId = (await api(baseUrl, token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: spaceTitle }, 201)).body.id as string;
   const ids = new Map<number, string>();
   const ref = (page: CorpusPage) => `p${page.index}`;
   let changeRequests = 0;
@@ -298,7 +305,7 @@ export async function seedContent(baseUrl: string, token: string, corpus: Corpus
     const merged = (await api(baseUrl, token, 'POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`)).body;
     if (merged.result !== 'merge') throw new Error(`seed: change request ${b + 1} answered ${JSON.stringify(merged)}`);
     changeRequests++;
-    if ((b + 1) % 5 === 0) log(`seeded ${batch[batch.length - 1]!.index + 1} of ${corpus.pages.length} pages (${changeRequests} change requests merged)`);
+    if ((b + 1) % 5 === 0) log(`${spaceTitle}: seeded ${batch[batch.length - 1]!.index + 1} of ${corpus.pages.length} pages (${changeRequests} change requests merged)`);
   }
 
   const byPath = await spacePages(baseUrl, token, spaceId);
@@ -310,4 +317,44 @@ export async function seedContent(baseUrl: string, token: string, corpus: Corpus
     pageIds.push(found.id);
   }
   return { organizationId, spaceId, pageIds, changeRequests, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * The shape whose page count (sections, their chapters and the chapters' pages) is closest to
+ * `pages`, with about 10 pages a chapter: 20 -> 2 x 1 x 8, 300 -> 3 x 9 x 10, 1,000 -> the default.
+ */
+export function shapeForPages(pages: number): ContentShape {
+  let best: { shape: ContentShape; miss: number; off: number } | null = null;
+  for (let sections = 1; sections <= 20; sections++) {
+    for (let chaptersPerSection = 1; chaptersPerSection <= 10; chaptersPerSection++) {
+      for (let pagesPerChapter = 1; pagesPerChapter <= 30; pagesPerChapter++) {
+        const miss = Math.abs(sections * (1 + chaptersPerSection * (1 + pagesPerChapter)) - pages);
+        const off = Math.abs(pagesPerChapter - 10) + Math.abs(chaptersPerSection - 9) / 10;
+        if (!best || miss < best.miss || (miss === best.miss && off < best.off)) best = { shape: { sections, chaptersPerSection, pagesPerChapter }, miss, off };
+      }
+    }
+  }
+  return best!.shape;
+}
+
+/** A seeded space of a benchmark that compares spaces of different sizes. */
+export interface SizedSpace {
+  /** "1,000 pages". */
+  label: string;
+  corpus: Corpus;
+  seed: ContentSeed;
+}
+
+/** One organization and a space per size in `sizes` (pages), each seeded as seedContent does. */
+export async function seedSpaces(baseUrl: string, token: string, sizes: readonly number[], log: (...args: unknown[]) => void = () => {}): Promise<{ organizationId: string; spaces: SizedSpace[] }> {
+  const organizationId = (await api(baseUrl, token, 'POST', '/v1/orgs', { title: 'Bench spaces org' }, 201)).body.id as string;
+  const spaces: SizedSpace[] = [];
+  for (const size of sizes) {
+    const corpus = buildCorpus(shapeForPages(size));
+    const label = `${corpus.pages.length.toLocaleString('en-US')} pages`;
+    const seed = await seedContent(baseUrl, token, corpus, log, { organizationId, spaceTitle: `Space of ${label}` });
+    log(`${label}: seeded in ${seed.seconds.toFixed(1)} s (${seed.changeRequests} change requests merged)`);
+    spaces.push({ label, corpus, seed });
+  }
+  return { organizationId, spaces };
 }
