@@ -16,6 +16,26 @@ export class InvalidInputError extends AppError {
   readonly status = 400;
 }
 
+/**
+ * Input over one of the service's work limits (Markdown length, nesting, inline delimiters; the
+ * conversion deadline): a 400 whose message names the limit and the setting that configures it.
+ */
+export class LimitExceededError extends InvalidInputError {
+  /** The setting of the limit (`MARKDOWN_MAX_NESTING`). */
+  readonly setting: string;
+
+  constructor(message: string, setting: string) {
+    super(message);
+    this.name = 'LimitExceededError';
+    this.setting = setting;
+  }
+
+  /** The same error for the input at `field` (`changes[0].document.markdown`): the message starts with the field. */
+  at(field: string): LimitExceededError {
+    return new LimitExceededError(`${field}: ${this.message}`, this.setting);
+  }
+}
+
 export class UnauthenticatedError extends AppError {
   readonly code = 'UNAUTHENTICATED';
   readonly status = 401;
