@@ -5,6 +5,12 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+/**
+ * The Markdown limits when MARKDOWN_* are unset (src/content/document/markdown-limits.ts
+ * explains them); code converting outside a request (tests, templates) uses them too.
+ */
+export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500 });
+
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -50,6 +56,20 @@ const schema = z.object({
   JOB_POLL_MS: z.coerce.number().int().min(50).default(1000),
   /** How long a worker holds a job without renewing its claim; a dead worker's job is taken over after it. */
   JOB_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
+  /** Longest Markdown a conversion accepts, in characters (a page's content, a repository file). */
+  MARKDOWN_MAX_CHARACTERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxCharacters),
+  /** Deepest nesting of block quotes, list items, GitBook blocks and <details> in Markdown. */
+  MARKDOWN_MAX_NESTING: z.coerce.number().int().min(1).max(200).default(MARKDOWN_LIMIT_DEFAULTS.maxNesting),
+  /** Most inline delimiters (runs of `*`, `_`, `~` and backticks; `[`, `]`, `<`) in one Markdown paragraph. */
+  MARKDOWN_MAX_INLINE_DELIMITERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxInlineDelimiters),
+  /** Worker threads for CPU-heavy conversions (Markdown, PDF, Git layout), started when first needed. */
+  WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Conversions waiting for a thread at most; more are answered 503. */
+  WORKER_MAX_QUEUE: z.coerce.number().int().min(0).default(64),
+  /** Deadline of one conversion of a request, from when a thread starts it, in milliseconds; past it the answer is 400. */
+  WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Deadline of laying out a Git import or export on a worker thread, in milliseconds; past it the job fails. */
+  GIT_LAYOUT_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
   /** Encrypts stored Git credentials (32 bytes as 64 hex characters, or any passphrase, hashed). When unset, one is generated and kept in the data folder. */
   SECRETS_KEY: z.string().min(16).optional(),
 });
@@ -72,6 +92,11 @@ export interface AppConfig {
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   secretsKey: string | undefined;
+  /** MARKDOWN_*: what a Markdown conversion refuses (the shape of MarkdownLimits). */
+  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number };
+  /** WORKER_*: the worker pool (the shape of WorkerPoolConfig). */
+  workers: { threads: number; maxQueue: number; taskTimeoutMs: number };
+  gitLayoutTimeoutMs: number;
   /** TRANSLATION_* (below); `provider` null: translations cannot run. */
   translation: TranslationConfig;
 }
@@ -100,6 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     secretsKey: e.SECRETS_KEY,
+    markdownLimits: { maxCharacters: e.MARKDOWN_MAX_CHARACTERS, maxNesting: e.MARKDOWN_MAX_NESTING, maxInlineDelimiters: e.MARKDOWN_MAX_INLINE_DELIMITERS },
+    workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
+    gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,
     translation: translationConfig(env),
   };
 }

@@ -5,6 +5,7 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { Access } from './auth/access.ts';
+import { type Conversions } from './content/conversions.ts';
 import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -28,6 +29,8 @@ export interface Context extends YogaInitialContext {
   storage: ObjectStorage;
   /** Long operations: start them, read them, follow their events. */
   jobs: Jobs;
+  /** Markdown, document and PDF conversions, on the worker threads. */
+  conversions: Conversions;
 }
 
 export interface ContextDeps {
@@ -37,6 +40,7 @@ export interface ContextDeps {
   log: Logger;
   storage: ObjectStorage;
   jobs: Jobs;
+  conversions: Conversions;
 }
 
 /** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */

@@ -19,6 +19,7 @@ import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { isClientError, toAppError } from './errors/to-app-error.ts';
+import { createConversions } from './content/conversions.ts';
 import { createJobs, type Jobs } from './jobs/jobs.ts';
 import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -34,6 +35,7 @@ import { jobHandlers } from './services/job-handlers.ts';
 import { startSpacePurge } from './services/space-purge.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createStorage } from './storage/storage.ts';
+import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 
@@ -55,6 +57,8 @@ export interface App {
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
   server: http.Server;
   jobs: Jobs;
+  /** The worker threads of CPU-heavy conversions (none start before the first conversion). */
+  workers: WorkerPool;
   /** Listens on config.port/host (0 picks a free port); resolves to the base URL. */
   listen(): Promise<string>;
   /** Stops accepting, finishes in-flight requests (up to the shutdown timeout), closes sockets and the database. */
@@ -106,7 +110,10 @@ export function createApp(options: AppOptions): App {
     },
     onWrite: (table) => liveLoaders.invalidate(table),
   });
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: jobHandlers });
+  // Markdown, PDF and Git layout work runs on worker threads, so the event loop keeps answering meanwhile.
+  const workers = createWorkerPool(config.workers);
+  const conversions = createConversions({ pool: workers, limits: config.markdownLimits, storage: config.storage });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
@@ -125,7 +132,7 @@ export function createApp(options: AppOptions): App {
     cors: { exposedHeaders: ['Location', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
     context: async (initial) => {
       try {
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial))) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions }, authorizationOf(initial))) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
@@ -223,6 +230,7 @@ export function createApp(options: AppOptions): App {
     yoga,
     server,
     jobs,
+    workers,
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -247,6 +255,7 @@ export function createApp(options: AppOptions): App {
       await yoga.dispose();
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
+      await workers.close();
       await db.$disconnect();
     },
   };

@@ -91,3 +91,13 @@ export class RateLimitedError extends AppError {
     Object.assign(this.headers, headers, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
+
+/** The service cannot take the work now (its conversion queue is full, or it is stopping); `retryAfterSeconds` is sent as Retry-After. */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+  readonly status = 503;
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message);
+    if (retryAfterSeconds !== undefined) this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}

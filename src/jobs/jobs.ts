@@ -9,6 +9,7 @@ import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
+import { type WorkerPool } from '../worker-pool.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
 import { createJobEvents, type JobEvents, type JobKind, type JobPubSub } from './events.ts';
 import { JobStore, type JobRow } from './job-store.ts';
@@ -31,6 +32,7 @@ export function createJobs(deps: {
   storage: ObjectStorage;
   config: AppConfig;
   log: Logger;
+  workers: WorkerPool;
   handlers: Partial<Record<JobKind, JobHandler>>;
 }): Jobs {
   const { config, log } = deps;

@@ -27,18 +27,22 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
       (change as { files: unknown }).files = await prepareUploads(files, `changes[${i}]`, { storage: ctx.storage, fetch: ctx.config.fetch });
     }
   }
+  // The changes are applied before the transaction: their Markdown converts on the worker threads, which may
+  // take a while, and nothing is held meanwhile. The content read is the change request's revision (immutable);
+  // the commit moves the change request only if it is still there (else a 409 to retry).
+  const current = await loadSnapshot(ctx.db, changeRequest.revisionId, { documents: false });
+  const applied = await applyContentChanges(current, changes, {
+    now: new Date(),
+    loadRevertTarget: async (revisionId) => {
+      const id = revisionId ?? changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+      const row = await ctx.db.revision.findUnique({ where: { id }, select: { spaceId: true } });
+      if (!row || row.spaceId !== space.id) throw new InvalidInputError(`revision: no revision ${id} in this space`);
+      return loadSnapshot(ctx.db, id, { documents: false });
+    },
+    loadDocument: async (hash) => (await loadDocuments(ctx.db, [hash])).get(hash) ?? null,
+    convertMarkdown: (markdown, hrefs) => ctx.conversions.markdownToDocument(markdown, hrefs),
+  });
   const result = await ctx.db.$transaction(async (tx) => {
-    const current = await loadSnapshot(tx, changeRequest.revisionId, { documents: false });
-    const applied = await applyContentChanges(current, changes, {
-      now: new Date(),
-      loadRevertTarget: async (revisionId) => {
-        const id = revisionId ?? changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
-        const row = await tx.revision.findUnique({ where: { id }, select: { spaceId: true } });
-        if (!row || row.spaceId !== space.id) throw new InvalidInputError(`revision: no revision ${id} in this space`);
-        return loadSnapshot(tx, id, { documents: false });
-      },
-      loadDocument: async (hash) => (await loadDocuments(tx, [hash])).get(hash) ?? null,
-    });
     const revisionId = await commitChangeRequestRevision(tx, {
       changeRequest,
       spaceId: space.id,

@@ -19,6 +19,7 @@
  * parsed on its own). Where it cannot be sure, it counts more, never less:
  * an input it passes parses within the bound.
  */
+import { MARKDOWN_LIMIT_DEFAULTS } from '../../config.ts';
 import { LimitExceededError } from '../../errors/index.ts';
 
 /** The limits; the settings in parentheses configure them (src/config.ts). */
@@ -31,11 +32,8 @@ export interface MarkdownLimits {
   maxInlineDelimiters: number;
 }
 
-export const DEFAULT_MARKDOWN_LIMITS: Readonly<MarkdownLimits> = Object.freeze({
-  maxCharacters: 1_000_000,
-  maxNesting: 32,
-  maxInlineDelimiters: 500,
-});
+/** The limits of a conversion outside a request (the settings' defaults). */
+export const DEFAULT_MARKDOWN_LIMITS: Readonly<MarkdownLimits> = MARKDOWN_LIMIT_DEFAULTS;
 
 /** What the nesting limit counts, for its message. */
 export const NESTING_WHAT = 'block quotes, list items, GitBook blocks and <details> nest';

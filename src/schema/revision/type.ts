@@ -5,7 +5,7 @@
  * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
  */
 import { builder } from '../../builder.ts';
-import { documentToMarkdown } from '../../content/document/markdown-print.ts';
+import type { JSONDocument } from '../../content/document/model.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
@@ -101,7 +101,8 @@ RevisionPage.implement({
       resolve: async (v, { format }, ctx) => {
         if (format !== 'markdown' || v.page.kind !== 'document') return null;
         const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
-        return document ? documentToMarkdown(document) : '';
+        // The pages of one list convert together (a few worker tasks, not one per page).
+        return document ? ctx.loaders.batch('documentToMarkdown', (documents: readonly JSONDocument[]) => ctx.conversions.documentsToMarkdown(documents)).load(document) : '';
       },
     }),
   }),
