@@ -9,7 +9,7 @@ import { z } from 'zod';
  * The Markdown limits when MARKDOWN_* are unset (src/content/document/markdown-limits.ts
  * explains them); code converting outside a request (tests, templates) uses them too.
  */
-export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500 });
+export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500, maxUnclosedInline: 16, maxLazyLines: 100 });
 
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
@@ -62,6 +62,10 @@ const schema = z.object({
   MARKDOWN_MAX_NESTING: z.coerce.number().int().min(1).max(200).default(MARKDOWN_LIMIT_DEFAULTS.maxNesting),
   /** Most inline delimiters (runs of `*`, `_`, `~` and backticks; `[`, `]`, `<`) in one Markdown paragraph. */
   MARKDOWN_MAX_INLINE_DELIMITERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxInlineDelimiters),
+  /** Most inline constructs one Markdown paragraph leaves open (distinct backtick run lengths; `<?`, `<!--`, `<![CDATA[`, `<!x` without their end). */
+  MARKDOWN_MAX_UNCLOSED_INLINE: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxUnclosedInline),
+  /** Most lazy continuation lines (without the `>` or the indentation of their block quote or list item) in one Markdown paragraph. */
+  MARKDOWN_MAX_LAZY_LINES: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxLazyLines),
   /** Worker threads for CPU-heavy conversions (Markdown, PDF, Git layout), started when first needed. */
   WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /** Conversions waiting for a thread at most; more are answered 503. */
@@ -93,7 +97,7 @@ export interface AppConfig {
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   secretsKey: string | undefined;
   /** MARKDOWN_*: what a Markdown conversion refuses (the shape of MarkdownLimits). */
-  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number };
+  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number; maxUnclosedInline: number; maxLazyLines: number };
   /** WORKER_*: the worker pool (the shape of WorkerPoolConfig). */
   workers: { threads: number; maxQueue: number; taskTimeoutMs: number };
   gitLayoutTimeoutMs: number;
@@ -125,7 +129,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     secretsKey: e.SECRETS_KEY,
-    markdownLimits: { maxCharacters: e.MARKDOWN_MAX_CHARACTERS, maxNesting: e.MARKDOWN_MAX_NESTING, maxInlineDelimiters: e.MARKDOWN_MAX_INLINE_DELIMITERS },
+    markdownLimits: { maxCharacters: e.MARKDOWN_MAX_CHARACTERS, maxNesting: e.MARKDOWN_MAX_NESTING, maxInlineDelimiters: e.MARKDOWN_MAX_INLINE_DELIMITERS,
+      maxUnclosedInline: e.MARKDOWN_MAX_UNCLOSED_INLINE,
+      maxLazyLines: e.MARKDOWN_MAX_LAZY_LINES,
+    },
     workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
     gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,
     translation: translationConfig(env),

@@ -92,4 +92,26 @@ export const PATHOLOGICAL_CASES: PathologicalCase[] = [
   { name: 'many autolink openers', make: (bytes) => repeat('<http://a', bytes) },
   { name: 'many gitbook tags', make: (bytes) => repeat('{% hint style="info" %}\n', bytes) },
   { name: 'many details openers', make: (bytes) => repeat('<details>\n\n', bytes) },
+  // Found while measuring micromark: each makes it read a paragraph (or its lines) again and again
+  { name: 'processing instructions left open', make: (bytes) => `a ${repeat('<?', bytes)}` },
+  { name: 'code spans left open, then text', make: (bytes) => lines((i) => (i < 40 ? `x${'`'.repeat(i + 1)}` : 'lorem ipsum '), bytes) },
+  { name: 'lazy lines in a block quote', make: (bytes) => `> a\n${repeat('b\n', bytes)}` },
+  { name: 'lazy lines in a list item', make: (bytes) => `- a\n${repeat('b\n', bytes)}` },
+  { name: 'nested footnote definitions', make: (bytes) => `${repeat('[^a]: ', bytes)}x` },
+  { name: 'a table header that is not one, then emphasis', make: (bytes) => `a|b\n-|-|-\n${repeat('*a*a\n', bytes)}` },
+  { name: 'autolink literal emails', make: (bytes) => repeat('x@y.', bytes) },
+  {
+    name: 'nested GitBook hints',
+    make: (bytes) => {
+      const n = Math.max(1, Math.round(bytes / 40));
+      return `${'{% hint style="info" %}\n\n'.repeat(n)}x\n\n${'{% endhint %}\n\n'.repeat(n)}`;
+    },
+  },
+  {
+    name: 'nested <details> in one HTML block',
+    make: (bytes) => {
+      const n = Math.max(1, Math.round(bytes / 50));
+      return `${'<details><summary>s</summary>'.repeat(n)}x${'</details>'.repeat(n)}`;
+    },
+  },
 ];

@@ -11,7 +11,13 @@
  *   and `<details>`, checked as it converts them);
  * - the inline delimiters of one paragraph (runs of `*`, `_`, `~` and
  *   backticks; each `[`, `]` and `<`), which bounds a paragraph's parsing
- *   cost by the cap squared, and a document's by its length times the cap.
+ *   cost by the cap squared, and a document's by its length times the cap;
+ * - the inline constructs one paragraph leaves open (code spans, HTML
+ *   comments and the like, see InlineSegment), each of which makes micromark
+ *   read the rest of the paragraph again;
+ * - the lazy continuation lines of one paragraph (lines of a paragraph in a
+ *   block quote or list item without its `>` or indentation): micromark
+ *   handles each by walking back over the paragraph's earlier lines.
  *
  * The scan follows CommonMark's block structure far enough to know where a
  * paragraph ends: container markers, blank lines, fenced and indented code,
@@ -30,6 +36,10 @@ export interface MarkdownLimits {
   maxNesting: number;
   /** Most inline delimiters in one paragraph, heading or table row (MARKDOWN_MAX_INLINE_DELIMITERS). */
   maxInlineDelimiters: number;
+  /** Most inline constructs one paragraph leaves open (MARKDOWN_MAX_UNCLOSED_INLINE). */
+  maxUnclosedInline: number;
+  /** Most lazy continuation lines in one paragraph (MARKDOWN_MAX_LAZY_LINES). */
+  maxLazyLines: number;
 }
 
 /** The limits of a conversion outside a request (the settings' defaults). */
@@ -83,6 +93,9 @@ const HTML_BLOCK_NAMES = new Set(
   ).split(' '),
 );
 
+/** The start of a GFM footnote definition: `[^label]:`. */
+const FOOTNOTE_LABEL = /^\[\^[^\]\s]{1,999}\]:/;
+
 /** Line terminators as CommonMark has them: `\n`, `\r\n` and a lone `\r`. */
 const LINE_BREAK = /\r\n|\r|\n/;
 
@@ -96,30 +109,39 @@ class BlockScanner {
   private onlyDefinitions = false;
   /** Rows of a GFM table follow; each is inline content of its own. */
   private inTable = false;
-  /** Delimiters of the open paragraph, and the line it started on. */
-  private delimiters = 0;
-  private segmentLine = 0;
+  /** The inline content being read (a paragraph, a heading, a table row). */
+  private segment: InlineSegment;
+  /** A limit the last segment closed was over. */
+  private problem: LimitExceededError | null = null;
   /** The last line read when it was the first line of a paragraph: a table header candidate. */
   private header: { text: string; depth: number } | null = null;
 
   constructor(limits: MarkdownLimits) {
     this.limits = limits;
+    this.segment = new InlineSegment(limits, 1);
   }
 
   scan(markdown: string): LimitExceededError | null {
     const lines = markdown.split(LINE_BREAK);
     for (let n = 0; n < lines.length; n++) {
-      const problem = this.line(lines[n]!, n + 1);
+      const problem = this.line(lines[n]!, n + 1) ?? this.problem;
       if (problem) return problem;
     }
-    return null;
+    this.newSegment(lines.length);
+    return this.problem;
+  }
+
+  /** Closes the inline content being read (checking what only its end tells) and starts another at `lineNumber`. */
+  private newSegment(lineNumber: number) {
+    this.problem ??= this.segment.close();
+    this.segment = new InlineSegment(this.limits, lineNumber);
   }
 
   private endParagraph() {
+    if (this.inContent) this.newSegment(0);
     this.inContent = false;
     this.onlyDefinitions = false;
     this.inTable = false;
-    this.delimiters = 0;
     this.header = null;
   }
 
@@ -165,12 +187,20 @@ class BlockScanner {
       if (cols >= 4 || end >= line.length) break;
       if (matched + opened.length >= this.limits.maxNesting) {
         // One more container would be too deep: no need to read the others.
-        if (line[end] === '>' || listMarkerWidth(line, end) > 0) return nestingError(this.limits, `line ${lineNumber}`);
+        if (line[end] === '>' || listMarkerWidth(line, end) > 0 || line.startsWith('[^', end)) return nestingError(this.limits, `line ${lineNumber}`);
         break;
       }
       if (line[end] === '>') {
         advanceQuote(line, cursor, cols, end);
         opened.push({ quote: true, indent: 0 });
+        continue;
+      }
+      const footnote = FOOTNOTE_LABEL.exec(line.slice(end, end + 1002));
+      if (footnote) {
+        // A GFM footnote definition holds blocks indented by 4, as a list item does.
+        opened.push({ quote: false, indent: 4 });
+        cursor.pos = end + footnote[0].length;
+        cursor.col += cols + footnote[0].length;
         continue;
       }
       const width = listMarkerWidth(line, end);
@@ -230,9 +260,8 @@ class BlockScanner {
     if (this.inTable) {
       if (!(cols <= 3 && startsBlock(text, 0))) {
         // A row is inline content of its own.
-        this.delimiters = 0;
-        this.segmentLine = lineNumber;
-        return this.count(text);
+        this.newSegment(lineNumber);
+        return this.segment.read(text);
       }
       this.endParagraph();
     } else if (this.header && !lazy && opened.length === 0 && this.header.depth === this.stack.length && isDelimiterRow(text, this.header.text)) {
@@ -250,31 +279,97 @@ class BlockScanner {
       }
       // A paragraph starts: only its first line may be a table's header.
       this.header = !this.inContent && !lazy ? { text, depth: this.stack.length } : null;
-      this.delimiters = 0;
-      this.segmentLine = lineNumber;
+      this.newSegment(lineNumber);
     } else {
       this.header = null;
     }
     this.inContent = true;
     this.onlyDefinitions = false;
-    return this.count(text);
+    return (lazy ? this.segment.lazyLine() : null) ?? this.segment.read(text);
   }
+}
 
-  private count(text: string): LimitExceededError | null {
+/**
+ * The inline content of one paragraph (or heading, or table row), read line
+ * by line: its delimiters, and what it leaves open. micromark tries each
+ * backtick run as the start of a code span by looking for a later run of the
+ * same length, and each `<?`, `<!--`, `<![CDATA[` and `<!x` for its end;
+ * every try that finds none reads to the end of the paragraph. Runs of one
+ * length are tried one after the other, so the paragraph is read at most
+ * twice per length of run, and once per opener after the last end of its kind.
+ */
+class InlineSegment {
+  private delimiters = 0;
+  private lazyLines = 0;
+  /** Lengths of the backtick runs (and of a run whose first backtick is escaped, one less). */
+  private readonly backtickLengths = new Set<number>();
+  /** Openers since the last end of their kind. */
+  private instructions = 0;
+  private comments = 0;
+  private cdata = 0;
+  private declarations = 0;
+
+  constructor(
+    private readonly limits: MarkdownLimits,
+    private readonly line: number,
+  ) {}
+
+  read(text: string): LimitExceededError | null {
     let count = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text[i];
-      if (c === '[' || c === ']' || c === '<') count++;
-      else if ((c === '*' || c === '_' || c === '~' || c === '`') && text[i - 1] !== c) count++;
+      if (c === '`') {
+        if (text[i - 1] === c) continue;
+        count++;
+        let j = i;
+        while (text[j] === '`') j++;
+        this.backtickLengths.add(j - i);
+        if (text[i - 1] === '\\' && j - i > 1) this.backtickLengths.add(j - i - 1);
+      } else if (c === '<') {
+        count++;
+        if (text[i + 1] === '?') this.instructions++;
+        else if (text.startsWith('<!--', i)) this.comments++;
+        else if (text.startsWith('<![CDATA[', i)) this.cdata++;
+        else if (text[i + 1] === '!' && /[a-z]/i.test(text[i + 2] ?? '')) this.declarations++;
+      } else if (c === '>') {
+        if (text[i - 1] === '?') this.instructions = 0;
+        if (text[i - 1] === '-' && text[i - 2] === '-') this.comments = 0;
+        if (text[i - 1] === ']' && text[i - 2] === ']') this.cdata = 0;
+        this.declarations = 0;
+      } else if (c === '[' || c === ']') count++;
+      else if ((c === '*' || c === '_' || c === '~') && text[i - 1] !== c) count++;
     }
     this.delimiters += count;
     if (this.delimiters <= this.limits.maxInlineDelimiters) return null;
     return new LimitExceededError(
       `at most ${this.limits.maxInlineDelimiters} inline delimiters (runs of *, _, ~ and backticks; [, ] and <) in one paragraph (MARKDOWN_MAX_INLINE_DELIMITERS); ` +
-        `the paragraph at line ${this.segmentLine} has more`,
+        `the paragraph at line ${this.line} has more`,
       'MARKDOWN_MAX_INLINE_DELIMITERS',
     );
   }
+
+  /** Counts a lazy continuation line. */
+  lazyLine(): LimitExceededError | null {
+    this.lazyLines++;
+    if (this.lazyLines <= this.limits.maxLazyLines) return null;
+    return new LimitExceededError(
+      `at most ${this.limits.maxLazyLines} lazy continuation lines (lines without the > or the indentation of their block quote or list item) ` +
+        `in one paragraph (MARKDOWN_MAX_LAZY_LINES); the paragraph at line ${this.line} has more`,
+      'MARKDOWN_MAX_LAZY_LINES',
+    );
+  }
+
+  /** The limit on what the paragraph leaves open, checked at its end. */
+  close(): LimitExceededError | null {
+    const open = this.backtickLengths.size + this.instructions + this.comments + this.cdata + this.declarations;
+    if (open <= this.limits.maxUnclosedInline) return null;
+    return new LimitExceededError(
+      `at most ${this.limits.maxUnclosedInline} inline constructs left open (distinct lengths of backtick runs; <?, <!--, <![CDATA[ and <!x without their end) ` +
+        `in one paragraph (MARKDOWN_MAX_UNCLOSED_INLINE); the paragraph at line ${this.line} has ${open}`,
+      'MARKDOWN_MAX_UNCLOSED_INLINE',
+    );
+  }
+
 }
 
 /** Columns of whitespace from `pos` (tabs to the next multiple of 4), and where it ends. */

@@ -449,6 +449,8 @@ function convertDetails(siblings: Siblings, i: number, outer: ParseContext): { b
   let body: JSONNode[] = [];
   let end = i;
   if (open.closedBody !== null) {
+    // Each level of `<details>` in one HTML block parses what it holds again: refuse too deep a nesting before parsing any.
+    if (ctx.depth + detailsDepth(open.closedBody) > ctx.limits.maxNesting) throw nestingError(ctx.limits, 'the document');
     body = convertNested(open.closedBody, ctx, 'expandable-body');
   } else {
     end = findClosing(siblings, i);
@@ -466,6 +468,17 @@ function convertDetails(siblings: Siblings, i: number, outer: ParseContext): { b
     blocks: wrapRuns(body, ALLOWED['expandable-body'], (run) => voidBlock('expandable', {}, [titleFragment, fragment('expandable-body', run, 'expandable-body')]), { titled: true }),
     end,
   };
+}
+
+/** How deep `<details>` tags nest in `html` (an upper bound: every tag counts, wherever it stands). */
+function detailsDepth(html: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const match of html.matchAll(/<(\/?)details\b/gi)) {
+    depth = match[1] ? Math.max(0, depth - 1) : depth + 1;
+    deepest = Math.max(deepest, depth);
+  }
+  return deepest;
 }
 
 /** Markdown found inside an HTML block, parsed on its own. */
