@@ -66,9 +66,9 @@ const schema = z.object({
   MARKDOWN_MAX_UNCLOSED_INLINE: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxUnclosedInline),
   /** Most lazy continuation lines (without the `>` or the indentation of their block quote or list item) in one Markdown paragraph. */
   MARKDOWN_MAX_LAZY_LINES: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxLazyLines),
-  /** Worker threads for CPU-heavy conversions (Markdown, PDF, Git layout), started when first needed. */
+  /** Worker threads for the CPU-heavy conversions of requests (Markdown, PDF), started when first needed; jobs have a thread each besides. */
   WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
-  /** Conversions waiting for a thread at most; more are answered 503. */
+  /** Conversions waiting for a thread at most, beyond those running; more are answered 503. */
   WORKER_MAX_QUEUE: z.coerce.number().int().min(0).default(64),
   /** Deadline of one conversion of a request, from when a thread starts it, in milliseconds; past it the answer is 400. */
   WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),

@@ -57,8 +57,11 @@ export interface App {
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
   server: http.Server;
   jobs: Jobs;
-  /** The worker threads of CPU-heavy conversions (none start before the first conversion). */
-  workers: WorkerPool;
+  /**
+   * The worker threads of CPU-heavy work: a request's conversions, and the Git layout of jobs, apart so
+   * that neither waits behind the other (no thread starts before the first task).
+   */
+  workers: { requests: WorkerPool; jobs: WorkerPool };
   /** Listens on config.port/host (0 picks a free port); resolves to the base URL. */
   listen(): Promise<string>;
   /** Stops accepting, finishes in-flight requests (up to the shutdown timeout), closes sockets and the database. */
@@ -111,9 +114,13 @@ export function createApp(options: AppOptions): App {
     onWrite: (table) => liveLoaders.invalidate(table),
   });
   // Markdown, PDF and Git layout work runs on worker threads, so the event loop keeps answering meanwhile.
-  const workers = createWorkerPool(config.workers);
-  const conversions = createConversions({ pool: workers, limits: config.markdownLimits, storage: config.storage });
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers, handlers: jobHandlers });
+  const workers = {
+    requests: createWorkerPool(config.workers),
+    // A thread per job that may run at once.
+    jobs: createWorkerPool({ threads: config.jobs.concurrency, maxQueue: config.jobs.concurrency, taskTimeoutMs: config.gitLayoutTimeoutMs }),
+  };
+  const conversions = createConversions({ pool: workers.requests, limits: config.markdownLimits, storage: config.storage });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: jobHandlers });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
@@ -255,7 +262,7 @@ export function createApp(options: AppOptions): App {
       await yoga.dispose();
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
-      await workers.close();
+      await Promise.all([workers.requests.close(), workers.jobs.close()]);
       await db.$disconnect();
     },
   };

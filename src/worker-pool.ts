@@ -27,7 +27,7 @@ import { InvalidInputError, LimitExceededError, ServiceUnavailableError } from '
 export interface WorkerPoolConfig {
   /** Threads at most. */
   threads: number;
-  /** Tasks waiting for a thread at most; more are refused with a 503. */
+  /** Tasks waiting for a thread at most, beyond those running; more are refused with a 503 (WORKER_MAX_QUEUE). */
   maxQueue: number;
   /** Deadline of a task, from when a thread starts it, in milliseconds (WORKER_TASK_TIMEOUT_MS). */
   taskTimeoutMs: number;
@@ -119,11 +119,12 @@ function typeScriptExecArgv(): string[] {
 export function createWorkerPool(config: WorkerPoolConfig): WorkerPool {
   let piscina: Piscina | null = null;
   let closed = false;
+  // Tasks submitted and not settled. Counted here: piscina's own maxQueue leaves out abortable tasks, and all of ours are.
+  let inFlight = 0;
   const pool = (module: URL): Piscina => {
     piscina ??= new Piscina({
       minThreads: 0,
       maxThreads: config.threads,
-      maxQueue: config.maxQueue,
       idleTimeout: 60_000,
       // Tasks do I/O (the Git layout reads and writes stored files): no Atomics wait between them.
       atomics: 'disabled',
@@ -139,6 +140,10 @@ export function createWorkerPool(config: WorkerPoolConfig): WorkerPool {
 
     async run<I, O>(task: TaskRef<I, O>, input: I, options: RunOptions): Promise<O> {
       if (closed) throw new ServiceUnavailableError('The service is shutting down');
+      if (inFlight >= config.threads + config.maxQueue) {
+        throw new ServiceUnavailableError(`Too many conversions are waiting (${config.maxQueue}, WORKER_MAX_QUEUE); try again shortly`, 5);
+      }
+      inFlight++;
       const timeoutMs = options.timeoutMs ?? config.taskTimeoutMs;
       const setting = options.timeoutSetting ?? 'WORKER_TASK_TIMEOUT_MS';
       const deadline = new AbortController();
@@ -165,11 +170,9 @@ export function createWorkerPool(config: WorkerPoolConfig): WorkerPool {
           throw new LimitExceededError(`${options.what} took longer than ${timeoutMs} ms (${setting})`, setting);
         }
         if (options.signal?.aborted) throw options.signal.reason ?? error;
-        if (error instanceof Error && /queue is at limit/i.test(error.message)) {
-          throw new ServiceUnavailableError(`Too many conversions are waiting (${config.maxQueue}, WORKER_MAX_QUEUE); try again shortly`, 5);
-        }
         throw error;
       } finally {
+        inFlight--;
         clearTimeout(timer);
         port1.close();
       }

@@ -29,7 +29,7 @@ export interface JobContext {
   storage: ObjectStorage;
   config: AppConfig;
   log: Logger;
-  /** Threads for CPU-heavy work (the Git layout). */
+  /** Threads for CPU-heavy work (the Git layout), one per job that may run at once. */
   workers: WorkerPool;
   /** Aborted when the job is cancelled or the worker lost it: stop between steps. */
   signal: AbortSignal;
