@@ -22,6 +22,8 @@
  * worker's deadline stops it. While that request is in flight, GET /healthz
  * every 20 ms; the latencies (p50, p99, max) and the request's answer.
  *
+ * BENCH_PARTS=conversions or =healthz runs one of the two.
+ *
  * Results: bench/results/<date>-markdown.md (raw JSON in bench/out/).
  */
 import { spawn } from 'node:child_process';
@@ -42,6 +44,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CAP_SECONDS = Number(process.env.BENCH_CAP_SECONDS ?? 30);
 const COMPARE_DIR = process.env.BENCH_COMPARE_DIR || null;
+/** `conversions`, `healthz` or both (comma-separated). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'conversions,healthz').split(',').map((p) => p.trim()));
 const SIZES = [10_000, 30_000, 100_000];
 const log = (...args: unknown[]) => console.error('[bench]', ...args);
 
@@ -182,10 +186,10 @@ async function healthzUnderAbuse() {
 
 const startedAt = new Date();
 const loadBefore = loadOf();
-log(`conversions (${RUNS} runs each, cap ${CAP_SECONDS} s${COMPARE_DIR ? `, compared with ${COMPARE_DIR}` : ''})`);
-const rows = await conversions();
-log('/healthz while a conversion is abused');
-const health = await healthzUnderAbuse();
+if (PARTS.has('conversions')) log(`conversions (${RUNS} runs each, cap ${CAP_SECONDS} s${COMPARE_DIR ? `, compared with ${COMPARE_DIR}` : ''})`);
+const rows = PARTS.has('conversions') ? await conversions() : [];
+if (PARTS.has('healthz')) log('/healthz while a conversion is abused');
+const health = PARTS.has('healthz') ? await healthzUnderAbuse() : null;
 const loadAfter = loadOf();
 
 const date = startedAt.toISOString().slice(0, 10);
@@ -200,7 +204,7 @@ lines.push(`Run at ${startedAt.toISOString()}. Load average (1/5/15 min) before:
 lines.push(`Each conversion: markdownToDocument in a process of its own, least of ${RUNS} runs, stopped after ${CAP_SECONDS} s. Limits: the defaults (${JSON.stringify(limits)}).`);
 if (COMPARE_DIR) lines.push(`"Before": the same inputs through ${COMPARE_DIR}.`);
 lines.push('');
-for (const group of ['pathological', 'at the limits', 'ordinary']) {
+for (const group of rows.length ? ['pathological', 'at the limits', 'ordinary'] : []) {
   lines.push(`## ${group === 'pathological' ? 'Pathological inputs' : group === 'at the limits' ? 'The worst inputs the limits let through' : 'Ordinary Markdown'}`, '');
   lines.push(`| input | size | now: wall (CPU), ms${COMPARE_DIR ? ' | before' : ''} |`, `|---|---:|---|${COMPARE_DIR ? '---|' : ''}`);
   for (const row of rows.filter((r) => r.group === group)) {
@@ -208,14 +212,16 @@ for (const group of ['pathological', 'at the limits', 'ordinary']) {
   }
   lines.push('');
 }
-lines.push('## /healthz while a conversion is abused', '');
-lines.push('64 KB of `*a` with MARKDOWN_MAX_INLINE_DELIMITERS raised to 1,000,000 (the scan lets it through) and WORKER_TASK_TIMEOUT_MS=5000.', '');
-lines.push(`The request: ${health.answer.status} after ${health.answer.ms.toFixed(0)} ms, \`${health.answer.message}\`.`, '');
-lines.push('| /healthz | requests | p50 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|');
-for (const [name, s] of [['idle', health.idle], ['during the conversion', health.busy]] as const) {
-  lines.push(`| ${name} | ${s.count} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.max.toFixed(1)} |`);
+if (health) {
+  lines.push('## /healthz while a conversion is abused', '');
+  lines.push('64 KB of `*a` with MARKDOWN_MAX_INLINE_DELIMITERS raised to 1,000,000 (the scan lets it through) and WORKER_TASK_TIMEOUT_MS=5000.', '');
+  lines.push(`The request: ${health.answer.status} after ${health.answer.ms.toFixed(0)} ms, \`${health.answer.message}\`.`, '');
+  lines.push('| /healthz | requests | p50 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|');
+  for (const [name, s] of [['idle', health.idle], ['during the conversion', health.busy]] as const) {
+    lines.push(`| ${name} | ${s.count} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.max.toFixed(1)} |`);
+  }
+  lines.push('');
 }
-lines.push('');
 const report = path.join(here, 'results', `${date}-markdown.md`);
 fs.writeFileSync(report, lines.join('\n'));
 log(`wrote ${path.relative(process.cwd(), report)}`);

@@ -58,7 +58,7 @@ const schema = z.object({
   JOB_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
   /** Longest Markdown a conversion accepts, in characters (a page's content, a repository file). */
   MARKDOWN_MAX_CHARACTERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxCharacters),
-  /** Deepest nesting of block quotes, list items, GitBook blocks and <details> in Markdown. */
+  /** Deepest nesting of block quotes, list items, footnote definitions, GitBook blocks and <details> in Markdown. */
   MARKDOWN_MAX_NESTING: z.coerce.number().int().min(1).max(200).default(MARKDOWN_LIMIT_DEFAULTS.maxNesting),
   /** Most inline delimiters (runs of `*`, `_`, `~` and backticks; `[`, `]`, `<`) in one Markdown paragraph. */
   MARKDOWN_MAX_INLINE_DELIMITERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxInlineDelimiters),

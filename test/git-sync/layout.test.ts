@@ -315,7 +315,7 @@ describe('importRepository', () => {
     expect(snapshot.documents.get(hints.documentHash!)!.nodes).toEqual([]);
     expect(warnings).toEqual([
       'emphasis.md: at most 500 inline delimiters (runs of *, _, ~ and backticks; [, ] and <) in one paragraph (MARKDOWN_MAX_INLINE_DELIMITERS); the paragraph at line 1 has more; skipped',
-      'hints.md: block quotes, list items, GitBook blocks and <details> nest at most 32 deep (MARKDOWN_MAX_NESTING); the document nests deeper; its content is skipped',
+      'hints.md: block quotes, list items, footnote definitions, GitBook blocks and <details> nest at most 32 deep (MARKDOWN_MAX_NESTING); the document nests deeper; its content is skipped',
     ]);
 
     const deepSummary = await importRepository(

@@ -32,7 +32,7 @@ import { LimitExceededError } from '../../errors/index.ts';
 export interface MarkdownLimits {
   /** Longest Markdown converted, in characters (MARKDOWN_MAX_CHARACTERS). */
   maxCharacters: number;
-  /** Deepest nesting of block quotes, list items, GitBook blocks and `<details>` (MARKDOWN_MAX_NESTING). */
+  /** Deepest nesting of block quotes, list items, footnote definitions, GitBook blocks and `<details>` (MARKDOWN_MAX_NESTING). */
   maxNesting: number;
   /** Most inline delimiters in one paragraph, heading or table row (MARKDOWN_MAX_INLINE_DELIMITERS). */
   maxInlineDelimiters: number;
@@ -46,7 +46,7 @@ export interface MarkdownLimits {
 export const DEFAULT_MARKDOWN_LIMITS: Readonly<MarkdownLimits> = MARKDOWN_LIMIT_DEFAULTS;
 
 /** What the nesting limit counts, for its message. */
-export const NESTING_WHAT = 'block quotes, list items, GitBook blocks and <details> nest';
+const NESTING_WHAT = 'block quotes, list items, footnote definitions, GitBook blocks and <details> nest';
 
 /** The error a conversion refuses Markdown with: a 400 naming the setting and the limit. */
 export function nestingError(limits: MarkdownLimits, where: string): LimitExceededError {
@@ -195,7 +195,7 @@ class BlockScanner {
         opened.push({ quote: true, indent: 0 });
         continue;
       }
-      const footnote = FOOTNOTE_LABEL.exec(line.slice(end, end + 1002));
+      const footnote = line[end] === '[' && line[end + 1] === '^' ? FOOTNOTE_LABEL.exec(line.slice(end, end + 1002)) : null;
       if (footnote) {
         // A GFM footnote definition holds blocks indented by 4, as a list item does.
         opened.push({ quote: false, indent: 4 });
