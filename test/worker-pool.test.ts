@@ -40,10 +40,10 @@ describe('worker pool', () => {
   });
 
   it('fails a task past its deadline with a 400 naming the setting, then runs the next one on a new thread', async () => {
-    const workers = pool({ taskTimeoutMs: 20 });
+    const workers = pool();
     await convert(workers, 'warm');
     const started = Date.now();
-    const error = await convert(workers, LONG).catch((e: unknown) => e);
+    const error = await convert(workers, LONG, { timeoutMs: 20 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LimitExceededError);
     expect((error as LimitExceededError).status).toBe(400);
     expect((error as LimitExceededError).message).toBe('Converting the Markdown took longer than 20 ms (WORKER_TASK_TIMEOUT_MS)');

@@ -13,7 +13,7 @@ import { InvalidInputError, LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../slug.ts';
 import { markdownToDocument, type MarkdownToDocumentResult } from './document/markdown-parse.ts';
-import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
+import { type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
 import { normalizeHref, resolveFromTable, type HrefTable } from './page-hrefs.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';

@@ -92,9 +92,11 @@ export const PATHOLOGICAL_CASES: PathologicalCase[] = [
   { name: 'many autolink openers', make: (bytes) => repeat('<http://a', bytes) },
   { name: 'many gitbook tags', make: (bytes) => repeat('{% hint style="info" %}\n', bytes) },
   { name: 'many details openers', make: (bytes) => repeat('<details>\n\n', bytes) },
-  // Found while measuring micromark: each makes it read a paragraph (or its lines) again and again
+  // Found while measuring micromark: each makes it read a paragraph, its lines or the document again and again
   { name: 'processing instructions left open', make: (bytes) => `a ${repeat('<?', bytes)}` },
   { name: 'code spans left open, then text', make: (bytes) => lines((i) => (i < 40 ? `x${'`'.repeat(i + 1)}` : 'lorem ipsum '), bytes) },
+  { name: 'separate block quotes', make: (bytes) => repeat('> a\n\n', bytes) },
+  { name: 'list items with a nested item each', make: (bytes) => repeat('- a\n  - b\n', bytes) },
   { name: 'lazy lines in a block quote', make: (bytes) => `> a\n${repeat('b\n', bytes)}` },
   { name: 'lazy lines in a list item', make: (bytes) => `- a\n${repeat('b\n', bytes)}` },
   { name: 'nested footnote definitions', make: (bytes) => `${repeat('[^a]: ', bytes)}x` },

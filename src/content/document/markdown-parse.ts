@@ -17,6 +17,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import YAML from 'yaml';
 import { checkMarkdownLimits, DEFAULT_MARKDOWN_LIMITS, nestingError, type MarkdownLimits } from './markdown-limits.ts';
+import './micromark-edit-map.ts';
 import { hrefToRef, MARK_ORDER, type InlineMode, type Mark } from './markdown-syntax.ts';
 import {
   isBreakTag,
