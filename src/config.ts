@@ -9,7 +9,7 @@ import { z } from 'zod';
  * The Markdown limits when MARKDOWN_* are unset (src/content/document/markdown-limits.ts
  * explains them); code converting outside a request (tests, templates) uses them too.
  */
-export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500, maxUnclosedInline: 16, maxLazyLines: 100 });
+export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500, maxUnclosedInline: 16, maxLazyLines: 100, maxTableCells: 5_000 });
 
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
@@ -66,6 +66,8 @@ const schema = z.object({
   MARKDOWN_MAX_UNCLOSED_INLINE: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxUnclosedInline),
   /** Most lazy continuation lines (without the `>` or the indentation of their block quote or list item) in one Markdown paragraph. */
   MARKDOWN_MAX_LAZY_LINES: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxLazyLines),
+  /** Most table cells in one Markdown document, a table counting its rows times its widest row. */
+  MARKDOWN_MAX_TABLE_CELLS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxTableCells),
   /** Worker threads for the CPU-heavy conversions of requests (Markdown, PDF), started when first needed; jobs have a thread each besides. */
   WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /** Conversions waiting for a thread at most, beyond those running; more are answered 503. */
@@ -97,7 +99,7 @@ export interface AppConfig {
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   secretsKey: string | undefined;
   /** MARKDOWN_*: what a Markdown conversion refuses (the shape of MarkdownLimits). */
-  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number; maxUnclosedInline: number; maxLazyLines: number };
+  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number; maxUnclosedInline: number; maxLazyLines: number; maxTableCells: number };
   /** WORKER_*: the worker pool (the shape of WorkerPoolConfig). */
   workers: { threads: number; maxQueue: number; taskTimeoutMs: number };
   gitLayoutTimeoutMs: number;
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     markdownLimits: { maxCharacters: e.MARKDOWN_MAX_CHARACTERS, maxNesting: e.MARKDOWN_MAX_NESTING, maxInlineDelimiters: e.MARKDOWN_MAX_INLINE_DELIMITERS,
       maxUnclosedInline: e.MARKDOWN_MAX_UNCLOSED_INLINE,
       maxLazyLines: e.MARKDOWN_MAX_LAZY_LINES,
+      maxTableCells: e.MARKDOWN_MAX_TABLE_CELLS,
     },
     workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
     gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,

@@ -117,6 +117,24 @@ describe('Markdown limits', () => {
     expect(refusedBy(`- a\n${'  b\n'.repeat(5 * n)}`)).toBeNull();
   });
 
+  it('allows MARKDOWN_MAX_TABLE_CELLS table cells in a document, a table counting its rows times its widest row', () => {
+    const n = limits.maxTableCells;
+    const table = (rows: number, width = 2) => `${'| a '.repeat(width)}|\n${'| - '.repeat(width)}|\n${'| b '.repeat(width).concat('|\n').repeat(rows)}`;
+    // The header row counts too.
+    expect(refusedBy(table(n / 2 - 1))).toBeNull();
+    expect(refusedBy(table(n / 2))).toBe('MARKDOWN_MAX_TABLE_CELLS');
+    // A table right after a paragraph line interrupts the paragraph: counted the same.
+    expect(refusedBy(`Some text:\n${table(n / 2)}`)).toBe('MARKDOWN_MAX_TABLE_CELLS');
+    // Two tables of a document add up.
+    expect(refusedBy(`${table(n / 4 - 1)}\n${table(n / 4 - 1)}`)).toBeNull();
+    expect(refusedBy(`${table(n / 4)}\n${table(n / 4)}`)).toBe('MARKDOWN_MAX_TABLE_CELLS');
+    // One wide row widens every row: thousands of narrow rows and one of 1,000 cells.
+    const widened = `| a |\n| - |\n${'b\n'.repeat(n / 10)}${'| c '.repeat(1_000)}|\n`;
+    expect(markdownLimitProblem(widened)?.message).toBe(
+      `at most ${n} table cells in one document, a table counting its rows times its widest row (MARKDOWN_MAX_TABLE_CELLS); the table at line 1 makes more`,
+    );
+  });
+
   it('does not count what is not inline content: code, HTML blocks, definitions, table rows', () => {
     const brackets = '[x] <y> *z* '.repeat(400);
     expect(refusedBy(`\`\`\`\n${brackets}\n\`\`\`\n`)).toBeNull();
@@ -125,7 +143,7 @@ describe('Markdown limits', () => {
     expect(refusedBy(`<table>\n${'<tr><td>[a]</td><td>*b*</td></tr>\n'.repeat(300)}</table>\n`)).toBeNull();
     expect(refusedBy(`<!--\n${brackets}\n-->\n`)).toBeNull();
     expect(refusedBy(Array.from({ length: 400 }, (_, i) => `[ref-${i}]: https://example.com/${i} "Title ${i}"\n`).join(''))).toBeNull();
-    const table = `| name | link | note |\n| --- | --- | --- |\n${Array.from({ length: 2_000 }, (_, i) => `| *row* ${i} | [link](./page-${i}.md) | \`code\` |\n`).join('')}`;
+    const table = `| name | link | note |\n| --- | --- | --- |\n${Array.from({ length: 1_500 }, (_, i) => `| *row* ${i} | [link](./page-${i}.md) | \`code\` |\n`).join('')}`;
     expect(refusedBy(table)).toBeNull();
     // A list of many linked code names, as Rust's release notes have one.
     expect(refusedBy(`* Stabilized APIs:\n${'  [`Vec::new`], [`HashMap::get`],\n'.repeat(60)}`)).toBeNull();

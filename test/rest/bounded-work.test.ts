@@ -64,6 +64,8 @@ describe('Markdown over a limit', () => {
     const codeRuns = Array.from({ length: 40 }, (_, i) => `x${'`'.repeat(i + 1)}`).join(' ');
     await refused([{ operation: 'insert_page', document: { markdown: codeRuns } }], 'changes[0].document.markdown', 'MARKDOWN_MAX_UNCLOSED_INLINE');
     await refused([{ operation: 'insert_page', document: { markdown: `> a\n${'b\n'.repeat(5_000)}` } }], 'changes[0].document.markdown', 'MARKDOWN_MAX_LAZY_LINES');
+    const table = `| a | b |\n| - | - |\n${'| c | d |\n'.repeat(3_000)}`;
+    await refused([{ operation: 'insert_page', document: { markdown: table } }], 'changes[0].document.markdown', 'MARKDOWN_MAX_TABLE_CELLS');
     const hints = `${'{% hint %}\n\n'.repeat(40)}x\n\n${'{% endhint %}\n\n'.repeat(40)}`;
     await refused([{ operation: 'insert_page', document: { markdown: hints } }], 'changes[0].document.markdown', 'MARKDOWN_MAX_NESTING');
   });

@@ -17,7 +17,10 @@
  *   read the rest of the paragraph again;
  * - the lazy continuation lines of one paragraph (lines of a paragraph in a
  *   block quote or list item without its `>` or indentation): micromark
- *   handles each by walking back over the paragraph's earlier lines.
+ *   handles each by walking back over the paragraph's earlier lines;
+ * - the cells of the document's tables, a table counting its rows times its
+ *   widest row (the document gives every row that many cells): parsing and
+ *   converting cost tens of microseconds and several kilobytes per cell.
  *
  * The scan follows CommonMark's block structure far enough to know where a
  * paragraph ends: container markers, blank lines, fenced and indented code,
@@ -40,6 +43,8 @@ export interface MarkdownLimits {
   maxUnclosedInline: number;
   /** Most lazy continuation lines in one paragraph (MARKDOWN_MAX_LAZY_LINES). */
   maxLazyLines: number;
+  /** Most table cells in one document, each table counted as its rows times its widest row (MARKDOWN_MAX_TABLE_CELLS). */
+  maxTableCells: number;
 }
 
 /** The limits of a conversion outside a request (the settings' defaults). */
@@ -47,6 +52,14 @@ export const DEFAULT_MARKDOWN_LIMITS: Readonly<MarkdownLimits> = MARKDOWN_LIMIT_
 
 /** What the nesting limit counts, for its message. */
 const NESTING_WHAT = 'block quotes, list items, footnote definitions, GitBook blocks and <details> nest';
+
+/** The error a document with more table cells than the limit is refused with (`where`: the table). */
+export function tableCellsError(limits: MarkdownLimits, where: string): LimitExceededError {
+  return new LimitExceededError(
+    `at most ${limits.maxTableCells} table cells in one document, a table counting its rows times its widest row (MARKDOWN_MAX_TABLE_CELLS); ${where} makes more`,
+    'MARKDOWN_MAX_TABLE_CELLS',
+  );
+}
 
 /** The error a conversion refuses Markdown with: a 400 naming the setting and the limit. */
 export function nestingError(limits: MarkdownLimits, where: string): LimitExceededError {
@@ -109,11 +122,15 @@ class BlockScanner {
   private onlyDefinitions = false;
   /** Rows of a GFM table follow; each is inline content of its own. */
   private inTable = false;
+  /** The table being read: where it starts, its rows (the header included) and its widest row. */
+  private table = { line: 0, rows: 0, width: 0 };
+  /** Cells of the tables read before it. */
+  private tableCells = 0;
   /** The inline content being read (a paragraph, a heading, a table row). */
   private segment: InlineSegment;
   /** A limit the last segment closed was over. */
   private problem: LimitExceededError | null = null;
-  /** The last line read when it was the first line of a paragraph: a table header candidate. */
+  /** The last line read when it was a paragraph's: a table header candidate. */
   private header: { text: string; depth: number } | null = null;
 
   constructor(limits: MarkdownLimits) {
@@ -139,6 +156,7 @@ class BlockScanner {
 
   private endParagraph() {
     if (this.inContent) this.newSegment(0);
+    if (this.inTable) this.tableCells += this.table.rows * this.table.width;
     this.inContent = false;
     this.onlyDefinitions = false;
     this.inTable = false;
@@ -261,13 +279,15 @@ class BlockScanner {
       if (!(cols <= 3 && startsBlock(text, 0))) {
         // A row is inline content of its own.
         this.newSegment(lineNumber);
-        return this.segment.read(text);
+        return this.tableRow(text) ?? this.segment.read(text);
       }
       this.endParagraph();
     } else if (this.header && !lazy && opened.length === 0 && this.header.depth === this.stack.length && isDelimiterRow(text, this.header.text)) {
       this.inTable = true;
+      this.table = { line: lineNumber - 1, rows: 0, width: 0 };
+      const header = this.header.text;
       this.header = null;
-      return null;
+      return this.tableRow(header);
     }
 
     if (!this.inContent || this.onlyDefinitions) {
@@ -277,15 +297,21 @@ class BlockScanner {
         this.header = null;
         return null;
       }
-      // A paragraph starts: only its first line may be a table's header.
-      this.header = !this.inContent && !lazy ? { text, depth: this.stack.length } : null;
       this.newSegment(lineNumber);
-    } else {
-      this.header = null;
     }
+    // Any line of a paragraph may be the header of a table (which then interrupts the paragraph), unless lazy.
+    this.header = lazy ? null : { text, depth: this.stack.length };
     this.inContent = true;
     this.onlyDefinitions = false;
     return (lazy ? this.segment.lazyLine() : null) ?? this.segment.read(text);
+  }
+
+  /** Counts a row of the table being read. */
+  private tableRow(text: string): LimitExceededError | null {
+    this.table.rows++;
+    this.table.width = Math.max(this.table.width, cellCount(text));
+    if (this.tableCells + this.table.rows * this.table.width <= this.limits.maxTableCells) return null;
+    return tableCellsError(this.limits, `the table at line ${this.table.line}`);
   }
 }
 
@@ -486,6 +512,20 @@ function cells(text: string): string[] {
   if (parts.length > 1 && parts[0]!.trim() === '') parts.shift();
   if (parts.length > 1 && parts[parts.length - 1]!.trim() === '') parts.pop();
   return parts;
+}
+
+/** How many cells `cells(text)` has, without making them. */
+function cellCount(text: string): number {
+  let pipes = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\' && (text[i + 1] === '|' || text[i + 1] === '\\')) i++;
+    else if (text[i] === '|') pipes++;
+  }
+  const trimmed = text.trim();
+  let count = pipes + 1;
+  if (pipes > 0 && trimmed.startsWith('|')) count--;
+  if (pipes > 0 && trimmed.endsWith('|') && !trimmed.endsWith('\\|') && count > 1) count--;
+  return count;
 }
 
 /** Whether `text` is a GFM delimiter row with as many cells as the header `header`. */

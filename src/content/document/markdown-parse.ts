@@ -16,7 +16,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import YAML from 'yaml';
-import { checkMarkdownLimits, DEFAULT_MARKDOWN_LIMITS, nestingError, type MarkdownLimits } from './markdown-limits.ts';
+import { checkMarkdownLimits, DEFAULT_MARKDOWN_LIMITS, nestingError, tableCellsError, type MarkdownLimits } from './markdown-limits.ts';
 import './micromark-edit-map.ts';
 import { hrefToRef, MARK_ORDER, type InlineMode, type Mark } from './markdown-syntax.ts';
 import {
@@ -144,6 +144,8 @@ interface ParseContext {
   limits: MarkdownLimits;
   /** How many containers (block quotes, list items, GitBook blocks, expandables) hold the nodes being converted. */
   depth: number;
+  /** Table cells made so far, shared by the whole conversion (nested parses included). */
+  made: { tableCells: number };
 }
 
 /** The context of the content of one more container; a LimitExceededError past `limits.maxNesting`. */
@@ -161,7 +163,7 @@ const parser = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(r
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownToDocumentResult {
   const limits = options.limits ?? DEFAULT_MARKDOWN_LIMITS;
   const { tree, source } = parseMarkdown(markdown.replaceAll('\r\n', '\n'), limits);
-  const ctx: ParseContext = { source, definitions: collectDefinitions(tree), resolveHref: options.resolveHref, limits, depth: 0 };
+  const ctx: ParseContext = { source, definitions: collectDefinitions(tree), resolveHref: options.resolveHref, limits, depth: 0, made: { tableCells: 0 } };
   const children = [...tree.children];
 
   let frontmatter: Record<string, unknown> = {};
@@ -594,7 +596,11 @@ function codeBlock(value: string, syntax: string | null): JSONNode {
  */
 function convertTable(node: md.Table, ctx: ParseContext): JSONNode {
   const [header, ...rows] = node.children;
-  const width = Math.max(0, ...node.children.map((row) => row.children.length));
+  let width = 0;
+  for (const row of node.children) width = Math.max(width, row.children.length);
+  // Every row gets a cell per column: the scan counted them too, but only as well as it recognizes tables.
+  ctx.made.tableCells += node.children.length * width;
+  if (ctx.made.tableCells > ctx.limits.maxTableCells) throw tableCellsError(ctx.limits, node.position ? `the table at line ${node.position.start.line}` : 'a table');
   const columns = Array.from({ length: width }, (_, c) => `column-${c + 1}`);
   const titles = columns.map((_, c) => {
     const cell = header?.children[c];
