@@ -6,6 +6,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/provider/config.ts';
 
+/**
+ * The Markdown limits when MARKDOWN_* are unset (src/content/document/markdown-limits.ts
+ * explains them); code converting outside a request (tests, templates) uses them too.
+ */
+export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500, maxUnclosedInline: 16, maxLazyLines: 100, maxTableCells: 5_000 });
+
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -63,6 +69,26 @@ const schema = z.object({
   JOB_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
   /** How long the answer to a POST sent with an Idempotency-Key is kept for its retries, in seconds. */
   IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce.number().int().min(1).default(86_400),
+  /** Longest Markdown a conversion accepts, in characters (a page's content, a repository file). */
+  MARKDOWN_MAX_CHARACTERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxCharacters),
+  /** Deepest nesting of block quotes, list items, footnote definitions, GitBook blocks and <details> in Markdown. */
+  MARKDOWN_MAX_NESTING: z.coerce.number().int().min(1).max(200).default(MARKDOWN_LIMIT_DEFAULTS.maxNesting),
+  /** Most inline delimiters (runs of `*`, `_`, `~` and backticks; `[`, `]`, `<`) in one Markdown paragraph. */
+  MARKDOWN_MAX_INLINE_DELIMITERS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxInlineDelimiters),
+  /** Most inline constructs one Markdown paragraph leaves open (distinct backtick run lengths; `<?`, `<!--`, `<![CDATA[`, `<!x` without their end). */
+  MARKDOWN_MAX_UNCLOSED_INLINE: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxUnclosedInline),
+  /** Most lazy continuation lines (without the `>` or the indentation of their block quote or list item) in one Markdown paragraph. */
+  MARKDOWN_MAX_LAZY_LINES: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxLazyLines),
+  /** Most table cells in one Markdown document, a table counting its rows times its widest row. */
+  MARKDOWN_MAX_TABLE_CELLS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxTableCells),
+  /** Worker threads for the CPU-heavy conversions of requests (Markdown, PDF), started when first needed; jobs have a thread each besides. */
+  WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Conversions waiting for a thread at most, beyond those running; more are answered 503. */
+  WORKER_MAX_QUEUE: z.coerce.number().int().min(0).default(64),
+  /** Deadline of one conversion of a request, from when a thread starts it, in milliseconds; past it the answer is 400. */
+  WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Deadline of laying out a Git import or export on a worker thread, in milliseconds; past it the job fails. */
+  GIT_LAYOUT_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
   /** Encrypts stored Git credentials (32 bytes as 64 hex characters, or any passphrase, hashed). When unset, one is generated and kept in the data folder. */
   SECRETS_KEY: z.string().min(16).optional(),
 });
@@ -89,6 +115,11 @@ export interface AppConfig {
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   idempotencyKeyTtlSeconds: number;
   secretsKey: string | undefined;
+  /** MARKDOWN_*: what a Markdown conversion refuses (the shape of MarkdownLimits). */
+  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number; maxUnclosedInline: number; maxLazyLines: number; maxTableCells: number };
+  /** WORKER_*: the worker pool (the shape of WorkerPoolConfig). */
+  workers: { threads: number; maxQueue: number; taskTimeoutMs: number };
+  gitLayoutTimeoutMs: number;
   /** TRANSLATION_* (below); `provider` null: translations cannot run. */
   translation: TranslationConfig;
 }
@@ -125,6 +156,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
     secretsKey: e.SECRETS_KEY,
+    markdownLimits: { maxCharacters: e.MARKDOWN_MAX_CHARACTERS, maxNesting: e.MARKDOWN_MAX_NESTING, maxInlineDelimiters: e.MARKDOWN_MAX_INLINE_DELIMITERS,
+      maxUnclosedInline: e.MARKDOWN_MAX_UNCLOSED_INLINE,
+      maxLazyLines: e.MARKDOWN_MAX_LAZY_LINES,
+      maxTableCells: e.MARKDOWN_MAX_TABLE_CELLS,
+    },
+    workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
+    gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,
     translation: translationConfig(env),
   };
 }

@@ -5,6 +5,7 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { Access } from './auth/access.ts';
+import { type Conversions } from './content/conversions.ts';
 import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -35,6 +36,8 @@ export interface Context extends YogaInitialContext {
    * (src/plugins/use-sse-event-ids.ts).
    */
   eventIds: { lastEventId: string | null; current: string | null };
+  /** Markdown, document and PDF conversions, on the worker threads. */
+  conversions: Conversions;
 }
 
 export interface ContextDeps {
@@ -44,6 +47,7 @@ export interface ContextDeps {
   log: Logger;
   storage: ObjectStorage;
   jobs: Jobs;
+  conversions: Conversions;
 }
 
 /** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */

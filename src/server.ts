@@ -19,6 +19,7 @@ import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { isClientError, toAppError } from './errors/to-app-error.ts';
+import { createConversions } from './content/conversions.ts';
 import { createJobs, type Jobs } from './jobs/jobs.ts';
 import type { JobKind } from './jobs/events.ts';
 import type { JobHandler } from './jobs/runner.ts';
@@ -39,6 +40,7 @@ import { jobHandlers } from './services/job-handlers.ts';
 import { startSpacePurge } from './services/space-purge.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createStorage } from './storage/storage.ts';
+import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 /** WebSocket close code 1013, "Try Again Later" (RFC 6455's registry). */
@@ -64,6 +66,11 @@ export interface App {
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
   server: http.Server;
   jobs: Jobs;
+  /**
+   * The worker threads of CPU-heavy work: a request's conversions, and the Git layout of jobs, apart so
+   * that neither waits behind the other (no thread starts before the first task).
+   */
+  workers: { requests: WorkerPool; jobs: WorkerPool };
   /** Listens on config.port/host (0 picks a free port); resolves to the base URL. */
   listen(): Promise<string>;
   /** Stops accepting, finishes in-flight requests (up to the shutdown timeout), closes sockets and the database. */
@@ -121,7 +128,14 @@ export function createApp(options: AppOptions): App {
   });
   // Idempotency-Key: answers kept in the database (the write hook above counts writes for it).
   const idempotency = createIdempotency({ db, log, ttlSeconds: config.idempotencyKeyTtlSeconds, errorResponse: errorResponseFor });
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, handlers: { ...jobHandlers, ...options.jobHandlers } });
+  // Markdown, PDF and Git layout work runs on worker threads, so the event loop keeps answering meanwhile.
+  const workers = {
+    requests: createWorkerPool(config.workers),
+    // A thread per job that may run at once.
+    jobs: createWorkerPool({ threads: config.jobs.concurrency, maxQueue: config.jobs.concurrency, taskTimeoutMs: config.gitLayoutTimeoutMs }),
+  };
+  const conversions = createConversions({ pool: workers.requests, limits: config.markdownLimits, storage: config.storage });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers } });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
@@ -141,7 +155,7 @@ export function createApp(options: AppOptions): App {
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs }, authorizationOf(initial), lastEventId)) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions }, authorizationOf(initial), lastEventId)) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
@@ -245,6 +259,7 @@ export function createApp(options: AppOptions): App {
     yoga,
     server,
     jobs,
+    workers,
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -269,6 +284,7 @@ export function createApp(options: AppOptions): App {
       await yoga.dispose();
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
+      await Promise.all([workers.requests.close(), workers.jobs.close()]);
       await db.$disconnect();
     },
   };

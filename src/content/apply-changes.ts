@@ -9,11 +9,13 @@
  * the same batch by its ref (`[x](./<ref>.md)`, `![x](./<ref>)`), whatever the
  * order of the operations, so every ref gets its id before the first change runs.
  */
-import { InvalidInputError } from '../errors/index.ts';
+import { InvalidInputError, LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../slug.ts';
+import { markdownToDocument, type MarkdownToDocumentResult } from './document/markdown-parse.ts';
 import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
+import { normalizeHref, resolveFromTable, type HrefTable } from './page-hrefs.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
 import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
@@ -60,20 +62,15 @@ export interface ApplyOptions {
   loadRevertTarget: (revisionId: string | null) => Promise<RevisionSnapshot>;
   /** Documents of the current content that are not in `snapshot.documents` yet. */
   loadDocument: (hash: string) => Promise<JSONDocument | null>;
+  /**
+   * Converts a change's Markdown, relative hrefs resolving through `hrefs` (a request's
+   * conversions run on the worker threads); by default here, under the default limits.
+   */
+  convertMarkdown?: (markdown: string, hrefs: HrefTable) => Promise<MarkdownToDocumentResult>;
 }
 
 function bad(index: number, message: string): never {
   throw new InvalidInputError(`changes[${index}]: ${message}`);
-}
-
-/** Page paths a relative link may name: `./a/b.md`, `a/b`, `/a/b/` all mean the page at path `a/b`. */
-function normalizeHref(href: string): string {
-  let path = href.split('#')[0]!.split('?')[0]!;
-  while (path.startsWith('./')) path = path.slice(2);
-  path = path.replace(/^\/+|\/+$/g, '');
-  if (path.endsWith('.md')) path = path.slice(0, -3);
-  if (path.endsWith('/README') || path === 'README') path = path.slice(0, -'README'.length).replace(/\/$/, '');
-  return path;
 }
 
 export async function applyContentChanges(base: RevisionSnapshot, changes: ContentChange[], options: ApplyOptions): Promise<ApplyResult> {
@@ -108,21 +105,25 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
     }
   });
 
-  const resolveHref = (href: string): ContentRef | null => {
-    const key = normalizeHref(href);
-    const page = pageRefs.get(key);
-    if (page) return { kind: 'page', page };
-    const file = fileRefs.get(key);
-    if (file) return { kind: 'file', file };
-    for (const [id, path] of pagePaths(pages)) if (path === key) return { kind: 'page', page: id };
-    return null;
+  /** What relative hrefs name now: refs of the batch first (pages, then files), then the paths of the pages. */
+  const hrefTable = (): HrefTable => {
+    const table: HrefTable = new Map();
+    for (const [id, path] of pagePaths(pages)) if (!table.has(path)) table.set(path, { kind: 'page', page: id });
+    for (const [key, file] of fileRefs) table.set(key, { kind: 'file', file });
+    for (const [key, page] of pageRefs) table.set(key, { kind: 'page', page });
+    return table;
   };
+  const convertMarkdown = options.convertMarkdown ?? (async (markdown: string, hrefs: HrefTable) => markdownToDocument(markdown, { resolveHref: resolveFromTable(hrefs) }));
 
   /** The document and the metadata Markdown frontmatter sets. */
-  const readDocument = (i: number, input: DocumentInput): { document: JSONDocument; title: string | null; meta: PageMetadataInput } => {
+  const readDocument = async (i: number, input: DocumentInput): Promise<{ document: JSONDocument; title: string | null; meta: PageMetadataInput }> => {
     if ('markdown' in input) {
       if (typeof input.markdown !== 'string') bad(i, 'document.markdown: must be a string');
-      const { document, frontmatter, title } = markdownToDocument(input.markdown, { resolveHref });
+      const { document, frontmatter, title } = await convertMarkdown(input.markdown, hrefTable()).catch((error: unknown) => {
+        // A limit names the field it refused.
+        if (error instanceof LimitExceededError) throw error.at(`changes[${i}].document.markdown`);
+        throw error;
+      });
       const meta: PageMetadataInput = {};
       if (typeof frontmatter.title === 'string') meta.title = frontmatter.title;
       if (typeof frontmatter.description === 'string') meta.description = frontmatter.description;
@@ -168,7 +169,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       case 'insert_page': {
         if (!change.document || typeof change.document !== 'object') bad(i, 'document: required');
         const parentId = requireParent(i, change.into);
-        const { document, title: docTitle, meta } = readDocument(i, change.document);
+        const { document, title: docTitle, meta } = await readDocument(i, change.document);
         const title = (meta.title ?? docTitle ?? change.title ?? '').trim() || 'Untitled';
         const id = (change.ref !== undefined && change.ref !== null ? pageRefs.get(normalizeHref(change.ref)) : undefined) ?? newId();
         const page: PageSnapshot = {
@@ -199,7 +200,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         let meta: PageMetadataInput = {};
         if (change.document !== undefined && change.document !== null) {
           if (page.kind !== 'document') bad(i, 'document: only document pages have a document');
-          const read = readDocument(i, change.document);
+          const read = await readDocument(i, change.document);
           next.documentHash = putDocument(snapshot, read.document);
           meta = read.meta;
           if (read.title && change.title === undefined) meta.title = meta.title ?? read.title;

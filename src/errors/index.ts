@@ -50,6 +50,26 @@ export class UnstorableTextError extends InvalidInputError {
   }
 }
 
+/**
+ * Input over one of the service's work limits (Markdown length, nesting, inline delimiters; the
+ * conversion deadline): a 400 whose message names the limit and the setting that configures it.
+ */
+export class LimitExceededError extends InvalidInputError {
+  /** The setting of the limit (`MARKDOWN_MAX_NESTING`). */
+  readonly setting: string;
+
+  constructor(message: string, setting: string) {
+    super(message);
+    this.name = 'LimitExceededError';
+    this.setting = setting;
+  }
+
+  /** The same error for the input at `field` (`changes[0].document.markdown`): the message starts with the field. */
+  at(field: string): LimitExceededError {
+    return new LimitExceededError(`${field}: ${this.message}`, this.setting);
+  }
+}
+
 export class UnauthenticatedError extends AppError {
   readonly code = 'UNAUTHENTICATED';
   readonly status = 401;
@@ -118,5 +138,15 @@ export class RateLimitedError extends AppError {
   constructor(retryAfterSeconds: number, headers: Record<string, string>) {
     super(`Too many requests: retry in ${retryAfterSeconds} seconds`);
     Object.assign(this.headers, headers, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** The service cannot take the work now (its conversion queue is full, or it is stopping); `retryAfterSeconds` is sent as Retry-After. */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+  readonly status = 503;
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message);
+    if (retryAfterSeconds !== undefined) this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }

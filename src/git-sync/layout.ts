@@ -21,12 +21,14 @@
  * and bytes; so importing what was exported gives the same content back.
  */
 import { stringify } from 'safe-stable-stringify';
-import { markdownToDocument } from '../content/document/markdown-parse.ts';
+import { DEFAULT_MARKDOWN_LIMITS, markdownLimitProblem, type MarkdownLimits } from '../content/document/markdown-limits.ts';
+import { markdownToDocument, type MarkdownToDocumentResult } from '../content/document/markdown-parse.ts';
 import { documentToMarkdown } from '../content/document/markdown-print.ts';
 import { type ContentRef, type JSONDocument } from '../content/document/model.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
 import type { FileSnapshot, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import { LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify, uniqueSlug } from '../slug.ts';
 import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig } from './content-config.ts';
@@ -66,6 +68,8 @@ export interface ImportRepositoryOptions {
   storeFile: (bytes: Uint8Array, name: string) => Promise<StoredFile>;
   /** createdAt of new pages, updatedAt of changed ones. */
   now: Date;
+  /** A Markdown file over one of these is skipped with a warning; DEFAULT_MARKDOWN_LIMITS when absent. */
+  markdownLimits?: MarkdownLimits;
 }
 
 export interface ImportRepositoryResult {
@@ -170,11 +174,12 @@ function internalRef(href: string): ContentRef | null {
 export async function importRepository(files: ReadonlyMap<string, Uint8Array>, options: ImportRepositoryOptions): Promise<ImportRepositoryResult> {
   const { config, warnings } = readContentConfig(files, options.projectDirectory);
   const previous = options.previous ?? null;
+  const limits = options.markdownLimits ?? DEFAULT_MARKDOWN_LIMITS;
 
   /* ----------------------------- reading files ----------------------------- */
 
   const texts = new Map<string, string | null>();
-  /** A markdown file's text; null (with a warning, once) when it is missing, binary or not UTF-8. */
+  /** A markdown file's text; null (with a warning, once) when it is missing, binary, not UTF-8 or over a Markdown limit. */
   const readText = (path: string, missingWarning: string | null): string | null => {
     if (texts.has(path)) return texts.get(path)!;
     const bytes = files.get(path);
@@ -188,16 +193,33 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       } catch {
         warnings.push(`${path}: not UTF-8 text, skipped`);
       }
+      const problem = text === null ? null : markdownLimitProblem(text, limits);
+      if (problem) {
+        warnings.push(`${path}: ${problem.message}; skipped`);
+        text = null;
+      }
     }
     texts.set(path, text);
     return text;
+  };
+  /** A file's Markdown converted; null (with a warning) when the mapping meets a limit the scan cannot see (nested GitBook blocks). */
+  const overLimit = new Set<string>();
+  const convert = (path: string, text: string, resolveHref?: (href: string) => ContentRef | null): MarkdownToDocumentResult | null => {
+    try {
+      return markdownToDocument(text, { resolveHref, limits });
+    } catch (error) {
+      if (!(error instanceof LimitExceededError)) throw error;
+      if (!overLimit.has(path)) warnings.push(`${path}: ${error.message}; its content is skipped`);
+      overLimit.add(path);
+      return null;
+    }
   };
   const headings = new Map<string, string | null>();
   /** The leading `# heading` of a markdown file (null when none), parsed once without resolving links. */
   const headingOf = (path: string): string | null => {
     if (!headings.has(path)) {
       const text = readText(path, null);
-      headings.set(path, text === null ? null : markdownToDocument(text).title);
+      headings.set(path, text === null ? null : (convert(path, text)?.title ?? null));
     }
     return headings.get(path)!;
   };
@@ -495,11 +517,11 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       continue;
     }
     const resolveHref = resolveFrom(n.file!);
-    let result = markdownToDocument(text, { resolveHref });
+    let result = convert(n.file!, text, resolveHref) ?? markdownToDocument('');
     let title = result.title ?? n.fallbackTitle;
     if (n.tocTitle) {
       // The table of contents names the page (GitBook's rule); a different heading stays in the text.
-      if (result.title !== null && result.title !== n.tocTitle) result = markdownToDocument(withLeadingPlaceholderTitle(text), { resolveHref });
+      if (result.title !== null && result.title !== n.tocTitle) result = convert(n.file!, withLeadingPlaceholderTitle(text), resolveHref) ?? markdownToDocument('');
       title = n.tocTitle;
     }
     parsed.set(n, { document: result.document, frontmatter: result.frontmatter, title });

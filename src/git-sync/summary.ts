@@ -26,6 +26,7 @@ import type * as md from 'mdast';
 import remarkParse from 'remark-parse';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
+import '../content/document/micromark-edit-map.ts';
 
 /** One entry of the table of contents. */
 export interface SummaryItem {

@@ -9,6 +9,7 @@ import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
+import { type WorkerPool } from '../worker-pool.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
 import { createJobEventBus, type JobEvent, type JobEventBus, type JobKind } from './events.ts';
 import { followJob, followJobs, type FollowOptions } from './job-feed.ts';
@@ -38,6 +39,7 @@ export function createJobs(deps: {
   storage: ObjectStorage;
   config: AppConfig;
   log: Logger;
+  workers: WorkerPool;
   handlers: Partial<Record<JobKind, JobHandler>>;
 }): Jobs {
   const { config, log } = deps;

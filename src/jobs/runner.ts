@@ -17,6 +17,7 @@ import { type Provider } from '../db/provider/config.ts';
 import { JobCancelledError, LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
+import { type WorkerPool } from '../worker-pool.ts';
 import type { JobKind } from './events.ts';
 import { JobStore, jobInput, type JobRow } from './job-store.ts';
 
@@ -28,6 +29,8 @@ export interface JobContext {
   storage: ObjectStorage;
   config: AppConfig;
   log: Logger;
+  /** Threads for CPU-heavy work (the Git layout), one per job that may run at once. */
+  workers: WorkerPool;
   /** Aborted when the job is cancelled or the worker lost it: stop between steps. */
   signal: AbortSignal;
   /** Reports a step; throws when the job was cancelled or taken over. */
@@ -44,6 +47,7 @@ export interface JobRunnerDeps {
   storage: ObjectStorage;
   config: AppConfig;
   log: Logger;
+  workers: WorkerPool;
   store: JobStore;
   handlers: Partial<Record<JobKind, JobHandler>>;
 }
@@ -92,6 +96,7 @@ export class JobRunner {
       provider: this.deps.provider,
       storage: this.deps.storage,
       config: this.deps.config,
+      workers: this.deps.workers,
       log: log.child({ jobId: job.id, kind: job.kind }),
       signal: controller.signal,
       // One at a time, in call order: a step reported without waiting (Git's transfer callbacks)

@@ -4,9 +4,13 @@
  * and the change request's move to it, all or nothing.
  */
 import { applyContentChanges, type ContentChange } from '../content/apply-changes.ts';
+import type { MarkdownToDocumentResult } from '../content/document/markdown-parse.ts';
+import type { HrefTable } from '../content/page-hrefs.ts';
 import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
+import type { RevisionSnapshot } from '../content/snapshot.ts';
 import { prepareUploads, type FileUploadInput } from '../content/uploads.ts';
 import type { Context } from '../context.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { ConflictError, InvalidInputError } from '../errors/index.ts';
 import { commitChangeRequestRevision, lockChangeRequest } from './change-request.ts';
 
@@ -27,23 +31,37 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
       (change as { files: unknown }).files = await prepareUploads(files, `changes[${i}]`, { storage: ctx.storage, fetch: ctx.config.fetch });
     }
   }
+  // Markdown converts on the worker threads, which may take a while: a first pass applies the batch
+  // outside the transaction, holding nothing, and keeps every conversion; the transaction then takes
+  // the change request's row (concurrent batches take turns) and applies the batch to its content as
+  // it is now, reusing those conversions (a link table that changed meanwhile converts again).
+  const conversions = new Map<string, Promise<MarkdownToDocumentResult>>();
+  const convertMarkdown = (markdown: string, hrefs: HrefTable) => {
+    const key = `${markdown}\u0000${JSON.stringify([...hrefs])}`;
+    let converted = conversions.get(key);
+    if (!converted) conversions.set(key, (converted = ctx.conversions.markdownToDocument(markdown, hrefs)));
+    return converted;
+  };
+  const apply = (db: Db | Tx, content: ChangeRequestRow) => async (current: RevisionSnapshot) =>
+    applyContentChanges(current, changes, {
+      now: new Date(),
+      loadRevertTarget: async (revisionId) => {
+        const id = revisionId ?? content.revisionMergedAncestorId ?? content.revisionInitialId;
+        const row = await db.revision.findUnique({ where: { id }, select: { spaceId: true } });
+        if (!row || row.spaceId !== space.id) throw new InvalidInputError(`revision: no revision ${id} in this space`);
+        return loadSnapshot(db, id, { documents: false });
+      },
+      loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash) ?? null,
+      convertMarkdown,
+    });
+  const first = await apply(ctx.db, changeRequest)(await loadSnapshot(ctx.db, changeRequest.revisionId, { documents: false }));
   const result = await ctx.db.$transaction(async (tx) => {
-    // Concurrent batches for this change request take turns: each applies to what the one before left.
     const locked = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
     if (locked.status === 'merged' || locked.status === 'archived') {
       throw new ConflictError(`The change request is ${locked.status}; its content cannot change`);
     }
-    const current = await loadSnapshot(tx, locked.revisionId, { documents: false });
-    const applied = await applyContentChanges(current, changes, {
-      now: new Date(),
-      loadRevertTarget: async (revisionId) => {
-        const id = revisionId ?? locked.revisionMergedAncestorId ?? locked.revisionInitialId;
-        const row = await tx.revision.findUnique({ where: { id }, select: { spaceId: true } });
-        if (!row || row.spaceId !== space.id) throw new InvalidInputError(`revision: no revision ${id} in this space`);
-        return loadSnapshot(tx, id, { documents: false });
-      },
-      loadDocument: async (hash) => (await loadDocuments(tx, [hash])).get(hash) ?? null,
-    });
+    const applied =
+      locked.revisionId === changeRequest.revisionId ? first : await apply(tx, locked)(await loadSnapshot(tx, locked.revisionId, { documents: false }));
     const revisionId = await commitChangeRequestRevision(tx, {
       changeRequest: locked,
       spaceId: space.id,

@@ -7,7 +7,6 @@
  * branch makes no commit.
  */
 import { createHash } from 'node:crypto';
-import mime from 'mime-types';
 import { stringify } from 'safe-stable-stringify';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
@@ -21,9 +20,8 @@ import {
   type GitProgress,
   type RemotePolicy,
 } from '../git-sync/git-client.ts';
-import { exportRepository, importRepository } from '../git-sync/layout.ts';
+import { exportRepositoryOffThread, importRepositoryOffThread } from '../git-sync/layout-tasks.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
-import { imageDimensions } from '../storage/image-dimensions.ts';
 import { commitSpaceRevision } from './space-content.ts';
 
 interface SyncInput {
@@ -152,16 +150,12 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
     // Read again after the clone: the space may have moved on while it ran, and the import builds on its latest revision.
     const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
     const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
-    const { snapshot, warnings } = await importRepository(repository.files, {
-      projectDirectory: input.projectDirectory,
+    // Converting every page is CPU work: on a worker thread, which stores the files the pages use.
+    const { snapshot, warnings } = await importRepositoryOffThread(ctx, {
+      files: repository.files,
+      projectDirectory: input.projectDirectory ?? null,
       previous,
       now: new Date(),
-      storeFile: async (bytes, name) => {
-        const { key, size } = await ctx.storage.put(bytes);
-        const contentType = mime.lookup(name) || 'application/octet-stream';
-        const dimensions = contentType.startsWith('image/') ? imageDimensions(bytes, contentType) : null;
-        return { storageKey: key, size, contentType, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
-      },
     });
     await ctx.progress('writing the revision', 80, `${snapshot.pages.size} pages, ${snapshot.files.size} files${warnings.length ? `, ${warnings.length} warnings` : ''}`);
     const unchanged = !input.standalone && sameContent(previous, snapshot);
@@ -198,13 +192,7 @@ export const exportToGitRepositoryJob: JobHandler = async (ctx) => {
     await ctx.progress('reading content', 5);
     const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
     const snapshot = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
-    const files = await exportRepository(snapshot, {
-      readFile: async (key) => {
-        const bytes = await ctx.storage.get(key);
-        if (!bytes) throw new Error(`A file of the space is missing from storage (${key})`);
-        return bytes;
-      },
-    });
+    const files = await exportRepositoryOffThread(ctx, { snapshot });
     const author = ctx.job.createdById ? await ctx.db.user.findUnique({ where: { id: ctx.job.createdById }, select: { displayName: true, email: true } }) : null;
     await ctx.progress('pushing', 30, `${files.size} files`);
     const pushed = await writeRepository({

@@ -298,6 +298,35 @@ describe('importRepository', () => {
     expect(warnings).toEqual(['binary.md: binary file, skipped', 'latin.md: not UTF-8 text, skipped', 'SUMMARY.md: gone.md is missing, skipped']);
   });
 
+  it('skips page files over a Markdown limit with a warning naming it, and a SUMMARY.md over one', async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(
+      repository({
+        'README.md': '# Home\n',
+        'SUMMARY.md': '* [Home](README.md)\n* [Emphasis](emphasis.md)\n    * [Child](child.md)\n* [Hints](hints.md)\n',
+        'emphasis.md': '*a'.repeat(32_000),
+        'child.md': '# Child\n',
+        'hints.md': `${'{% hint %}\n\n'.repeat(40)}x\n\n${'{% endhint %}\n\n'.repeat(40)}`,
+      }),
+      { storeFile, now: T1 },
+    );
+    expect(outline(snapshot)).toEqual(['home | Home | document', 'child | Child | document', 'hints | Hints | document']);
+    const hints = [...snapshot.pages.values()].find((p) => p.slug === 'hints')!;
+    expect(snapshot.documents.get(hints.documentHash!)!.nodes).toEqual([]);
+    expect(warnings).toEqual([
+      'emphasis.md: at most 500 inline delimiters (runs of *, _, ~ and backticks; [, ] and <) in one paragraph (MARKDOWN_MAX_INLINE_DELIMITERS); the paragraph at line 1 has more; skipped',
+      'hints.md: block quotes, list items, footnote definitions, GitBook blocks and <details> nest at most 32 deep (MARKDOWN_MAX_NESTING); the document nests deeper; its content is skipped',
+    ]);
+
+    const deepSummary = await importRepository(
+      repository({ 'README.md': '# Home\n', 'SUMMARY.md': `${'> '.repeat(40)}* [Home](README.md)\n`, 'other.md': '# Other\n' }),
+      { storeFile, now: T1 },
+    );
+    expect(deepSummary.warnings[0]).toMatch(/^SUMMARY\.md: block quotes, .* \(MARKDOWN_MAX_NESTING\); line 1 nests deeper; skipped$/);
+    // Without its table of contents the tree comes from the folders.
+    expect(outline(deepSummary.snapshot)).toEqual(['home | Home | document', 'other | Other | document']);
+  });
+
   it('takes the title from SUMMARY.md and keeps a different first heading in the text', async () => {
     const { storeFile } = fakeStorage();
     const { snapshot } = await importRepository(

@@ -14,6 +14,7 @@ import { createJobEventBus, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
 import { type ObjectStorage } from '../../src/storage/object-storage.ts';
+import { type WorkerPool } from '../../src/worker-pool.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;
@@ -22,6 +23,8 @@ let organizationId: string;
 const log = pino({ level: 'silent' });
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 const storage = {} as ObjectStorage;
+// These handlers convert nothing.
+const workers = {} as WorkerPool;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -38,7 +41,7 @@ function setup(handler: JobHandler, leaseMs = 30_000) {
   const bus = createJobEventBus(undefined);
   const store = new JobStore(db, bus, leaseMs);
   const provider = parseDatabaseUrl(database.url).provider;
-  const runner = new JobRunner({ db, provider, storage, config, log, store, handlers: { 'git-import': handler } });
+  const runner = new JobRunner({ db, provider, storage, config, log, workers, store, handlers: { 'git-import': handler } });
   const seen: JobEvent[] = [];
   const unlisten = bus.listen({ event: (event) => seen.push(event), resync: () => undefined });
   return { store, runner, seen, stop: async () => unlisten() };

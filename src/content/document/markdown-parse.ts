@@ -16,6 +16,8 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import YAML from 'yaml';
+import { checkMarkdownLimits, DEFAULT_MARKDOWN_LIMITS, nestingError, tableCellsError, type MarkdownLimits } from './markdown-limits.ts';
+import './micromark-edit-map.ts';
 import { hrefToRef, MARK_ORDER, type InlineMode, type Mark } from './markdown-syntax.ts';
 import {
   isBreakTag,
@@ -34,6 +36,8 @@ import { nodeText } from './text.ts';
 export interface MarkdownToDocumentOptions {
   /** Resolves an href the converter does not know (`./other.md`, a batch-local name); null falls back to a URL ref. */
   resolveHref?: (href: string) => ContentRef | null;
+  /** What is refused before parsing (./markdown-limits.ts); DEFAULT_MARKDOWN_LIMITS when absent. */
+  limits?: MarkdownLimits;
 }
 
 /** Result of `markdownToDocument`. */
@@ -137,14 +141,29 @@ interface ParseContext {
   source: string;
   definitions: Map<string, md.Definition>;
   resolveHref?: (href: string) => ContentRef | null;
+  limits: MarkdownLimits;
+  /** How many containers (block quotes, list items, GitBook blocks, expandables) hold the nodes being converted. */
+  depth: number;
+  /** Table cells made so far, shared by the whole conversion (nested parses included). */
+  made: { tableCells: number };
+}
+
+/** The context of the content of one more container; a LimitExceededError past `limits.maxNesting`. */
+function inside(ctx: ParseContext): ParseContext {
+  if (ctx.depth >= ctx.limits.maxNesting) throw nestingError(ctx.limits, 'the document');
+  return { ...ctx, depth: ctx.depth + 1 };
 }
 
 const parser = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm);
 
-/** Converts GitBook-flavoured Markdown to a Document, its frontmatter and its title. */
+/**
+ * Converts GitBook-flavoured Markdown to a Document, its frontmatter and its title.
+ * Markdown over one of `options.limits` is refused with a LimitExceededError.
+ */
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownToDocumentResult {
-  const { tree, source } = parseMarkdown(markdown.replaceAll('\r\n', '\n'));
-  const ctx: ParseContext = { source, definitions: collectDefinitions(tree), resolveHref: options.resolveHref };
+  const limits = options.limits ?? DEFAULT_MARKDOWN_LIMITS;
+  const { tree, source } = parseMarkdown(markdown.replaceAll('\r\n', '\n'), limits);
+  const ctx: ParseContext = { source, definitions: collectDefinitions(tree), resolveHref: options.resolveHref, limits, depth: 0, made: { tableCells: 0 } };
   const children = [...tree.children];
 
   let frontmatter: Record<string, unknown> = {};
@@ -184,10 +203,14 @@ function readFrontmatter(value: string): Record<string, unknown> | null {
  * the list before it); giving each tag line blank lines of its own makes it a
  * paragraph of its own, which is how GitBook reads it.
  */
-function parseMarkdown(markdown: string): { tree: md.Root; source: string } {
+function parseMarkdown(markdown: string, limits: MarkdownLimits): { tree: md.Root; source: string } {
+  checkMarkdownLimits(markdown, limits);
   const tree = parser.parse(markdown) as md.Root;
   const isolated = isolateTagLines(markdown, tree);
-  return isolated === null ? { tree, source: markdown } : { tree: parser.parse(isolated) as md.Root, source: isolated };
+  if (isolated === null) return { tree, source: markdown };
+  // Blank lines only split paragraphs: the limits hold for the result too (checked again all the same).
+  checkMarkdownLimits(isolated, limits);
+  return { tree: parser.parse(isolated) as md.Root, source: isolated };
 }
 
 /**
@@ -213,9 +236,14 @@ function isolateTagLines(source: string, tree: md.Root): string | null {
     }
   });
   if (inserts.size === 0) return null;
-  let out = source;
-  for (const at of [...inserts.keys()].sort((a, b) => b - a)) out = out.slice(0, at) + inserts.get(at) + out.slice(at);
-  return out;
+  const parts: string[] = [];
+  let from = 0;
+  for (const at of [...inserts.keys()].sort((a, b) => a - b)) {
+    parts.push(source.slice(from, at), inserts.get(at)!);
+    from = at;
+  }
+  parts.push(source.slice(from));
+  return parts.join('');
 }
 
 /** A continuation line inside a paragraph starts with its containers' `>` markers and indentation. */
@@ -249,11 +277,12 @@ function walkMdast(node: md.Nodes, visit: (node: md.Nodes) => void) {
  */
 function convertFlow(nodes: md.RootContent[], ctx: ParseContext, place: Place): JSONNode[] {
   const out: JSONNode[] = [];
+  const siblings = readSiblings(nodes, ctx);
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i];
-    const tag = tagOf(node, ctx);
+    const tag = siblings.tags[i];
     if (tag && !tag.closing) {
-      const grouped = convertTagged(tag, nodes, i, ctx, place);
+      const grouped = convertTagged(tag, siblings, i, ctx, place);
       if (grouped) {
         out.push(...grouped.blocks);
         i = grouped.end;
@@ -261,7 +290,7 @@ function convertFlow(nodes: md.RootContent[], ctx: ParseContext, place: Place): 
       }
     }
     if (node.type === 'html') {
-      const details = convertDetails(nodes, i, ctx);
+      const details = convertDetails(siblings, i, ctx);
       if (details) {
         out.push(...details.blocks);
         i = details.end;
@@ -280,37 +309,61 @@ function tagOf(node: md.RootContent, ctx: ParseContext): GitBookTag | null {
   return raw.includes('\n') ? null : readTag(raw);
 }
 
-/** Index of the tag closing the one opened at `open` (same name, nesting counted), or -1. */
-function findClosing(nodes: md.RootContent[], open: number, name: string, ctx: ParseContext): number {
-  let depth = 0;
-  for (let i = open + 1; i < nodes.length; i++) {
-    const tag = tagOf(nodes[i], ctx);
-    if (!tag || tag.name !== name) continue;
-    if (!tag.closing) depth++;
-    else if (depth === 0) return i;
-    else depth--;
-  }
-  return -1;
+/**
+ * Sibling flow nodes with the GitBook tag each stands for and, for each
+ * opening tag and `<details>`, the index of the one closing it (same name,
+ * nesting counted), found in one pass.
+ */
+interface Siblings {
+  nodes: md.RootContent[];
+  tags: (GitBookTag | null)[];
+  closing: Map<number, number>;
+}
+
+function readSiblings(nodes: md.RootContent[], ctx: ParseContext): Siblings {
+  const tags = nodes.map((node) => tagOf(node, ctx));
+  const closing = new Map<number, number>();
+  const open = new Map<string, number[]>();
+  const see = (name: string, closes: boolean, i: number) => {
+    const stack = open.get(name) ?? [];
+    open.set(name, stack);
+    if (!closes) stack.push(i);
+    else if (stack.length) closing.set(stack.pop()!, i);
+  };
+  nodes.forEach((node, i) => {
+    const tag = tags[i];
+    if (tag) see(tag.name, tag.closing, i);
+    // `<details>` blocks pair as a tag of their own (a name no GitBook tag has); one holding its `</details>` pairs with none.
+    else if (node.type === 'html' && isDetailsClose(node.value)) see('<details>', true, i);
+    else if (node.type === 'html' && readDetailsOpen(node.value)?.closedBody === null) see('<details>', false, i);
+  });
+  return { nodes, tags, closing };
+}
+
+/** Index of the tag closing the one opened at `open`, or -1. */
+function findClosing(siblings: Siblings, open: number): number {
+  return siblings.closing.get(open) ?? -1;
 }
 
 /** Converts a known opening tag and what it wraps; null leaves the tag as plain text. */
-function convertTagged(tag: GitBookTag, nodes: md.RootContent[], i: number, ctx: ParseContext, place: Place): { blocks: JSONNode[]; end: number } | null {
+function convertTagged(tag: GitBookTag, siblings: Siblings, i: number, ctx: ParseContext, place: Place): { blocks: JSONNode[]; end: number } | null {
+  const nodes = siblings.nodes;
   // Embeds and files stand alone; GitBook may still close them, around a caption our schema has no place for.
   if (tag.name === 'embed' || tag.name === 'file') {
     const single = tag.name === 'embed' ? embedBlock(tag) : fileBlock(tag, ctx);
     if (!single) return null;
-    const end = findClosing(nodes, i, tag.name, ctx);
+    const end = findClosing(siblings, i);
     if (end < 0) return { blocks: [single], end: i };
-    return { blocks: [single, ...convertFlow(nodes.slice(i + 1, end), ctx, place)], end };
+    return { blocks: [single, ...convertFlow(nodes.slice(i + 1, end), inside(ctx), place)], end };
   }
   if (tag.name !== 'hint' && tag.name !== 'tabs' && tag.name !== 'code' && tag.name !== 'content-ref') return null;
-  const end = findClosing(nodes, i, tag.name, ctx);
+  const end = findClosing(siblings, i);
   if (end < 0) return null;
   const inner = nodes.slice(i + 1, end);
-  if (tag.name === 'hint') return { blocks: hintBlocks(tag, inner, ctx), end };
-  if (tag.name === 'content-ref') return tag.attrs.url ? { blocks: contentRefBlocks(tag, inner, ctx, place), end } : null;
-  if (tag.name === 'tabs') return { blocks: tabsBlocks(inner, ctx), end };
-  const blocks = convertFlow(inner, ctx, place);
+  if (tag.name === 'hint') return { blocks: hintBlocks(tag, inner, inside(ctx)), end };
+  if (tag.name === 'content-ref') return tag.attrs.url ? { blocks: contentRefBlocks(tag, inner, inside(ctx), place), end } : null;
+  if (tag.name === 'tabs') return { blocks: tabsBlocks(inner, inside(ctx)), end };
+  const blocks = convertFlow(inner, inside(ctx), place);
   if (applyCodeWrapper(tag, blocks)) return { blocks, end };
   // Not exactly one code block inside: keep the tags as text.
   return { blocks: [...convertBlock(nodes[i], ctx, place), ...blocks, ...convertBlock(nodes[end], ctx, place)], end };
@@ -330,16 +383,17 @@ function tabsBlocks(inner: md.RootContent[], ctx: ParseContext): JSONNode[] {
     parts.push(...convertFlow(loose, ctx, 'document'));
     loose = [];
   };
+  const siblings = readSiblings(inner, ctx);
   for (let j = 0; j < inner.length; j++) {
-    const tag = tagOf(inner[j], ctx);
-    const end = tag?.name === 'tab' && !tag.closing ? findClosing(inner, j, 'tab', ctx) : -1;
+    const tag = siblings.tags[j];
+    const end = tag?.name === 'tab' && !tag.closing ? findClosing(siblings, j) : -1;
     if (!tag || end < 0) {
       loose.push(inner[j]);
       continue;
     }
     flushLoose();
     const title = tag.attrs.title ?? '';
-    const content = convertFlow(inner.slice(j + 1, end), ctx, 'tabs-item');
+    const content = convertFlow(inner.slice(j + 1, end), inside(ctx), 'tabs-item');
     parts.push(...wrapRuns(content, ALLOWED['tabs-item'], (run) => block('tabs-item', run, { title }), { titled: true }));
     j = end;
   }
@@ -389,16 +443,20 @@ function fileBlock(tag: GitBookTag, ctx: ParseContext): JSONNode | null {
  * the tags as their own HTML blocks around Markdown; when the whole thing is
  * one HTML block instead, its inside is parsed as Markdown.
  */
-function convertDetails(nodes: md.RootContent[], i: number, ctx: ParseContext): { blocks: JSONNode[]; end: number } | null {
+function convertDetails(siblings: Siblings, i: number, outer: ParseContext): { blocks: JSONNode[]; end: number } | null {
+  const nodes = siblings.nodes;
   const open = readDetailsOpen((nodes[i] as md.Html).value);
   if (!open) return null;
+  const ctx = inside(outer);
   let title = open.title;
   let body: JSONNode[] = [];
   let end = i;
   if (open.closedBody !== null) {
+    // Each level of `<details>` in one HTML block parses what it holds again: refuse too deep a nesting before parsing any.
+    if (ctx.depth + detailsDepth(open.closedBody) > ctx.limits.maxNesting) throw nestingError(ctx.limits, 'the document');
     body = convertNested(open.closedBody, ctx, 'expandable-body');
   } else {
-    end = findDetailsClose(nodes, i);
+    end = findClosing(siblings, i);
     if (end < 0) return null;
     let start = i + 1;
     const summary = title === null && nodes[start]?.type === 'html' ? readSummary((nodes[start] as md.Html).value) : null;
@@ -415,23 +473,21 @@ function convertDetails(nodes: md.RootContent[], i: number, ctx: ParseContext): 
   };
 }
 
-function findDetailsClose(nodes: md.RootContent[], open: number): number {
+/** How deep `<details>` tags nest in `html` (an upper bound: every tag counts, wherever it stands). */
+function detailsDepth(html: string): number {
   let depth = 0;
-  for (let i = open + 1; i < nodes.length; i++) {
-    const node = nodes[i];
-    if (node.type !== 'html') continue;
-    if (isDetailsClose(node.value)) {
-      if (depth === 0) return i;
-      depth--;
-    } else if (readDetailsOpen(node.value)?.closedBody === null) depth++;
+  let deepest = 0;
+  for (const match of html.matchAll(/<(\/?)details\b/gi)) {
+    depth = match[1] ? Math.max(0, depth - 1) : depth + 1;
+    deepest = Math.max(deepest, depth);
   }
-  return -1;
+  return deepest;
 }
 
 /** Markdown found inside an HTML block, parsed on its own. */
 function convertNested(markdown: string, ctx: ParseContext, place: Place): JSONNode[] {
   if (markdown.trim() === '') return [];
-  const { tree, source } = parseMarkdown(markdown);
+  const { tree, source } = parseMarkdown(markdown, ctx.limits);
   const definitions = new Map([...ctx.definitions, ...collectDefinitions(tree)]);
   return convertFlow(tree.children, { ...ctx, source, definitions }, place);
 }
@@ -446,7 +502,7 @@ function convertBlock(node: md.RootContent, ctx: ParseContext, place: Place): JS
     case 'thematicBreak':
       return [voidBlock('divider', {})];
     case 'blockquote':
-      return wrapRuns(convertFlow(node.children, ctx, 'blockquote'), ALLOWED.blockquote, (run) => block('blockquote', run));
+      return wrapRuns(convertFlow(node.children, inside(ctx), 'blockquote'), ALLOWED.blockquote, (run) => block('blockquote', run));
     case 'list':
       return convertList(node, ctx);
     case 'code':
@@ -512,7 +568,7 @@ function convertList(node: md.List, ctx: ParseContext): JSONNode[] {
   };
   for (const item of node.children) {
     const data = tasks ? { checked: item.checked === true } : {};
-    for (const part of wrapRuns(convertFlow(item.children, ctx, 'list-item'), ALLOWED['list-item'], (run) => block('list-item', run, data))) {
+    for (const part of wrapRuns(convertFlow(item.children, inside(ctx), 'list-item'), ALLOWED['list-item'], (run) => block('list-item', run, data))) {
       if (part.type === 'list-item') {
         items.push(part);
         count++;
@@ -540,7 +596,11 @@ function codeBlock(value: string, syntax: string | null): JSONNode {
  */
 function convertTable(node: md.Table, ctx: ParseContext): JSONNode {
   const [header, ...rows] = node.children;
-  const width = Math.max(0, ...node.children.map((row) => row.children.length));
+  let width = 0;
+  for (const row of node.children) width = Math.max(width, row.children.length);
+  // Every row gets a cell per column: the scan counted them too, but only as well as it recognizes tables.
+  ctx.made.tableCells += node.children.length * width;
+  if (ctx.made.tableCells > ctx.limits.maxTableCells) throw tableCellsError(ctx.limits, node.position ? `the table at line ${node.position.start.line}` : 'a table');
   const columns = Array.from({ length: width }, (_, c) => `column-${c + 1}`);
   const titles = columns.map((_, c) => {
     const cell = header?.children[c];
@@ -585,7 +645,7 @@ function convertHtml(node: md.Html, ctx: ParseContext, place: Place): JSONNode[]
 
 /** A footnote has no Document equivalent: its text is kept as a `[^id]: ...` paragraph. */
 function convertFootnoteDefinition(node: md.FootnoteDefinition, ctx: ParseContext, place: Place): JSONNode[] {
-  const blocks = convertFlow(node.children, ctx, place);
+  const blocks = convertFlow(node.children, inside(ctx), place);
   const marker: Piece = { text: `[^${node.label ?? node.identifier}]: `, marks: [] };
   if (blocks[0]?.type === 'paragraph') {
     blocks[0] = block('paragraph', buildInlines([marker, ...inlinesToPieces(blocks[0].nodes ?? [])]));

@@ -4,9 +4,7 @@
  * answered as a signed URL valid for one hour.
  */
 import { builder } from '../../builder.ts';
-import { type ContentRef } from '../../content/document/model.ts';
 import { pagesInOrder, subtreeIds } from '../../content/page-tree.ts';
-import { pdfFonts } from '../../content/pdf/dejavu-fonts.ts';
 import { loadDocuments } from '../../content/revision-store.ts';
 import { NotFoundError } from '../../errors/index.ts';
 import { loadContentSource } from '../../services/space-content.ts';
@@ -41,23 +39,17 @@ builder.queryField('changeRequestPdf', (t) =>
       }
       chosen = chosen.filter(({ page }) => page.kind !== 'link');
       const documents = await loadDocuments(ctx.db, chosen.map(({ page }) => page.documentHash).filter((h): h is string => h !== null));
-      const files = new Map((await ctx.loaders.filesByRevisionId.load(source.revision.id)).map((f) => [f.id, f]));
-      // pdfkit and its fonts are loaded by the first PDF, not at the server's start (docs/decisions.md, "Restart").
-      const { renderContentPdf } = await import('../../content/pdf/render.ts');
-      const bytes = await renderContentPdf({
+      const files = await ctx.loaders.filesByRevisionId.load(source.revision.id);
+      // Rendered on a worker thread. Only files of this revision are embedded: a URL image is never fetched while printing.
+      const bytes = await ctx.conversions.renderPdf({
         title: source.space.title || 'Untitled space',
-        fonts: await pdfFonts(),
         pages: chosen.map(({ page, depth }) => ({
           title: page.title,
           depth,
           description: page.description,
           document: page.documentHash ? (documents.get(page.documentHash) ?? null) : null,
         })),
-        // Only files of this revision are embedded: a URL image is never fetched while printing.
-        loadImage: async (ref: ContentRef) => {
-          const file = ref.kind === 'file' && typeof ref.file === 'string' ? files.get(ref.file) : undefined;
-          return file ? ctx.storage.get(file.storageKey) : null;
-        },
+        files: new Map(files.map((f) => [f.id, f.storageKey])),
       });
       const { key } = await ctx.storage.put(bytes);
       const name = `${(source.space.title || 'content').replace(/[\\/:*?"<>|]+/g, '-')}.pdf`;

@@ -5,6 +5,7 @@
  * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
  */
 import { builder } from '../../builder.ts';
+import type { JSONDocument } from '../../content/document/model.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
@@ -100,10 +101,8 @@ RevisionPage.implement({
       resolve: async (v, { format }, ctx) => {
         if (format !== 'markdown' || v.page.kind !== 'document') return null;
         const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
-        if (!document) return '';
-        // The Markdown printer is loaded by the first page read as Markdown, not at the server's start (docs/decisions.md, "Restart").
-        const { documentToMarkdown } = await import('../../content/document/markdown-print.ts');
-        return documentToMarkdown(document);
+        // The pages of one list convert together (a few worker tasks, not one per page).
+        return document ? ctx.loaders.batch('documentToMarkdown', (documents: readonly JSONDocument[]) => ctx.conversions.documentsToMarkdown(documents)).load(document) : '';
       },
     }),
   }),
