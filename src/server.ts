@@ -184,8 +184,8 @@ export function createApp(options: AppOptions): App {
         maxTokens: { n: 5000 },
         costLimit: { maxCost: 20000, ...reportArmorRejection() },
       }),
-      // Validates the REST documents once, here (a broken one stops the start), not per request.
-      useRestRoutes({ routes: restRoutes, schema, onMatch: setRouteLabel }),
+      // Validates each REST document once, on its route's first request, not per request.
+      useRestRoutes({ routes: restRoutes, onMatch: setRouteLabel }),
     ],
   });
 
