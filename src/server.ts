@@ -15,6 +15,7 @@ import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
 import { createDb, type Db } from './db/client.ts';
+import { RevisionChunkCache } from './db/revision-chunks.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
@@ -135,6 +136,7 @@ export function createApp(options: AppOptions): App {
     jobs: createWorkerPool({ threads: config.jobs.concurrency, maxQueue: config.jobs.concurrency, taskTimeoutMs: config.gitLayoutTimeoutMs }),
   };
   const conversions = createConversions({ pool: workers.requests, limits: config.markdownLimits, storage: config.storage });
+  const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers } });
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -155,7 +157,7 @@ export function createApp(options: AppOptions): App {
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions }, authorizationOf(initial), lastEventId)) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions, revisionChunks }, authorizationOf(initial), lastEventId)) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
