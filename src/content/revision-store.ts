@@ -158,6 +158,7 @@ export async function loadSnapshot(db: DbOrTx, revisionId: string, options: Load
   const snapshot = emptySnapshot();
   for (const page of pages) snapshot.pages.set(page.id, page);
   for (const file of files) snapshot.files.set(file.id, file);
+  snapshot.storedLists = { pageChunks: pageHashes, fileChunks: fileHashes };
   snapshot.storedChunks = addStoredChunks(
     new Map(),
     [...pageHashes, ...fileHashes].map((hash) => ({ hash, entries: chunks.get(hash) as (PageEntry | FileEntry)[] })),
@@ -265,6 +266,12 @@ export interface WriteRevisionInput {
   changeRequestId?: string | null;
   createdById?: string | null;
   snapshot: RevisionSnapshot;
+  /**
+   * The snapshot is, unchanged, the content of a stored revision whose chunk lists these are (a
+   * fast-forward merge writes the change request's content as the space's): they are the new
+   * revision's, with nothing to cut, hash or store.
+   */
+  unchangedFrom?: { pageChunks: string[]; fileChunks: string[] };
 }
 
 /**
@@ -280,9 +287,13 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
   await storeDocuments(tx, snapshot.documents, needed);
   // Runs of entries equal to a chunk the content was read from keep its hash: only the chunks an
   // edit changed are hashed, looked up and stored.
-  const pageChunks = chunkEntries([...snapshot.pages.values()].map(pageEntry), pageEntryId, snapshot.storedChunks);
-  const fileChunks = chunkEntries([...snapshot.files.values()].map(fileEntry), fileEntryId, snapshot.storedChunks);
-  await storeChunks(tx, [...pageChunks.fresh, ...fileChunks.fresh]);
+  let lists = input.unchangedFrom;
+  if (!lists) {
+    const pageChunks = chunkEntries([...snapshot.pages.values()].map(pageEntry), pageEntryId, snapshot.storedChunks);
+    const fileChunks = chunkEntries([...snapshot.files.values()].map(fileEntry), fileEntryId, snapshot.storedChunks);
+    await storeChunks(tx, [...pageChunks.fresh, ...fileChunks.fresh]);
+    lists = { pageChunks: pageChunks.chunks.map((chunk) => chunk.hash), fileChunks: fileChunks.chunks.map((chunk) => chunk.hash) };
+  }
   await tx.revision.create({
     data: {
       id,
@@ -292,8 +303,8 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       type: input.type,
       changeRequestId: input.changeRequestId ?? null,
       createdById: input.createdById ?? null,
-      pageChunks: pageChunks.chunks.map((chunk) => chunk.hash),
-      fileChunks: fileChunks.chunks.map((chunk) => chunk.hash),
+      pageChunks: lists.pageChunks,
+      fileChunks: lists.fileChunks,
     },
   });
   return id;

@@ -66,6 +66,8 @@ export interface RevisionSnapshot {
    * hashing every entry again. Shared, never changed, by the copies and merges made from it.
    */
   storedChunks?: StoredChunks;
+  /** The chunk lists of the revision this content was read as (loadSnapshot); copies and merges do not have them. */
+  storedLists?: { pageChunks: string[]; fileChunks: string[] };
 }
 
 /** The fields of a page a change compares, in the order conflicts report them. */

@@ -132,6 +132,8 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
       previous: theirs,
       snapshot: merged.snapshot,
       mergedParentId: current.revisionId,
+      // A fast-forward writes the change request's content as it is: its chunk lists are the new revision's.
+      unchangedFrom: fastForward ? ours.storedLists : undefined,
       type: 'merge',
       changeRequestId: current.id,
       createdById: viewer.userId,
