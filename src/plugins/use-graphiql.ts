@@ -66,15 +66,21 @@ export const GRAPHIQL_DESCRIPTION =
   'GraphiQL for the documentation publishing API: GraphQL queries, mutations and subscriptions at /graphql, next to the GitBook-compatible REST API under /v1.';
 
 /** What GraphiQL's first tab shows when the browser has none saved: what this is, and how to sign in. */
-const DEFAULT_QUERY = `# Docs publishing API: organizations, spaces, pages, change requests, sites
-# and jobs in GraphQL (the GitBook-compatible REST API is under /v1).
+const DEFAULT_QUERY = `# Docs publishing API: organizations, spaces, pages,
+# change requests, sites and jobs in GraphQL (the
+# GitBook-compatible REST API is under /v1).
 #
-# Most fields need an API token: \`npm run cli -- user:create --email you@example.com
-# --name You\` prints one. Open the Headers tab below and enter
+# Most fields need an API token. The server's CLI makes
+# a user with one:
+#
+#   npm run cli -- user:create \\
+#     --email you@example.com --name You
+#
+# Open the Headers tab below and enter
 #
 #   { "Authorization": "Bearer <your token>" }
 #
-# Queries, mutations and subscriptions (over graphql-ws) then run as you.
+# Queries, mutations and subscriptions then run as you.
 
 query Viewer {
   viewer {
