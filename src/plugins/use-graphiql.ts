@@ -7,25 +7,29 @@
  * carries a Content-Security-Policy of its own origin only: nothing it runs can reach another host.
  */
 import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+import { setRouteLabel } from './use-http-observability.ts';
 
 /** Where the assets are served; the version in the path lets browsers keep them for good. */
 export const GRAPHIQL_ASSETS_PATH = '/graphiql';
 
 const VERSION = (createRequire(import.meta.url)('@graphql-yoga/render-graphiql/package.json') as { version: string }).version;
 const BASE = `${GRAPHIQL_ASSETS_PATH}/${VERSION}`;
+const gzip = promisify(zlib.gzip);
 
 type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');
 
 /** Each asset: its content type and how to read it from the bundle (strings of several MB, read on first use). */
-const ASSETS: Record<string, { type: string; body: (bundle: Bundle) => string | Uint8Array<ArrayBuffer> }> = {
-  'graphiql.js': { type: 'text/javascript; charset=utf-8', body: (b) => b.js },
-  'graphiql.css': { type: 'text/css; charset=utf-8', body: (b) => b.css },
+const ASSETS: Record<string, { type: string; compress?: true; body: (bundle: Bundle) => string | Uint8Array<ArrayBuffer> }> = {
+  'graphiql.js': { type: 'text/javascript; charset=utf-8', compress: true, body: (b) => b.js },
+  'graphiql.css': { type: 'text/css; charset=utf-8', compress: true, body: (b) => b.css },
   'start.js': { type: 'text/javascript; charset=utf-8', body: () => START },
   // Monaco's workers, by the label Monaco asks for (`getWorkerUrl` in START).
-  'editor.worker.js': { type: 'text/javascript; charset=utf-8', body: (b) => b.editorWorkerService },
-  'json.worker.js': { type: 'text/javascript; charset=utf-8', body: (b) => b.jsonWorker },
-  'graphql.worker.js': { type: 'text/javascript; charset=utf-8', body: (b) => b.graphqlWorker },
+  'editor.worker.js': { type: 'text/javascript; charset=utf-8', compress: true, body: (b) => b.editorWorkerService },
+  'json.worker.js': { type: 'text/javascript; charset=utf-8', compress: true, body: (b) => b.jsonWorker },
+  'graphql.worker.js': { type: 'text/javascript; charset=utf-8', compress: true, body: (b) => b.graphqlWorker },
   'favicon.ico': { type: 'image/x-icon', body: (b) => new Uint8Array(Buffer.from(b.favicon.slice(b.favicon.indexOf(',') + 1), 'base64')) },
 };
 
@@ -130,13 +134,26 @@ export function renderGraphiQL(options: GraphiQLOptions): string {
 export function useGraphiQL(options: { graphqlEndpoint: string }): Plugin {
   let bundle: Promise<Bundle> | undefined;
   // Built on first request: the bundle is about 9 MB of JavaScript that no API call needs.
-  const bodies = new Map<string, Promise<string | Uint8Array<ArrayBuffer>>>();
+  const bodies = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+  // Gzipped too (a third of the size, for a browser away from the server), once, off the event loop.
+  const gzipped = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   const body = (name: string) => {
     let cached = bodies.get(name);
     if (!cached) {
       bundle ??= import('@graphql-yoga/render-graphiql/graphiql');
-      cached = bundle.then((b) => ASSETS[name]!.body(b));
+      cached = bundle.then((b) => {
+        const content = ASSETS[name]!.body(b);
+        return typeof content === 'string' ? new Uint8Array(Buffer.from(content)) : content;
+      });
       bodies.set(name, cached);
+    }
+    return cached;
+  };
+  const gzippedBody = (name: string) => {
+    let cached = gzipped.get(name);
+    if (!cached) {
+      cached = body(name).then(async (content) => new Uint8Array(await gzip(content)));
+      gzipped.set(name, cached);
     }
     return cached;
   };
@@ -147,11 +164,18 @@ export function useGraphiQL(options: { graphqlEndpoint: string }): Plugin {
       const name = url.pathname.slice(BASE.length + 1);
       const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name]! : undefined;
       if (!asset) return;
-      endResponse(
-        new fetchAPI.Response(request.method === 'HEAD' ? null : await body(name), {
-          headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
-        }),
-      );
+      setRouteLabel(request, `${GRAPHIQL_ASSETS_PATH}/{version}/{asset}`);
+      const headers: Record<string, string> = {
+        'content-type': asset.type,
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+        vary: 'accept-encoding',
+      };
+      const compressed = asset.compress && /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+      if (compressed) headers['content-encoding'] = 'gzip';
+      const content = await (compressed ? gzippedBody(name) : body(name));
+      headers['content-length'] = String(content.byteLength);
+      endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : content, { headers }));
     },
     onResponse({ request, response }) {
       // yoga's GraphiQL plugin answered a browser's GET of the endpoint with the page.

@@ -74,17 +74,28 @@ describe('the GraphiQL page', () => {
       'favicon.ico': /^image\/x-icon/,
     };
     for (const [name, type] of Object.entries(expected)) {
-      const response = await fetch(`${server.baseUrl}${base}/${name}`);
+      const response = await fetch(`${server.baseUrl}${base}/${name}`, { headers: { 'accept-encoding': 'identity' } });
       expect(response.status, name).toBe(200);
       expect(response.headers.get('content-type'), name).toMatch(type);
       expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(response.headers.get('content-encoding')).toBeNull();
       const body = new Uint8Array(await response.arrayBuffer());
       expect(body.length, name).toBeGreaterThan(100);
+      expect(response.headers.get('content-length')).toBe(String(body.length));
     }
+    // Gzipped for a browser that takes it: the same script, in a fraction of the bytes.
+    const plain = await fetch(`${server.baseUrl}${base}/graphiql.js`, { headers: { 'accept-encoding': 'identity' } });
+    const gzipped = await fetch(`${server.baseUrl}${base}/graphiql.js`, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(Number(gzipped.headers.get('content-length'))).toBeLessThan(Number(plain.headers.get('content-length')) / 2);
+    expect(await gzipped.text()).toBe(await plain.text());
     // The script defines what start.js calls; the workers start.js names are the ones served.
     const start = await (await fetch(`${server.baseUrl}${base}/start.js`)).text();
     expect(start).toContain('YogaGraphiQL.renderYogaGraphiQL');
     expect(start).toContain(`"${base}/"`);
+    // One route in the metrics, whatever the asset.
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/graphiql\/\{version\}\/\{asset\}",status="200"\} ([89]|\d\d)/);
   });
 
   it('answers 404 for a name or version it does not serve', async () => {
