@@ -27,6 +27,7 @@ import type { JobHandler } from './jobs/runner.ts';
 import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
+import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQL } from './plugins/use-graphiql.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
@@ -78,10 +79,34 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** The `Authorization` value of an HTTP request or a graphql-ws connection. */
-function authorizationOf(initial: Partial<YogaInitialContext> & { connectionParams?: Record<string, unknown> }): string | null {
-  const fromParams = initial.connectionParams?.authorization ?? initial.connectionParams?.Authorization;
-  if (typeof fromParams === 'string') return fromParams;
+/** The `authorization` entry of a headers-like object, whatever its case (a string, else null). */
+function authorizationIn(headers: unknown): string | null {
+  if (!headers || typeof headers !== 'object') return null;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'authorization' && typeof value === 'string') return value;
+  }
+  return null;
+}
+
+/**
+ * The `Authorization` of a graphql-ws operation: its own, from the subscribe message's
+ * `extensions.headers` (GraphiQL sends its Headers tab there, after an empty `connection_init`),
+ * else the connection's `connectionParams`. Like an HTTP request's header, an operation's own
+ * value decides for that operation.
+ */
+function socketAuthorization(params: { extensions?: unknown } | undefined, connectionParams: Record<string, unknown> | undefined): { value: string | null; fromOperation: boolean } {
+  const extensions = params?.extensions;
+  const own = extensions && typeof extensions === 'object' ? authorizationIn((extensions as { headers?: unknown }).headers) : null;
+  if (own !== null) return { value: own, fromOperation: true };
+  return { value: authorizationIn(connectionParams), fromOperation: false };
+}
+
+/**
+ * The `Authorization` value of an HTTP request (its header only: a body's `extensions` never
+ * authenticates), or of a graphql-ws operation (`socketAuthorization`).
+ */
+function authorizationOf(initial: Partial<YogaInitialContext> & { connectionParams?: Record<string, unknown>; socket?: unknown }): string | null {
+  if (initial.socket) return socketAuthorization(initial.params, initial.connectionParams).value;
   return initial.request?.headers.get('authorization') ?? null;
 }
 
@@ -143,7 +168,9 @@ export function createApp(options: AppOptions): App {
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
-    graphiql: { title: 'Docs publishing API', subscriptionsProtocol: 'WS' },
+    // Served from this server (plugins/use-graphiql.ts), so it works without internet.
+    graphiql: GRAPHIQL_OPTIONS,
+    renderGraphiQL,
     logging: {
       debug: (...args) => log.debug(args),
       info: (...args) => log.info(args),
@@ -171,6 +198,7 @@ export function createApp(options: AppOptions): App {
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
+      useGraphiQL({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useSseEventIds(),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
@@ -197,28 +225,53 @@ export function createApp(options: AppOptions): App {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   const wsServer = new WebSocketServer({ server, path: GRAPHQL_ENDPOINT });
+  /**
+   * The one check of a graphql-ws caller's token, at connection_init (`connectionParams`) and at an
+   * operation that brings its own (`extensions.headers`): the error of a token that is not valid,
+   * or null when the caller may go on. No token at all is anonymous: operations that need a caller
+   * then answer UNAUTHENTICATED.
+   */
+  async function tokenRefusal(authorization: string | null): Promise<AppError | null> {
+    if (!authorization) return null;
+    try {
+      const token = bearerToken(authorization);
+      if (token) await loadViewer(db, token);
+      return null;
+    } catch (error) {
+      const appError = toAppError(error);
+      if (!appError || (appError.status !== 401 && appError.status !== 503)) throw error;
+      return appError;
+    }
+  }
+  /** Closes a refused connection: 4403 with the reason, or 1013 ("try again later") when the database was unavailable, as the token may well be fine. */
+  const refuse = (socket: WebSocket, error: AppError) =>
+    socket.close(error.status === 503 ? WS_TRY_AGAIN_LATER : CloseCode.Forbidden, error.message.slice(0, 120));
   const wsCleanup = useServer(
     {
-      // A token that is not valid closes the connection at connection_init (4403 with the reason); no token
-      // at all leaves it anonymous, its operations then answering UNAUTHENTICATED where they need a caller.
       onConnect: async (ctx: { connectionParams?: Record<string, unknown>; extra: { socket: WebSocket } }) => {
-        const authorization = authorizationOf({ connectionParams: ctx.connectionParams });
-        if (!authorization) return true;
-        try {
-          const token = bearerToken(authorization);
-          if (token) await loadViewer(db, token);
-          return true;
-        } catch (error) {
-          const appError = toAppError(error);
-          if (!appError || (appError.status !== 401 && appError.status !== 503)) throw error;
-          // 1013 is WebSocket's "try again later": the database was unavailable, the token may well be fine.
-          ctx.extra.socket.close(appError.status === 503 ? WS_TRY_AGAIN_LATER : CloseCode.Forbidden, appError.message.slice(0, 120));
-          return false;
-        }
+        const refused = await tokenRefusal(socketAuthorization(undefined, ctx.connectionParams).value);
+        if (refused) refuse(ctx.extra.socket, refused);
+        return !refused;
       },
       execute: (args: { rootValue: { execute: (a: unknown) => unknown } }) => args.rootValue.execute(args),
       subscribe: (args: { rootValue: { subscribe: (a: unknown) => unknown } }) => args.rootValue.subscribe(args),
-      onSubscribe: async (ctx: { extra: { request: unknown; socket: unknown } }, _id: string, params: { query: string; operationName?: string; variables?: Record<string, unknown> }) => {
+      onSubscribe: async (
+        ctx: { connectionParams?: Record<string, unknown>; extra: { request: unknown; socket: WebSocket } },
+        id: string,
+        params: { query: string; operationName?: string; variables?: Record<string, unknown>; extensions?: Record<string, unknown> },
+      ) => {
+        const authorization = socketAuthorization(params, ctx.connectionParams);
+        // An operation's own token is checked as connectionParams are, before its context: a bad one refuses the connection.
+        const refused = authorization.fromOperation ? await tokenRefusal(authorization.value) : null;
+        if (refused) {
+          const error = toGraphQLError(refused);
+          const socket = ctx.extra.socket;
+          // The operation is told why before the close frame: its client gives up at once, where a
+          // close alone (4403) would have it reconnect and retry. Once closing, graphql-ws sends nothing.
+          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ id, type: 'error', payload: [error.toJSON()] }));
+          refuse(socket, refused);
+          return [error];
+        }
         const { schema: envSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
