@@ -206,6 +206,15 @@ export function can(subject: Subject, action: Action): boolean {
   return rules[action](subject) && scopesAllow(subject, action);
 }
 
+/**
+ * Throws 403 when the token's scopes do not allow the action, whatever the
+ * role: for lists, which show a member without the role nothing, but must
+ * refuse a token that may not read such things at all.
+ */
+export function requireScope(subject: Subject, action: Action): void {
+  if (!scopesAllow(subject, action)) throw new MissingScopeError(action, scopeNeeds[action]);
+}
+
 /** The read action that decides whether a resource exists for the caller at all. */
 const readActions: Record<string, Action> = {
   organization: 'organization:read',
