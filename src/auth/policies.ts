@@ -51,6 +51,7 @@ const rules = {
   'account:read': ownAccount,
   'account:list-organizations': ownAccount,
   'account:create-organization': ownAccount,
+  'account:join-organization': ownAccount,
   'account:manage-tokens': ownAccount,
 
   'organization:read': isMember,
@@ -127,6 +128,8 @@ const scopeNeeds = {
   'account:read': 'user:read',
   'account:list-organizations': 'organization:read',
   'account:create-organization': 'organization:write',
+  // Joining through an organization's e-mail domains: GitBook's scope of managing members and link invites.
+  'account:join-organization': 'organization:members:write',
   'account:manage-tokens': 'unscoped',
 
   'organization:read': 'any',

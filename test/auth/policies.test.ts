@@ -23,6 +23,7 @@ const EXPECTED: Record<Action, Needs> = {
   'account:read': { role: 'anyone', scope: 'user:read' },
   'account:list-organizations': { role: 'anyone', scope: 'organization:read' },
   'account:create-organization': { role: 'anyone', scope: 'organization:write' },
+  'account:join-organization': { role: 'anyone', scope: 'organization:members:write' },
   'account:manage-tokens': { role: 'anyone', scope: 'unscoped' },
   'organization:read': { role: 'member', scope: 'any' },
   'organization:leave': { role: 'member', scope: 'organization:members:write' },

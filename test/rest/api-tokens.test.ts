@@ -54,6 +54,7 @@ describe('a scoped token over REST', () => {
     expectError(await server.request('POST', '/v1/orgs', { token, body: { title: 'Mine' } }), 403, /needs the scope organization:write/);
     expectError(await server.request('GET', `/v1/orgs/${org}/sites`, { token }), 403, /needs the scope site:read/);
     expectError(await server.request('GET', `/v1/orgs/${org}/members`, { token }), 403, /needs the scope organization:members:read/);
+    expectError(await server.request('POST', `/v1/orgs/${org}/join`, { token }), 403, /account:join-organization needs the scope organization:members:write/);
     // Nothing was changed.
     expect((await server.request('GET', `/v1/spaces/${space}`, { token: ada.token })).body.title).toBe('Guide');
   });
