@@ -22,6 +22,7 @@ export const builder = new SchemaBuilder<{
     TranslationLanguage: { Input: string; Output: string };
     SiteVisibility: { Input: string; Output: string };
     SiteType: { Input: string; Output: string };
+    TokenScope: { Input: string; Output: string };
     ContentReferenceStatus: { Input: string; Output: string };
   };
 }>({

@@ -1,17 +1,25 @@
 /**
  * `npm run cli -- <command>`: operator commands on the same DATABASE_URL as
  * the server. Each prints one line of JSON.
- *   user:create --email ada@example.com --name "Ada"   -> {"user": {...}, "token": "..."}
- *   token:create --email ada@example.com [--label x]   -> {"user": {...}, "token": "..."}
+ *   user:create --email ada@example.com --name "Ada" [token options]   -> {"user": {...}, "token": "...", "apiToken": {...}}
+ *   token:create --email ada@example.com [token options]                -> {"user": {...}, "token": "...", "apiToken": {...}}
+ *     token options: --label x, --expires-in 30d | 2027-01-31, --scopes space:read,site:read
+ *   token:list --email ada@example.com                                  -> {"user": {...}, "tokens": [{id, label, scopes, ...}]}
+ *   token:revoke --email ada@example.com --id <token id>                -> {"revoked": {...}}
+ *   member:add --email ada@example.com --org <organization id> --role edit -> {"member": {...}}
+ * The secret of a token is printed once, by the command that creates it.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { createUserWithToken, issueTokenForEmail, presentUser } from './auth/users.ts';
+import { listApiTokens, parseExpiry, parseScopes, revokeApiToken, type ApiTokenView } from './auth/tokens.ts';
+import { createUserWithToken, findUserByEmail, issueTokenForEmail, presentUser } from './auth/users.ts';
 import { loadConfig } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { parseDatabaseUrl } from './db/provider/config.ts';
 import { prepareDatabase } from './db/provider/setup.ts';
+import { AppError } from './errors/index.ts';
+import { ADDABLE_ROLES, addMember } from './services/member.ts';
 import { Urls } from './urls.ts';
 
 const email = (value: string) => {
@@ -35,28 +43,104 @@ async function withDb<T>(fn: (db: Db, urls: Urls) => Promise<T>): Promise<T> {
 
 const program = new Command('cli').description('Operator commands for the docs publishing API').exitOverride();
 
+/** The token options of user:create and token:create. */
+interface TokenOptions {
+  label?: string;
+  expiresIn?: Date;
+  scopes?: string[];
+}
+
+/** Commander parsers rethrow our 400s as its own argument errors, so they print as usage errors do. */
+const asArgument =
+  <T>(parse: (value: string) => T) =>
+  (value: string): T => {
+    try {
+      return parse(value);
+    } catch (error) {
+      if (error instanceof AppError) throw new InvalidArgumentError(error.message.replace(/^[\w-]+: /, ''));
+      throw error;
+    }
+  };
+
+const tokenOptions = (command: Command) =>
+  command
+    .option('--label <label>', 'a label for the token')
+    .option('--expires-in <when>', 'when the token expires: a duration (30d, 12h, 90m, 2w) or an ISO 8601 date; default: never', asArgument((v) => parseExpiry(v)))
+    .option(
+      '--scopes <scopes>',
+      'comma-separated scopes the token is limited to (default: none, it acts with the user\'s roles)',
+      asArgument((v) => parseScopes(v.split(',').map((s) => s.trim()).filter(Boolean))),
+    );
+
+const tokenInput = (opts: TokenOptions) => ({ label: opts.label, expiresAt: opts.expiresIn ?? null, scopes: opts.scopes ?? [] });
+
+/** A token in the CLI's output: dates as ISO text, the secret never. */
+const presentToken = (token: ApiTokenView) => ({
+  ...token,
+  createdAt: token.createdAt.toISOString(),
+  expiresAt: token.expiresAt?.toISOString() ?? null,
+  lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+});
+
+tokenOptions(
+  program
+    .command('user:create')
+    .description('Create a user and an API token (the secret is printed once)')
+    .requiredOption('--email <email>', 'e-mail address', email)
+    .requiredOption('--name <name>', 'display name'),
+).action(async (opts: { email: string; name: string } & TokenOptions) => {
+  await withDb(async (db, urls) => {
+    const { user, token, apiToken } = await createUserWithToken(db, { email: opts.email, displayName: opts.name, ...tokenInput(opts) });
+    console.log(JSON.stringify({ user: presentUser(urls, user), token, apiToken: presentToken(apiToken) }));
+  });
+});
+
+tokenOptions(
+  program
+    .command('token:create')
+    .description('Issue another API token for an existing user (the secret is printed once)')
+    .requiredOption('--email <email>', 'e-mail address', email),
+).action(async (opts: { email: string } & TokenOptions) => {
+  await withDb(async (db, urls) => {
+    const { user, token, apiToken } = await issueTokenForEmail(db, opts.email, tokenInput(opts));
+    console.log(JSON.stringify({ user: presentUser(urls, user), token, apiToken: presentToken(apiToken) }));
+  });
+});
+
 program
-  .command('user:create')
-  .description('Create a user and an API token')
+  .command('token:list')
+  .description("List a user's API tokens (never their secrets)")
   .requiredOption('--email <email>', 'e-mail address', email)
-  .requiredOption('--name <name>', 'display name')
-  .option('--label <label>', 'a label for the token')
-  .action(async (opts: { email: string; name: string; label?: string }) => {
+  .action(async (opts: { email: string }) => {
     await withDb(async (db, urls) => {
-      const { user, token } = await createUserWithToken(db, { email: opts.email, displayName: opts.name, label: opts.label });
-      console.log(JSON.stringify({ user: presentUser(urls, user), token }));
+      const user = await findUserByEmail(db, opts.email);
+      const tokens = await listApiTokens(db, user.id);
+      console.log(JSON.stringify({ user: presentUser(urls, user), tokens: tokens.map(presentToken) }));
     });
   });
 
 program
-  .command('token:create')
-  .description('Issue another API token for an existing user')
-  .requiredOption('--email <email>', 'e-mail address', email)
-  .option('--label <label>', 'a label for the token')
-  .action(async (opts: { email: string; label?: string }) => {
+  .command('token:revoke')
+  .description("Revoke one of a user's API tokens: the next request with it answers 401")
+  .requiredOption('--email <email>', 'e-mail address of the token\'s user', email)
+  .requiredOption('--id <id>', 'the token id (token:list shows it)')
+  .action(async (opts: { email: string; id: string }) => {
+    await withDb(async (db) => {
+      const user = await findUserByEmail(db, opts.email);
+      console.log(JSON.stringify({ revoked: presentToken(await revokeApiToken(db, user.id, opts.id)) }));
+    });
+  });
+
+program
+  .command('member:add')
+  .description('Add an existing user to an organization with a role')
+  .requiredOption('--email <email>', 'e-mail address of the user', email)
+  .requiredOption('--org <organizationId>', 'the organization id')
+  .requiredOption('--role <role>', `one of ${ADDABLE_ROLES.join(', ')}`)
+  .action(async (opts: { email: string; org: string; role: string }) => {
     await withDb(async (db, urls) => {
-      const { user, token } = await issueTokenForEmail(db, opts.email, opts.label);
-      console.log(JSON.stringify({ user: presentUser(urls, user), token }));
+      const { organization, user, role } = await addMember(db, { organizationId: opts.org, email: opts.email, role: opts.role });
+      console.log(JSON.stringify({ member: { organization: { id: organization.id, title: organization.title }, user: presentUser(urls, user), role: role ?? 'guest' } }));
     });
   });
 

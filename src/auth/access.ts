@@ -9,6 +9,7 @@
  * levels. A share key of a share-link site lets anyone read that site and
  * the spaces it publishes: the subject then carries `shared`.
  */
+import type { TokenScope } from '../db/value-sets.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
 import type { Subject } from './policies.ts';
 import { atLeast, highest, isMemberRole, type MemberRole, type RoleOrGuest } from './roles.ts';
@@ -66,7 +67,18 @@ export class Access {
   }
 
   organization(organizationId: string): Subject {
-    return { organizationId, role: this.viewer?.memberships.get(organizationId) };
+    return { organizationId, role: this.viewer?.memberships.get(organizationId), scopes: this.scopes };
+  }
+
+  /** The subject of the caller's own account (their profile, organizations, tokens); 401 without a caller. */
+  account(): Subject {
+    this.requireViewer();
+    return { organizationId: null, role: undefined, scopes: this.scopes };
+  }
+
+  /** The scopes the caller's token is limited to (null: none, it acts with its user's roles). */
+  private get scopes(): ReadonlySet<TokenScope> | null {
+    return this.viewer?.scopes ?? null;
   }
 
   /**
@@ -103,7 +115,7 @@ export class Access {
   private async content(kind: 'space' | 'collection', node: ContentNode): Promise<Subject> {
     const own = this.viewer?.memberships.get(node.organizationId);
     // Default levels raise members' own roles only; nothing outranks admin.
-    if (!own || own === 'admin') return { organizationId: node.organizationId, role: own };
+    if (!own || own === 'admin') return { organizationId: node.organizationId, role: own, scopes: this.scopes };
     const level =
       node.defaultLevel === 'inherit'
         ? node.parentId
@@ -112,7 +124,7 @@ export class Access {
         : isMemberRole(node.defaultLevel)
           ? node.defaultLevel
           : undefined;
-    return { organizationId: node.organizationId, role: highest([own, level ?? undefined]) };
+    return { organizationId: node.organizationId, role: highest([own, level ?? undefined]), scopes: this.scopes };
   }
 
   /** Whether `shareKey` opens a site that publishes the space; if so it is recorded for the request. */

@@ -5,7 +5,8 @@
  * exactly what the API lets them do. test/auth/policies.test.ts walks every
  * action for every role and fact.
  */
-import { ForbiddenError, NotFoundError } from '../errors/index.ts';
+import type { TokenScope } from '../db/value-sets.ts';
+import { ForbiddenError, MissingScopeError, NotFoundError } from '../errors/index.ts';
 import { atLeast, type MemberRole, type RoleOrGuest } from './roles.ts';
 
 /**
@@ -13,7 +14,8 @@ import { atLeast, type MemberRole, type RoleOrGuest } from './roles.ts';
  * role on it, and the facts some rules read (src/auth/access.ts makes them).
  */
 export interface Subject {
-  readonly organizationId: string;
+  /** null: the caller's own account (`account:*` actions). */
+  readonly organizationId: string | null;
   /** undefined: the caller is not a member of the organization; null: a guest. */
   readonly role: RoleOrGuest | undefined;
   /** A space in locked edit mode: nobody edits its content. */
@@ -23,6 +25,11 @@ export interface Subject {
    * share-link site, or a space such a site publishes.
    */
   readonly shared?: boolean;
+  /**
+   * The scopes the caller's token is limited to; null or absent: a token
+   * without scopes, acting with its user's roles.
+   */
+  readonly scopes?: ReadonlySet<TokenScope> | null;
 }
 
 type Rule = (subject: Subject) => boolean;
@@ -37,7 +44,16 @@ const readOrShared: Rule = (s) => atLeast(s.role, 'read') || s.shared === true;
 /** Change the content: `edit`, unless the space is locked. */
 const editContent: Rule = (s) => atLeast(s.role, 'edit') && !s.locked;
 
+/** The caller's own account (Access.account() makes its subject): any signed-in caller. */
+const ownAccount: Rule = () => true;
+
 const rules = {
+  'account:read': ownAccount,
+  'account:list-organizations': ownAccount,
+  'account:create-organization': ownAccount,
+  'account:join-organization': ownAccount,
+  'account:manage-tokens': ownAccount,
+
   'organization:read': isMember,
   'organization:leave': isMember,
   'organization:update': role('admin'),
@@ -98,11 +114,108 @@ const rules = {
 
 export type Action = keyof typeof rules;
 
+/**
+ * What a token's scopes must hold for each action, on top of its rule: a scope
+ * (GitBook's scope of the endpoints that do it), `any` (every token: the action
+ * only says that an organization exists for its member, which GitBook's
+ * `GET /orgs/{organizationId}` asks no scope for), or `unscoped` (only a token
+ * without scopes: a scoped token managing tokens could issue itself an
+ * unscoped one). docs/decisions.md, "Token scopes".
+ */
+export type ScopeNeed = TokenScope | 'any' | 'unscoped';
+
+const scopeNeeds = {
+  'account:read': 'user:read',
+  'account:list-organizations': 'organization:read',
+  'account:create-organization': 'organization:write',
+  // Joining through an organization's e-mail domains: GitBook's scope of managing members and link invites.
+  'account:join-organization': 'organization:members:write',
+  'account:manage-tokens': 'unscoped',
+
+  'organization:read': 'any',
+  'organization:leave': 'organization:members:write',
+  'organization:update': 'organization:write',
+  // Creating spaces and collections (GitBook's POST /orgs/{id}/spaces and /collections).
+  'organization:create-content': 'space:write',
+  'organization:list-members': 'organization:members:read',
+  'organization:view-billing': 'organization:read',
+  'member:read': 'organization:members:read',
+  'member:update': 'organization:members:write',
+  'member:remove': 'organization:members:write',
+
+  // GitBook counts collections as space content.
+  'collection:read': 'space:read',
+  'collection:create': 'space:write',
+  'collection:update': 'space:write',
+  'collection:move': 'space:write',
+  'collection:delete': 'space:write',
+  'collection:transfer': 'space:write',
+  'collection:admin': 'space:write',
+
+  'space:read': 'space:read',
+  'space:comment': 'space:write',
+  'space:edit': 'space:write',
+  'space:update': 'space:write',
+  'space:configure': 'space:write',
+  'space:duplicate': 'space:write',
+  'space:move': 'space:write',
+  'space:delete': 'space:write',
+  'space:restore': 'space:write',
+  'space:transfer': 'space:write',
+  'space:admin': 'space:write',
+
+  'change-request:read': 'space:read',
+  'change-request:create': 'space:write',
+  'change-request:update': 'space:write',
+  'change-request:edit-content': 'space:write',
+  'change-request:review': 'space:write',
+  'change-request:merge': 'change-request:merge',
+
+  'site:read': 'site:read',
+  'site:create': 'site:write',
+  'site:update': 'site:write',
+  'site:configure': 'site:write',
+  'site:publish': 'site:publish',
+  'site:delete': 'site:write',
+
+  // Jobs import, export and translate content.
+  'job:read': 'space:read',
+
+  // Translations have no scope of their own in GitBook's API: they are space content.
+  'translation:read': 'space:read',
+  'translation:create': 'space:write',
+  'translation:update': 'space:write',
+  'translation:delete': 'space:write',
+  'translation:run': 'space:write',
+} satisfies Record<Action, ScopeNeed>;
+
 /** Every action, for tests and tools that walk the table. */
 export const ACTIONS = Object.keys(rules) as Action[];
 
+/** The scope an action needs of a scoped token. */
+export function scopeNeeded(action: Action): ScopeNeed {
+  return scopeNeeds[action];
+}
+
+/** Whether the token's scopes allow the action (a token without scopes: always). */
+function scopesAllow(subject: Subject, action: Action): boolean {
+  if (!subject.scopes) return true;
+  const need: ScopeNeed = scopeNeeds[action];
+  return need === 'any' || (need !== 'unscoped' && subject.scopes.has(need));
+}
+
+/** Whether the caller may do `action`: their role allows it, and so do their token's scopes. */
 export function can(subject: Subject, action: Action): boolean {
-  return rules[action](subject);
+  return rules[action](subject) && scopesAllow(subject, action);
+}
+
+/**
+ * Throws 403 when the token's scopes do not allow the action, whatever the
+ * role: for lists, which show a member without the role nothing, but must
+ * refuse a token that may not read such things at all.
+ */
+export function requireScope(subject: Subject, action: Action): void {
+  if (!scopesAllow(subject, action)) throw new MissingScopeError(action, scopeNeeds[action]);
 }
 
 /** The read action that decides whether a resource exists for the caller at all. */
@@ -123,6 +236,9 @@ const readActions: Record<string, Action> = {
  */
 export function authorize(subject: Subject, action: Action, resource: { type: string; id: string }): void {
   const readAction = readActions[action.slice(0, action.indexOf(':'))];
-  if (readAction && !can(subject, readAction)) throw new NotFoundError(resource.type, resource.id);
-  if (!can(subject, action)) throw new ForbiddenError(action);
+  // Whether the resource exists for the caller is their role's business: a token
+  // without the read scope still learns nothing its user could not see.
+  if (readAction && !rules[readAction](subject)) throw new NotFoundError(resource.type, resource.id);
+  if (!rules[action](subject)) throw new ForbiddenError(action);
+  if (!scopesAllow(subject, action)) throw new MissingScopeError(action, scopeNeeds[action]);
 }

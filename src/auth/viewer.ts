@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
+import { isOneOf, TOKEN_SCOPES, type TokenScope } from '../db/value-sets.ts';
 import { isMemberRole, type RoleOrGuest } from './roles.ts';
+import { noteTokenUse } from './token-usage.ts';
 
 /** Who is calling: a user, authenticated by a token, and their memberships. */
 export interface Viewer {
@@ -9,6 +11,8 @@ export interface Viewer {
   readonly tokenId: string;
   /** organization id -> the viewer's own role there (null: guest). Absent: not a member. */
   readonly memberships: Map<string, RoleOrGuest>;
+  /** The scopes the token is limited to; null: none, it acts with its user's roles. */
+  readonly scopes: ReadonlySet<TokenScope> | null;
 }
 
 const TOKEN_PREFIX = 'gb_api_';
@@ -31,31 +35,63 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match[1]!;
 }
 
-/** One row per membership of the token's user (a single row with null organization when there is none). */
+/**
+ * One row per membership of the token's user (kind `m`; a single row with null
+ * organization when there is none), then one per scope of the token (kind `s`).
+ */
 interface ViewerRow {
   tokenId: string;
   userId: string;
-  organizationId: string | null;
+  expiresAt: Date | string | number | null;
+  lastUsedAt: Date | string | number | null;
+  kind: 'm' | 's';
+  /** kind m: the organization; kind s: the scope. */
+  value: string | null;
   role: string | null;
 }
 
+/** Raw rows give a DateTime as the driver reads it (a Date, an ISO text or epoch milliseconds). */
+const toDate = (value: Date | string | number | null): Date | null => (value === null ? null : new Date(value));
+
 /**
- * Resolves a token to its viewer in one SQL statement; throws on an unknown
- * token. Raw SQL because every request pays for it: the equivalent nested
- * `findUnique` sends three statements (token, user, memberships) and costs a
- * third of a GET by id (bench/results/2026-11-23-rest.md). Quoted identifiers
- * read the same on SQLite and PostgreSQL.
+ * Resolves a token to its viewer in one SQL statement; throws on an unknown,
+ * revoked (deleted) or expired token. Raw SQL because every request pays for
+ * it: the equivalent nested `findUnique` sends three statements (token, user,
+ * memberships) and costs a third of a GET by id
+ * (bench/results/2026-11-23-rest.md). Memberships and scopes come as two
+ * halves of a UNION ALL, so that neither multiplies the other's rows. Quoted
+ * identifiers read the same on SQLite and PostgreSQL.
+ *
+ * Nothing is cached between requests: a token revoked by another process (the
+ * CLI, another replica) answers 401 on its next request.
  */
-export async function loadViewer(db: Db, token: string): Promise<Viewer> {
+export async function loadViewer(db: Db, token: string, now = new Date()): Promise<Viewer> {
+  const hash = hashToken(token);
   const rows = await db.$queryRaw<ViewerRow[]>`
-    SELECT t."id" AS "tokenId", t."userId" AS "userId", m."organizationId" AS "organizationId", m."role" AS "role"
+    SELECT t."id" AS "tokenId", t."userId" AS "userId", t."expiresAt" AS "expiresAt", t."lastUsedAt" AS "lastUsedAt",
+      'm' AS "kind", m."organizationId" AS "value", m."role" AS "role"
     FROM "ApiToken" t LEFT JOIN "Member" m ON m."userId" = t."userId"
-    WHERE t."tokenHash" = ${hashToken(token)}`;
+    WHERE t."tokenHash" = ${hash}
+    UNION ALL
+    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", NULL
+    FROM "ApiToken" t JOIN "ApiTokenScope" s ON s."tokenId" = t."id"
+    WHERE t."tokenHash" = ${hash}`;
   const first = rows[0];
   if (!first) throw new UnauthenticatedError('The API token is invalid or has been revoked');
-  const memberships = new Map<string, RoleOrGuest>();
-  for (const m of rows) {
-    if (m.organizationId !== null) memberships.set(m.organizationId, isMemberRole(m.role) ? m.role : null);
+  const expiresAt = toDate(first.expiresAt);
+  if (expiresAt && expiresAt <= now) {
+    throw new UnauthenticatedError(`The API token expired at ${expiresAt.toISOString()}: create a new one`);
   }
-  return { userId: first.userId, tokenId: first.tokenId, memberships };
+  const memberships = new Map<string, RoleOrGuest>();
+  const scopes = new Set<TokenScope>();
+  for (const row of rows) {
+    if (row.kind === 's') {
+      // A scope this version no longer knows grants nothing (the CHECK constraint keeps the column to TOKEN_SCOPES).
+      if (isOneOf(TOKEN_SCOPES, row.value)) scopes.add(row.value);
+    } else if (row.value !== null) memberships.set(row.value, isMemberRole(row.role) ? row.role : null);
+  }
+  await noteTokenUse(db, { id: first.tokenId, lastUsedAt: toDate(first.lastUsedAt) }, now);
+  // A token whose every scope is unknown keeps a scope nobody has, rather than acting unscoped.
+  const scoped = rows.some((row) => row.kind === 's');
+  return { userId: first.userId, tokenId: first.tokenId, memberships, scopes: scoped ? scopes : null };
 }

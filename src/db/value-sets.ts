@@ -76,12 +76,35 @@ export const GIT_SYNC_KINDS = ['import', 'export'] as const;
 export const GIT_SYNC_STATUSES = JOB_STATES;
 
 /**
+ * The scopes an API token may carry: the OAuth scope names of GitBook's API
+ * (the `oauth` security scheme of its OpenAPI document, @gitbook/api 0.202.0)
+ * that guard an endpoint this server serves. A token without scopes acts with
+ * its user's roles. src/auth/policies.ts maps every action to the one it
+ * needs; docs/decisions.md, "Token scopes", says which names were left out and why.
+ */
+export const TOKEN_SCOPES = [
+  'user:read',
+  'organization:read',
+  'organization:write',
+  'organization:members:read',
+  'organization:members:write',
+  'space:read',
+  'space:write',
+  'change-request:merge',
+  'site:read',
+  'site:write',
+  'site:publish',
+] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/**
  * The columns holding a value of a set, by table: the database accepts only
  * these values there (NULL where the column is nullable).
  */
 export const VALUE_SET_COLUMNS = {
   Organization: { type: ORGANIZATION_TYPES, useCase: ORGANIZATION_USE_CASES, communityType: ORGANIZATION_COMMUNITY_TYPES, defaultRole: MEMBER_ROLES },
   Member: { role: MEMBER_ROLES },
+  ApiTokenScope: { scope: TOKEN_SCOPES },
   Collection: { defaultLevel: DEFAULT_LEVELS },
   Space: { visibility: CONTENT_VISIBILITIES, editMode: SPACE_EDIT_MODES, defaultLevel: DEFAULT_LEVELS, language: TRANSLATION_LANGUAGES },
   Revision: { type: REVISION_TYPES },

@@ -88,6 +88,20 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/** 403: the caller's role allows the action, but their token's scopes do not. */
+export class MissingScopeError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+  /** `scope`: the scope the token lacks, or `unscoped` when only a token without scopes may act. */
+  constructor(action: string, scope: string) {
+    super(
+      scope === 'unscoped'
+        ? `This token's scopes do not allow this: ${action} needs a token without scopes`
+        : `This token's scopes do not allow this: ${action} needs the scope ${scope}`,
+    );
+  }
+}
+
 export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
   readonly status = 404;

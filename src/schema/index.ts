@@ -3,6 +3,8 @@ import { GraphQLDirective, GraphQLEnumType, GraphQLInt, GraphQLNonNull, GraphQLS
 import { builder } from '../builder.ts';
 import './shared/scalars.ts';
 import './user/type.ts';
+import './api-token/type.ts';
+import './api-token/mutations.ts';
 import './organization/type.ts';
 import './organization/queries.ts';
 import './organization/mutations.ts';

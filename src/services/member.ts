@@ -2,8 +2,10 @@
 import { authorize } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
-import { ConflictError, NotFoundError } from '../errors/index.ts';
-import { isWriteConflict } from '../errors/prisma.ts';
+import { isOneOf, MEMBER_ROLES } from '../db/value-sets.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { isUniqueViolation, isWriteConflict } from '../errors/prisma.ts';
+import { newId } from '../ids.ts';
 
 /** Loads a member of an organization the caller belongs to, or 404. */
 export async function loadMember<Q extends object>(ctx: Context, organizationId: string, userId: string, query?: Q) {
@@ -51,5 +53,33 @@ export async function changeMembership<T>(ctx: Context, fn: (tx: MemberTx) => Pr
       // A short random pause, so that two retrying requests do not collide again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
+  }
+}
+
+/** `member:add`'s roles: a member role, or `guest` (a member with no role of their own). */
+export const ADDABLE_ROLES = [...MEMBER_ROLES, 'guest'] as const;
+
+/**
+ * Adds an existing user to an organization with a role (the operator's
+ * `member:add`): a 404 for an unknown user or organization, a 400 for an
+ * unknown role, a 409 when the user is already a member (their role is
+ * changed through the API, where the last-admin rule applies).
+ */
+export async function addMember(db: Db, input: { organizationId: string; email: string; role: string }) {
+  if (!isOneOf(ADDABLE_ROLES, input.role)) {
+    throw new InvalidInputError(`role: unknown role ${JSON.stringify(input.role)}; the roles are ${ADDABLE_ROLES.join(', ')}`);
+  }
+  const role = input.role === 'guest' ? null : input.role;
+  const user = await db.user.findUnique({ where: { email: input.email.toLowerCase() } });
+  if (!user) throw new NotFoundError('User with e-mail', input.email, 'create it with user:create first');
+  const organization = await db.organization.findUnique({ where: { id: input.organizationId }, select: { id: true, title: true } });
+  if (!organization) throw new NotFoundError('Organization', input.organizationId);
+  try {
+    const member = await db.member.create({ data: { id: newId(), organizationId: organization.id, userId: user.id, role } });
+    return { organization, user, role: member.role };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await db.member.findUnique({ where: { organizationId_userId: { organizationId: organization.id, userId: user.id } }, select: { role: true } });
+    throw new ConflictError(`${user.email} is already a member of organization ${organization.id} (role: ${existing?.role ?? 'guest'})`);
   }
 }

@@ -7,59 +7,69 @@
  * row here, fails.
  */
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, authorize, can, type Action, type Subject } from '../../src/auth/policies.ts';
+import { ACTIONS, authorize, can, scopeNeeded, type Action, type Subject } from '../../src/auth/policies.ts';
 import { MEMBER_ROLES, type RoleOrGuest } from '../../src/auth/roles.ts';
-import { ForbiddenError, NotFoundError } from '../../src/errors/index.ts';
+import { TOKEN_SCOPES, type TokenScope } from '../../src/db/value-sets.ts';
+import { ForbiddenError, MissingScopeError, NotFoundError } from '../../src/errors/index.ts';
 
-type Needs = { role: (typeof MEMBER_ROLES)[number] | 'member'; notLocked?: true; orShared?: true };
+/**
+ * A role at least, any membership, or `anyone` (the caller's own account: every signed-in caller);
+ * the facts that change it; and the scope a scoped token needs (`any`: every token; `unscoped`: a token without scopes only).
+ */
+type Needs = { role: (typeof MEMBER_ROLES)[number] | 'member' | 'anyone'; notLocked?: true; orShared?: true; scope: TokenScope | 'any' | 'unscoped' };
 
 /** What each action needs: a role at least (or any membership), and the facts that change it. */
 const EXPECTED: Record<Action, Needs> = {
-  'organization:read': { role: 'member' },
-  'organization:leave': { role: 'member' },
-  'organization:update': { role: 'admin' },
-  'organization:create-content': { role: 'create' },
-  'organization:list-members': { role: 'read' },
-  'organization:view-billing': { role: 'admin' },
-  'member:read': { role: 'read' },
-  'member:update': { role: 'admin' },
-  'member:remove': { role: 'admin' },
-  'collection:read': { role: 'read' },
-  'collection:create': { role: 'create' },
-  'collection:update': { role: 'create' },
-  'collection:move': { role: 'create' },
-  'collection:delete': { role: 'admin' },
-  'collection:transfer': { role: 'admin' },
-  'collection:admin': { role: 'admin' },
-  'space:read': { role: 'read', orShared: true },
-  'space:comment': { role: 'comment' },
-  'space:edit': { role: 'edit', notLocked: true },
-  'space:update': { role: 'edit' },
-  'space:configure': { role: 'admin' },
-  'space:duplicate': { role: 'create' },
-  'space:move': { role: 'create' },
-  'space:delete': { role: 'admin' },
-  'space:restore': { role: 'admin' },
-  'space:transfer': { role: 'admin' },
-  'space:admin': { role: 'admin' },
-  'change-request:read': { role: 'read' },
-  'change-request:create': { role: 'edit', notLocked: true },
-  'change-request:update': { role: 'edit', notLocked: true },
-  'change-request:edit-content': { role: 'edit', notLocked: true },
-  'change-request:review': { role: 'review' },
-  'change-request:merge': { role: 'review' },
-  'site:read': { role: 'read', orShared: true },
-  'site:create': { role: 'create' },
-  'site:update': { role: 'create' },
-  'site:configure': { role: 'admin' },
-  'site:publish': { role: 'admin' },
-  'site:delete': { role: 'admin' },
-  'job:read': { role: 'read' },
-  'translation:read': { role: 'read' },
-  'translation:create': { role: 'create' },
-  'translation:update': { role: 'create' },
-  'translation:delete': { role: 'create' },
-  'translation:run': { role: 'create' },
+  'account:read': { role: 'anyone', scope: 'user:read' },
+  'account:list-organizations': { role: 'anyone', scope: 'organization:read' },
+  'account:create-organization': { role: 'anyone', scope: 'organization:write' },
+  'account:join-organization': { role: 'anyone', scope: 'organization:members:write' },
+  'account:manage-tokens': { role: 'anyone', scope: 'unscoped' },
+  'organization:read': { role: 'member', scope: 'any' },
+  'organization:leave': { role: 'member', scope: 'organization:members:write' },
+  'organization:update': { role: 'admin', scope: 'organization:write' },
+  'organization:create-content': { role: 'create', scope: 'space:write' },
+  'organization:list-members': { role: 'read', scope: 'organization:members:read' },
+  'organization:view-billing': { role: 'admin', scope: 'organization:read' },
+  'member:read': { role: 'read', scope: 'organization:members:read' },
+  'member:update': { role: 'admin', scope: 'organization:members:write' },
+  'member:remove': { role: 'admin', scope: 'organization:members:write' },
+  'collection:read': { role: 'read', scope: 'space:read' },
+  'collection:create': { role: 'create', scope: 'space:write' },
+  'collection:update': { role: 'create', scope: 'space:write' },
+  'collection:move': { role: 'create', scope: 'space:write' },
+  'collection:delete': { role: 'admin', scope: 'space:write' },
+  'collection:transfer': { role: 'admin', scope: 'space:write' },
+  'collection:admin': { role: 'admin', scope: 'space:write' },
+  'space:read': { role: 'read', orShared: true, scope: 'space:read' },
+  'space:comment': { role: 'comment', scope: 'space:write' },
+  'space:edit': { role: 'edit', notLocked: true, scope: 'space:write' },
+  'space:update': { role: 'edit', scope: 'space:write' },
+  'space:configure': { role: 'admin', scope: 'space:write' },
+  'space:duplicate': { role: 'create', scope: 'space:write' },
+  'space:move': { role: 'create', scope: 'space:write' },
+  'space:delete': { role: 'admin', scope: 'space:write' },
+  'space:restore': { role: 'admin', scope: 'space:write' },
+  'space:transfer': { role: 'admin', scope: 'space:write' },
+  'space:admin': { role: 'admin', scope: 'space:write' },
+  'change-request:read': { role: 'read', scope: 'space:read' },
+  'change-request:create': { role: 'edit', notLocked: true, scope: 'space:write' },
+  'change-request:update': { role: 'edit', notLocked: true, scope: 'space:write' },
+  'change-request:edit-content': { role: 'edit', notLocked: true, scope: 'space:write' },
+  'change-request:review': { role: 'review', scope: 'space:write' },
+  'change-request:merge': { role: 'review', scope: 'change-request:merge' },
+  'site:read': { role: 'read', orShared: true, scope: 'site:read' },
+  'site:create': { role: 'create', scope: 'site:write' },
+  'site:update': { role: 'create', scope: 'site:write' },
+  'site:configure': { role: 'admin', scope: 'site:write' },
+  'site:publish': { role: 'admin', scope: 'site:publish' },
+  'site:delete': { role: 'admin', scope: 'site:write' },
+  'job:read': { role: 'read', scope: 'space:read' },
+  'translation:read': { role: 'read', scope: 'space:read' },
+  'translation:create': { role: 'create', scope: 'space:write' },
+  'translation:update': { role: 'create', scope: 'space:write' },
+  'translation:delete': { role: 'create', scope: 'space:write' },
+  'translation:run': { role: 'create', scope: 'space:write' },
 };
 
 const ROLES: Array<RoleOrGuest | undefined> = [...MEMBER_ROLES, null, undefined];
@@ -68,9 +78,24 @@ const label = (role: RoleOrGuest | undefined) => (role === undefined ? 'non-memb
 function expected(needs: Needs, subject: Subject): boolean {
   const { role } = subject;
   const hasRole =
-    needs.role === 'member' ? role !== undefined : role !== undefined && role !== null && MEMBER_ROLES.indexOf(role) >= MEMBER_ROLES.indexOf(needs.role);
-  if (needs.orShared && subject.shared) return true;
-  return hasRole && !(needs.notLocked && subject.locked);
+    needs.role === 'anyone' ? true : needs.role === 'member' ? role !== undefined : role !== undefined && role !== null && MEMBER_ROLES.indexOf(role) >= MEMBER_ROLES.indexOf(needs.role);
+  return (hasRole && !(needs.notLocked && subject.locked)) || (needs.orShared === true && subject.shared === true);
+}
+
+/** Whether a token with these scopes (null: none) may do what `needs` names, its role permitting. */
+function scopeAllows(needs: Needs, scopes: ReadonlySet<TokenScope> | null): boolean {
+  if (scopes === null || needs.scope === 'any') return true;
+  return needs.scope !== 'unscoped' && scopes.has(needs.scope);
+}
+
+/** The tokens each subject is tried with: unscoped, holding only the scope needed, holding every other scope. */
+function tokenVariants(needs: Needs): Array<{ name: string; scopes: ReadonlySet<TokenScope> | null }> {
+  const needed = needs.scope === 'any' || needs.scope === 'unscoped' ? [] : [needs.scope];
+  return [
+    { name: 'unscoped', scopes: null },
+    ...(needed.length ? [{ name: `only ${needed[0]}`, scopes: new Set(needed) }] : [{ name: 'only user:read', scopes: new Set<TokenScope>(['user:read']) }]),
+    { name: 'every other scope', scopes: new Set(TOKEN_SCOPES.filter((scope) => !(needed as string[]).includes(scope))) },
+  ];
 }
 
 describe('the policy table', () => {
@@ -80,12 +105,17 @@ describe('the policy table', () => {
 
   for (const action of Object.keys(EXPECTED) as Action[]) {
     it(`${action}: ${JSON.stringify(EXPECTED[action])}`, () => {
+      const needs = EXPECTED[action];
+      expect(scopeNeeded(action)).toBe(needs.scope);
       const rows: string[] = [];
       for (const role of ROLES) {
         for (const locked of [false, true]) {
           for (const shared of [false, true]) {
-            const subject: Subject = { organizationId: 'org', role, locked, shared };
-            if (can(subject, action) !== expected(EXPECTED[action], subject)) rows.push(`${label(role)} locked=${locked} shared=${shared}`);
+            for (const token of tokenVariants(needs)) {
+              const subject: Subject = { organizationId: 'org', role, locked, shared, scopes: token.scopes };
+              const want = expected(needs, subject) && scopeAllows(needs, token.scopes);
+              if (can(subject, action) !== want) rows.push(`${label(role)} locked=${locked} shared=${shared} token=${token.name}`);
+            }
           }
         }
       }
@@ -105,6 +135,31 @@ describe('authorize', () => {
     expect(() => authorize({ organizationId: 'org', role: undefined, shared: true }, 'space:read', resource)).not.toThrow();
     expect(() => authorize({ organizationId: 'org', role: undefined, shared: true }, 'space:update', resource)).toThrow(ForbiddenError);
     expect(() => authorize({ organizationId: 'org', role: undefined, shared: true }, 'change-request:read', resource)).toThrow(NotFoundError);
+  });
+
+  it("answers 403 naming the missing scope when the role allows the action but the token's scopes do not", () => {
+    const resource = { type: 'Space', id: 's1' };
+    const readOnly: Subject = { organizationId: 'org', role: 'admin', scopes: new Set<TokenScope>(['space:read']) };
+    expect(() => authorize(readOnly, 'space:read', resource)).not.toThrow();
+    expect(() => authorize(readOnly, 'space:update', resource)).toThrow(MissingScopeError);
+    expect(() => authorize(readOnly, 'space:update', resource)).toThrow(/space:update needs the scope space:write/);
+    // Merging needs change-request:merge, which space:write does not include.
+    const writer: Subject = { ...readOnly, scopes: new Set<TokenScope>(['space:write']) };
+    expect(() => authorize(writer, 'change-request:merge', resource)).toThrow(/needs the scope change-request:merge/);
+    expect(() => authorize({ ...writer, scopes: new Set<TokenScope>(['change-request:merge']) }, 'change-request:merge', resource)).not.toThrow();
+    // A write scope is enough to find the resource: whether it exists is the role's business.
+    expect(() => authorize(writer, 'space:update', resource)).not.toThrow();
+    // Managing tokens takes a token without scopes, whatever it holds.
+    const everything: Subject = { organizationId: null, role: undefined, scopes: new Set(TOKEN_SCOPES) };
+    expect(() => authorize(everything, 'account:manage-tokens', { type: 'User', id: 'u' })).toThrow(/needs a token without scopes/);
+    expect(() => authorize({ ...everything, scopes: null }, 'account:manage-tokens', { type: 'User', id: 'u' })).not.toThrow();
+  });
+
+  it('answers 404 and 403 for the role before it looks at scopes', () => {
+    const resource = { type: 'Space', id: 's1' };
+    const scoped = new Set<TokenScope>(['space:read']);
+    expect(() => authorize({ organizationId: 'org', role: undefined, scopes: scoped }, 'space:update', resource)).toThrow(NotFoundError);
+    expect(() => authorize({ organizationId: 'org', role: 'read', scopes: scoped }, 'space:update', resource)).toThrow(ForbiddenError);
   });
 
   it('names the refused action in a 403', () => {

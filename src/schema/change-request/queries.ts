@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authorize, can } from '../../auth/policies.ts';
+import { authorize, can, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
 import { loadChangeRequest } from '../../services/change-request.ts';
@@ -81,6 +81,7 @@ builder.prismaObjectFields(Organization, (t) => ({
     resolve: async (org, args, ctx, info) => {
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
+      requireScope(subject, 'change-request:read');
       // Members who may read content see every space's change requests; others (guests) none.
       const where = can(subject, 'change-request:read')
         ? { space: { organizationId: org.id, deletedAt: null }, ...filters(args) }

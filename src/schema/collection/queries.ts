@@ -1,4 +1,4 @@
-import { authorize, can } from '../../auth/policies.ts';
+import { authorize, can, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
 import { loadCollection } from '../../services/collection.ts';
@@ -28,6 +28,7 @@ builder.prismaObjectFields(Organization, (t) => ({
     resolve: async (org, args, ctx, info) => {
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
+      requireScope(subject, 'collection:read');
       // Members with a role read every collection (default levels only raise roles); guests need grants.
       const where = can(subject, 'collection:read')
         ? { organizationId: org.id, ...(args.nested === false ? { parentId: null } : {}) }

@@ -45,6 +45,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const organizationId = String(args.organizationId);
       const viewer = ctx.access.requireViewer();
+      authorize(ctx.access.account(), 'account:join-organization', { type: 'User', id: viewer.userId });
       if (can(ctx.access.organization(organizationId), 'organization:read')) return true;
       const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true } });
       if (!organization) throw new NotFoundError('Organization', organizationId);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
+import { authorize } from '../../auth/policies.ts';
 import { jsonInput } from '../../db/json.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
@@ -53,6 +54,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const viewer = ctx.access.requireViewer();
+      authorize(ctx.access.account(), 'account:create-organization', { type: 'User', id: viewer.userId });
       const id = newId();
       const organization = await ctx.db.organization.create({
         ...query,

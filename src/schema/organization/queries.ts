@@ -1,3 +1,4 @@
+import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
 import { loadOrganization } from '../../services/organization.ts';
@@ -21,6 +22,7 @@ builder.queryFields((t) => ({
     args: pageArgs,
     resolve: (_root, args, ctx, info) => {
       const userId = ctx.access.requireViewer().userId;
+      authorize(ctx.access.account(), 'account:list-organizations', { type: 'User', id: userId });
       const query = itemsQuery(ctx, info);
       return paginate({
         ...args,

@@ -19,6 +19,7 @@ import {
   SITE_TYPES,
   SITE_VISIBILITIES,
   SPACE_EDIT_MODES,
+  TOKEN_SCOPES,
   TRANSLATION_LANGUAGES,
 } from '../../db/value-sets.ts';
 
@@ -48,7 +49,7 @@ export const SortDirection = builder.enumType('SortDirection', { values: ['asc',
 export { CONTENT_VISIBILITIES, SITE_TYPES, SITE_VISIBILITIES, TRANSLATION_LANGUAGES };
 
 function stringSetScalar(
-  name: 'ContentVisibility' | 'TranslationLanguage' | 'ContentReferenceStatus' | 'SiteVisibility' | 'SiteType',
+  name: 'ContentVisibility' | 'TranslationLanguage' | 'ContentReferenceStatus' | 'SiteVisibility' | 'SiteType' | 'TokenScope',
   values: readonly string[], description: string) {
   const check = (value: unknown) => {
     if (typeof value !== 'string' || !values.includes(value)) {
@@ -69,3 +70,4 @@ export const TranslationLanguage = stringSetScalar('TranslationLanguage', TRANSL
 export const ContentReferenceStatus = stringSetScalar('ContentReferenceStatus', ['ok', 'broken', 'in-app'], 'The state of a link');
 export const SiteVisibility = stringSetScalar('SiteVisibility', SITE_VISIBILITIES, 'Who can see a published site');
 export const SiteType = stringSetScalar('SiteType', SITE_TYPES, 'The plan of a site');
+export const TokenScope = stringSetScalar('TokenScope', TOKEN_SCOPES, "A scope an API token may be limited to (GitBook's OAuth scope names)");

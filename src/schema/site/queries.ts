@@ -1,4 +1,4 @@
-import { authorize, can } from '../../auth/policies.ts';
+import { authorize, can, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import type { Context } from '../../context.ts';
 import { paginate } from '../../db/pagination.ts';
@@ -51,6 +51,7 @@ builder.prismaObjectFields(Organization, (t) => ({
     resolve: async (org, args, ctx, info) => {
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
+      requireScope(subject, 'site:read');
       const where: Record<string, unknown> = can(subject, 'site:read') ? { organizationId: org.id } : { id: { in: [] as string[] } };
       if (args.space) where.siteSpaces = { some: { spaceId: args.space } };
       if (args.published !== null && args.published !== undefined) where.published = args.published;

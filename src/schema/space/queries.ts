@@ -1,4 +1,4 @@
-import { authorize, can } from '../../auth/policies.ts';
+import { authorize, can, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
 import { loadSpace } from '../../services/space.ts';
@@ -35,6 +35,7 @@ builder.prismaObjectFields(Organization, (t) => ({
     resolve: (org, args, ctx, info) => {
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
+      requireScope(subject, 'space:read');
       const where = can(subject, 'space:read') ? { organizationId: org.id, deletedAt: null } : { id: { in: [] as string[] } };
       const query = itemsQuery(ctx, info, CREATION_ORDER);
       return paginate({

@@ -1,3 +1,4 @@
+import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 
 export const User = builder.prismaObject('User', {
@@ -24,7 +25,10 @@ builder.queryField('viewer', (t) =>
     type: User,
     description: 'The authenticated user',
     authScopes: { authenticated: true },
-    resolve: async (query, _root, _args, ctx) =>
-      ctx.db.user.findUniqueOrThrow({ ...query, where: { id: ctx.access.requireViewer().userId } }),
+    resolve: async (query, _root, _args, ctx) => {
+      const { userId } = ctx.access.requireViewer();
+      authorize(ctx.access.account(), 'account:read', { type: 'User', id: userId });
+      return ctx.db.user.findUniqueOrThrow({ ...query, where: { id: userId } });
+    },
   }),
 );
