@@ -25,6 +25,7 @@ import type { JobKind } from './jobs/events.ts';
 import type { JobHandler } from './jobs/runner.ts';
 import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { useApiReference } from './plugins/use-api-reference.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
@@ -169,6 +170,8 @@ export function createApp(options: AppOptions): App {
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
+      // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
+      useApiReference({ config }),
       useSseEventIds(),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
