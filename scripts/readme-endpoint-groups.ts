@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import groups from '../codegen/endpoint-groups.cjs';
+import * as groups from '../codegen/endpoint-groups.cjs';
 import { restRoutes } from '../src/rest/generated/routes.ts';
 
 const readmePath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'README.md');

@@ -28,9 +28,13 @@ export const DOCS_TITLE = 'Docs publishing API · REST reference';
 const DOCS_DESCRIPTION =
   'Reference of the REST API of this documentation publishing service (GitBook-compatible, under /v1), rendered from its OpenAPI document at /v1/openapi.json.';
 
-/** Redoc's options: the theme's fonts are the system's (nothing is loaded for them). */
+/**
+ * Redoc's options: the theme's fonts are the system's (nothing is loaded for them). GitBook's
+ * document schemas nest into each other: Redoc's generated examples stop at a small depth, or
+ * building them takes the browser's whole memory.
+ */
 const REDOC_OPTIONS = {
-  expandResponses: '200,201',
+  generatedPayloadSamplesMaxDepth: 3,
   hideLoading: true,
   theme: { typography: { fontFamily: 'system-ui, sans-serif', headings: { fontFamily: 'system-ui, sans-serif' }, code: { fontFamily: 'ui-monospace, monospace' } } },
 };

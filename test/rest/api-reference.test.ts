@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dereference, validate } from '@scalar/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import groups from '../../codegen/endpoint-groups.cjs';
+import * as groups from '../../codegen/endpoint-groups.cjs';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { useTestServer } from '../helpers/server.ts';
 
