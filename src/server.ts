@@ -26,6 +26,7 @@ import type { JobKind } from './jobs/events.ts';
 import type { JobHandler } from './jobs/runner.ts';
 import { LiveLoaders } from './loaders.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { useApiReference } from './plugins/use-api-reference.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQL } from './plugins/use-graphiql.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
@@ -199,6 +200,8 @@ export function createApp(options: AppOptions): App {
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs }),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
       useGraphiQL({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
+      useApiReference({ config }),
       useSseEventIds(),
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
