@@ -44,13 +44,15 @@ async function credentialsOf(ctx: JobContext, spaceId: string) {
 /** Git's transfer progress as job steps, at most one update per 5 percent. */
 function transferProgress(ctx: JobContext, step: string, from: number, to: number) {
   let last = -1;
-  let pending: Promise<void> = Promise.resolve();
   return (p: GitProgress) => {
     if (!p.total) return;
     const percent = Math.floor(from + ((to - from) * p.loaded) / p.total);
     if (percent < last + 5) return;
     last = percent;
-    pending = pending.then(() => ctx.progress(step, percent, p.phase)).catch(() => undefined);
+    // Reported now, not after the previous report settled: the runner records steps in the order
+    // they are reported, and a chain of our own here let the next phase's step (reported directly,
+    // once the clone ended) overtake the last transfer steps still waiting in it.
+    ctx.progress(step, percent, p.phase).catch(() => undefined);
   };
 }
 

@@ -98,7 +98,7 @@ describe('writeRevision', () => {
     const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
     // The values a chunk lookup binds (SQLite's `?`, PostgreSQL's `$n`): one per hash looked up.
     const lookedUp = () => {
-      const lookups = statements.splice(0).filter((sql) => /^SELECT .*FROM [`"]?(main[`"]?\.)?[`"]?RevisionChunk[`"]?/is.test(sql));
+      const lookups = statements.splice(0).filter((sql) => /^SELECT .*FROM [`"]?([a-z0-9_]+[`"]?\.)?[`"]?RevisionChunk[`"]?/is.test(sql));
       expect(lookups).toHaveLength(1);
       return (/ IN \(([^)]*)\)/.exec(lookups[0]!)?.[1]?.match(/\?|\$\d+/g) ?? []).length;
     };
@@ -129,7 +129,7 @@ describe('writeRevision', () => {
     const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
     try {
       const once = await loadSnapshot(counting, id, { documents: false, chunks: cache });
-      const chunkReads = () => statements.filter((sql) => /FROM [`"]?(main[`"]?\.)?[`"]?RevisionChunk[`"]?/i.test(sql)).length;
+      const chunkReads = () => statements.filter((sql) => /FROM [`"]?([a-z0-9_]+[`"]?\.)?[`"]?RevisionChunk[`"]?/i.test(sql)).length;
       expect(chunkReads()).toBe(1);
       const twice = await loadSnapshot(counting, id, { documents: false, chunks: cache });
       expect(chunkReads()).toBe(1);
