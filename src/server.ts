@@ -208,7 +208,10 @@ export function createApp(options: AppOptions): App {
   // first races the next request sent on it, which then fails with ECONNRESET (Node's default is 5 s).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  const wsServer = new WebSocketServer({ server, path: GRAPHQL_ENDPOINT });
+  // Upgrades are handed to ws here rather than through its `server` option, with which ws also re-emits
+  // the HTTP server's errors (a port in use) as its own, and graphql-ws prints those on stderr as internal errors.
+  const wsServer = new WebSocketServer({ noServer: true, path: GRAPHQL_ENDPOINT });
+  server.on('upgrade', (request, socket, head) => wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit('connection', ws, request)));
   const wsCleanup = useServer(
     {
       // A token that is not valid closes the connection at connection_init (4403 with the reason); no token
