@@ -3,6 +3,7 @@
  * the server. Each prints one line of JSON.
  *   user:create --email ada@example.com --name "Ada"   -> {"user": {...}, "token": "..."}
  *   token:create --email ada@example.com [--label x]   -> {"user": {...}, "token": "..."}
+ *   db:migrate                                          -> {"applied": ["<migration>", ...]}
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
@@ -58,6 +59,16 @@ program
       const { user, token } = await issueTokenForEmail(db, opts.email, opts.label);
       console.log(JSON.stringify({ user: presentUser(urls, user), token }));
     });
+  });
+
+program
+  .command('db:migrate')
+  .description('Apply the pending database migrations and exit (the one-shot step before several servers start)')
+  .action(async () => {
+    const database = parseDatabaseUrl(loadConfig().databaseUrl);
+    await prepareDatabase(database);
+    const { applied } = await migrate(database);
+    console.log(JSON.stringify({ applied }));
   });
 
 try {

@@ -35,10 +35,16 @@ function literalDefault(row: ReadmeRow, names: Set<string>): string | null {
   return match[1]!;
 }
 
-/** Each variable of .env.example in order, with its value when the line sets it (null: a commented `# NAME=`). */
-function envExample(): Array<{ name: string; value: string | null }> {
+const COMPOSE_ONLY = '# ---- compose.yaml only';
+
+/**
+ * Each variable of .env.example in order, with its value when the line sets it (null: a commented
+ * `# NAME=`); `composeOnly`: those of its last section, which compose.yaml reads and the server does not.
+ */
+function envExample(composeOnly = false): Array<{ name: string; value: string | null }> {
   const entries: Array<{ name: string; value: string | null }> = [];
-  for (const line of fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8').split('\n')) {
+  const [server, compose] = fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8').split(COMPOSE_ONLY);
+  for (const line of (composeOnly ? compose ?? '' : server!).split('\n')) {
     const set = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
     const unset = /^# ([A-Z][A-Z0-9_]*)=$/.exec(line);
     if (set) entries.push({ name: set[1]!, value: set[2]! });
@@ -67,6 +73,18 @@ describe('.env.example', () => {
     const { databaseUrl: defaultUrl, ...defaults } = loadConfig({});
     expect(example).toEqual(defaults);
     expect(parseDatabaseUrl(exampleUrl)).toEqual(parseDatabaseUrl(defaultUrl));
+  });
+});
+
+describe('.env.example, compose section', () => {
+  it('lists only variables compose.yaml reads, commented', () => {
+    const compose = fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8');
+    const entries = envExample(true);
+    expect(entries.map((entry) => entry.name)).toEqual(['POSTGRES_PASSWORD', 'HTTP_PORT']);
+    for (const entry of entries) {
+      expect(entry.value).toBeNull();
+      expect(compose).toContain(`\${${entry.name}:-`);
+    }
   });
 });
 
