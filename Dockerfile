@@ -20,7 +20,7 @@ COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
 RUN npm ci --no-audit --no-fund \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
 # ---- runtime: production dependencies, dist/ and the migrations; no compiler, no sources
