@@ -10,7 +10,7 @@ import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/provider/
  * The Markdown limits when MARKDOWN_* are unset (src/content/document/markdown-limits.ts
  * explains them); code converting outside a request (tests, templates) uses them too.
  */
-export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500, maxUnclosedInline: 16, maxLazyLines: 100, maxTableCells: 5_000 });
+export const MARKDOWN_LIMIT_DEFAULTS = Object.freeze({ maxCharacters: 1_000_000, maxNesting: 32, maxInlineDelimiters: 500, maxUnclosedInline: 16, maxLazyLines: 100, maxTableCells: 5_000, maxBlocks: 5_000 });
 
 /** "true"/"1" or "false"/"0", nothing else. */
 const strictBoolean = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
@@ -81,6 +81,8 @@ const schema = z.object({
   MARKDOWN_MAX_LAZY_LINES: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxLazyLines),
   /** Most table cells in one Markdown document, a table counting its rows times its widest row. */
   MARKDOWN_MAX_TABLE_CELLS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxTableCells),
+  /** Most blocks in one Markdown document (paragraphs, headings, block quotes, list items, code and HTML blocks, GitBook tags). */
+  MARKDOWN_MAX_BLOCKS: z.coerce.number().int().min(1).default(MARKDOWN_LIMIT_DEFAULTS.maxBlocks),
   /** Worker threads for the CPU-heavy conversions of requests (Markdown, PDF), started when first needed; jobs have a thread each besides. */
   WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /** Conversions waiting for a thread at most, beyond those running; more are answered 503. */
@@ -89,6 +91,8 @@ const schema = z.object({
   WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /** Deadline of laying out a Git import or export on a worker thread, in milliseconds; past it the job fails. */
   GIT_LAYOUT_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
+  /** Page and file entries of revisions kept decoded in memory between requests (0: none); each costs roughly 0.5 KB. */
+  REVISION_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
   /** Encrypts stored Git credentials (32 bytes as 64 hex characters, or any passphrase, hashed). When unset, one is generated and kept in the data folder. */
   SECRETS_KEY: z.string().min(16).optional(),
 });
@@ -116,10 +120,12 @@ export interface AppConfig {
   idempotencyKeyTtlSeconds: number;
   secretsKey: string | undefined;
   /** MARKDOWN_*: what a Markdown conversion refuses (the shape of MarkdownLimits). */
-  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number; maxUnclosedInline: number; maxLazyLines: number; maxTableCells: number };
+  markdownLimits: { maxCharacters: number; maxNesting: number; maxInlineDelimiters: number; maxUnclosedInline: number; maxLazyLines: number; maxTableCells: number; maxBlocks: number };
   /** WORKER_*: the worker pool (the shape of WorkerPoolConfig). */
   workers: { threads: number; maxQueue: number; taskTimeoutMs: number };
   gitLayoutTimeoutMs: number;
+  /** REVISION_CACHE_ENTRIES: the bound of the process's RevisionChunkCache. */
+  revisionCacheEntries: number;
   /** TRANSLATION_* (below); `provider` null: translations cannot run. */
   translation: TranslationConfig;
 }
@@ -165,9 +171,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxUnclosedInline: e.MARKDOWN_MAX_UNCLOSED_INLINE,
       maxLazyLines: e.MARKDOWN_MAX_LAZY_LINES,
       maxTableCells: e.MARKDOWN_MAX_TABLE_CELLS,
+      maxBlocks: e.MARKDOWN_MAX_BLOCKS,
     },
     workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
     gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,
+    revisionCacheEntries: e.REVISION_CACHE_ENTRIES,
     translation: translationConfig(env),
   };
 }

@@ -9,6 +9,7 @@ import { type Conversions } from './content/conversions.ts';
 import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { RevisionChunkCache } from './db/revision-chunks.ts';
 import { type Provider } from './db/provider/config.ts';
 import type { Jobs } from './jobs/jobs.ts';
 import { Loaders } from './loaders.ts';
@@ -38,6 +39,8 @@ export interface Context extends YogaInitialContext {
   eventIds: { lastEventId: string | null; current: string | null };
   /** Markdown, document and PDF conversions, on the worker threads. */
   conversions: Conversions;
+  /** The process's decoded revision chunks, shared by its requests (content-addressed, never stale). */
+  revisionChunks: RevisionChunkCache;
 }
 
 export interface ContextDeps {
@@ -48,6 +51,7 @@ export interface ContextDeps {
   storage: ObjectStorage;
   jobs: Jobs;
   conversions: Conversions;
+  revisionChunks: RevisionChunkCache;
 }
 
 /** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */
@@ -58,7 +62,7 @@ export async function buildContext(
 ): Promise<Omit<Context, keyof YogaInitialContext>> {
   const token = bearerToken(authorization);
   const viewer = token ? await loadViewer(deps.db, token) : null;
-  const loaders = new Loaders(deps.db);
+  const loaders = new Loaders(deps.db, deps.revisionChunks);
   const access = new Access(viewer, {
     inheritedLevel: async (kind, id) => (await loaders.contentFacts.load(`${kind}:${id}`)).level,
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),

@@ -17,7 +17,7 @@ import type { StoredReference } from './content/links.ts';
 import { entriesOf, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
 import { Prisma, type Db } from './db/client.ts';
-import { chunkList } from './db/revision-chunks.ts';
+import { chunkList, readChunks, type RevisionChunkCache } from './db/revision-chunks.ts';
 
 export interface PublishableSite {
   id: string;
@@ -89,7 +89,10 @@ export class Loaders {
   /** Per-request notes attached to objects read in this request. */
   private readonly notebooks = new Map<string, WeakMap<object, unknown>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly revisionChunks?: RevisionChunkCache,
+  ) {}
 
   /** Forgets every cached value read from `table` (a model's table), as the database client reports writes. */
   invalidate(table: string): void {
@@ -253,8 +256,7 @@ export class Loaders {
 
   /** chunk hash -> its entries (a hash names one content forever: src/db/revision-chunks.ts) */
   readonly chunkByHash = this.cached(['RevisionChunk'], async (hashes: readonly string[]) => {
-    const rows = await this.db.revisionChunk.findMany({ where: { hash: { in: [...hashes] } } });
-    const byHash = new Map(rows.map((r) => [r.hash, r.entries as unknown[]]));
+    const byHash = await readChunks(this.db, hashes, this.revisionChunks);
     return hashes.map((hash) => byHash.get(hash) ?? new Error(`Revision chunk ${hash} is missing`));
   });
 
@@ -264,7 +266,7 @@ export class Loaders {
     const found = revisions.map((r) => (r && !(r instanceof Error) ? r : null));
     const hashes = found.flatMap((r) => (r ? [...chunkList(r.pageChunks), ...chunkList(r.fileChunks)] : []));
     const loaded = await this.chunkByHash.loadMany([...new Set(hashes)]);
-    const chunks = new Map<string, unknown[]>();
+    const chunks = new Map<string, readonly unknown[]>();
     [...new Set(hashes)].forEach((hash, i) => {
       const entries = loaded[i];
       if (entries && !(entries instanceof Error)) chunks.set(hash, entries);

@@ -15,6 +15,7 @@ import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, type Context } from './context.ts';
 import { createDb, type Db } from './db/client.ts';
+import { RevisionChunkCache } from './db/revision-chunks.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
 import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
@@ -146,6 +147,7 @@ export function createApp(options: AppOptions): App {
     jobs: createWorkerPool({ threads: config.jobs.concurrency, maxQueue: config.jobs.concurrency, taskTimeoutMs: config.gitLayoutTimeoutMs }),
   };
   const conversions = createConversions({ pool: workers.requests, limits: config.markdownLimits, storage: config.storage });
+  const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers } });
 
   // Subscriptions never end by themselves: shutdown ends those answered over SSE.
@@ -168,7 +170,7 @@ export function createApp(options: AppOptions): App {
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions }, authorizationOf(initial), lastEventId)) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions, revisionChunks }, authorizationOf(initial), lastEventId)) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
@@ -198,8 +200,8 @@ export function createApp(options: AppOptions): App {
         maxTokens: { n: 5000 },
         costLimit: { maxCost: 20000, ...reportArmorRejection() },
       }),
-      // Validates the REST documents once, here (a broken one stops the start), not per request.
-      useRestRoutes({ routes: restRoutes, schema, onMatch: setRouteLabel }),
+      // Validates each REST document once, on its route's first request, not per request.
+      useRestRoutes({ routes: restRoutes, onMatch: setRouteLabel }),
     ],
   });
 

@@ -31,6 +31,7 @@
  * revisions share them).
  */
 import { stringify } from 'safe-stable-stringify';
+import { joinStoredChunks } from '../db/revision-chunks.ts';
 import { uniqueSlug } from '../slug.ts';
 import { hashDocument } from './document/hash.ts';
 import { type JSONDocument } from './document/model.ts';
@@ -187,7 +188,7 @@ export function mergeRevisions(input: MergeInput): MergeResult {
 
   const files = mergeFiles(input, conflicts);
 
-  return { snapshot: { pages, files, documents }, conflicts: conflicts.sorted() };
+  return { snapshot: { pages, files, documents, storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks) }, conflicts: conflicts.sorted() };
 }
 
 function mergePage(

@@ -11,6 +11,7 @@
 import { batches } from '../batches.ts';
 import { Prisma, type Db, type Tx } from '../db/client.ts';
 import {
+  addStoredChunks,
   chunkEntries,
   chunkList,
   fileEntryId,
@@ -19,6 +20,7 @@ import {
   storeChunks,
   type FileEntry,
   type PageEntry,
+  type RevisionChunkCache,
 } from '../db/revision-chunks.ts';
 import { isOneOf, REFERENCE_TARGET_KINDS, type ReferenceTargetKind, type RevisionType } from '../db/value-sets.ts';
 import { newId } from '../ids.ts';
@@ -128,23 +130,39 @@ export interface RevisionChunks {
 }
 
 /** The pages and files of revisions whose chunks are in `chunks` (loaded by loadChunks or a loader). */
-export function entriesOf(revision: RevisionChunks, chunks: ReadonlyMap<string, unknown[]>): { pages: PageSnapshot[]; files: FileSnapshot[] } {
+export function entriesOf(revision: RevisionChunks, chunks: ReadonlyMap<string, readonly unknown[]>): { pages: PageSnapshot[]; files: FileSnapshot[] } {
   const pages = chunkList(revision.pageChunks).flatMap((hash) => (chunks.get(hash) ?? []) as PageEntry[]).map(pageFromEntry);
   const files = chunkList(revision.fileChunks).flatMap((hash) => (chunks.get(hash) ?? []) as FileEntry[]).map(fileFromEntry);
   return { pages, files };
 }
 
+/** Options of loadSnapshot. */
+export interface LoadSnapshotOptions {
+  /** Whether to load every document of its pages too. */
+  documents: boolean;
+  /** The process's decoded chunks (the context's `revisionChunks`), consulted before the database. */
+  chunks?: RevisionChunkCache;
+}
+
 /**
  * The pages and files of a revision, and (when `documents` is true) every
- * document of its pages. Four statements at most (the revision's chunk lists, its chunks, its documents).
+ * document of its pages. Three statements at most (the revision's chunk lists, its chunks not
+ * in the cache, its documents). The snapshot remembers its chunks (`storedChunks`).
  */
-export async function loadSnapshot(db: DbOrTx, revisionId: string, options: { documents: boolean }): Promise<RevisionSnapshot> {
+export async function loadSnapshot(db: DbOrTx, revisionId: string, options: LoadSnapshotOptions): Promise<RevisionSnapshot> {
   const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true } });
-  const chunks = await loadChunks(db, [...chunkList(revision.pageChunks), ...chunkList(revision.fileChunks)]);
+  const pageHashes = chunkList(revision.pageChunks);
+  const fileHashes = chunkList(revision.fileChunks);
+  const chunks = await loadChunks(db, [...pageHashes, ...fileHashes], options.chunks);
   const { pages, files } = entriesOf(revision, chunks);
   const snapshot = emptySnapshot();
   for (const page of pages) snapshot.pages.set(page.id, page);
   for (const file of files) snapshot.files.set(file.id, file);
+  snapshot.storedLists = { pageChunks: pageHashes, fileChunks: fileHashes };
+  snapshot.storedChunks = addStoredChunks(
+    new Map(),
+    [...pageHashes, ...fileHashes].map((hash) => ({ hash, entries: chunks.get(hash) as (PageEntry | FileEntry)[] })),
+  );
   if (options.documents) {
     const hashes = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null))];
     const docs = await loadDocuments(db, hashes);
@@ -248,6 +266,12 @@ export interface WriteRevisionInput {
   changeRequestId?: string | null;
   createdById?: string | null;
   snapshot: RevisionSnapshot;
+  /**
+   * The snapshot is, unchanged, the content of a stored revision whose chunk lists these are (a
+   * fast-forward merge writes the change request's content as the space's): they are the new
+   * revision's, with nothing to cut, hash or store.
+   */
+  unchangedFrom?: { pageChunks: string[]; fileChunks: string[] };
 }
 
 /**
@@ -261,9 +285,15 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
   const needed = new Set<string>();
   for (const page of snapshot.pages.values()) if (page.documentHash) needed.add(page.documentHash);
   await storeDocuments(tx, snapshot.documents, needed);
-  const pageChunks = chunkEntries([...snapshot.pages.values()].map(pageEntry), pageEntryId);
-  const fileChunks = chunkEntries([...snapshot.files.values()].map(fileEntry), fileEntryId);
-  await storeChunks(tx, [...pageChunks, ...fileChunks]);
+  // Runs of entries equal to a chunk the content was read from keep its hash: only the chunks an
+  // edit changed are hashed, looked up and stored.
+  let lists = input.unchangedFrom;
+  if (!lists) {
+    const pageChunks = chunkEntries([...snapshot.pages.values()].map(pageEntry), pageEntryId, snapshot.storedChunks);
+    const fileChunks = chunkEntries([...snapshot.files.values()].map(fileEntry), fileEntryId, snapshot.storedChunks);
+    await storeChunks(tx, [...pageChunks.fresh, ...fileChunks.fresh]);
+    lists = { pageChunks: pageChunks.chunks.map((chunk) => chunk.hash), fileChunks: fileChunks.chunks.map((chunk) => chunk.hash) };
+  }
   await tx.revision.create({
     data: {
       id,
@@ -273,8 +303,8 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       type: input.type,
       changeRequestId: input.changeRequestId ?? null,
       createdById: input.createdById ?? null,
-      pageChunks: pageChunks.map((chunk) => chunk.hash),
-      fileChunks: fileChunks.map((chunk) => chunk.hash),
+      pageChunks: lists.pageChunks,
+      fileChunks: lists.fileChunks,
     },
   });
   return id;
@@ -286,5 +316,6 @@ export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
     pages: new Map([...snapshot.pages].map(([id, p]) => [id, { ...p }])),
     files: new Map([...snapshot.files].map(([id, f]) => [id, { ...f }])),
     documents: new Map(snapshot.documents),
+    storedChunks: snapshot.storedChunks,
   };
 }

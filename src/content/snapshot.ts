@@ -8,6 +8,7 @@
  * distinct content (content-addressed by `documentHash`), so two revisions
  * that share a page's text share its row.
  */
+import type { StoredChunks } from '../db/revision-chunks.ts';
 import type { PageKind } from '../db/value-sets.ts';
 import type { ContentRef, JSONDocument } from './document/model.ts';
 
@@ -59,6 +60,14 @@ export interface RevisionSnapshot {
   files: Map<string, FileSnapshot>;
   /** Documents by hash, for the pages above (only those loaded). */
   documents: Map<string, JSONDocument>;
+  /**
+   * The stored chunks this content was read from (src/content/revision-store.ts): writing it as a
+   * revision takes their hashes for the runs of pages and files that did not change, instead of
+   * hashing every entry again. Shared, never changed, by the copies and merges made from it.
+   */
+  storedChunks?: StoredChunks;
+  /** The chunk lists of the revision this content was read as (loadSnapshot); copies and merges do not have them. */
+  storedLists?: { pageChunks: string[]; fileChunks: string[] };
 }
 
 /** The fields of a page a change compares, in the order conflicts report them. */

@@ -54,11 +54,12 @@ export function createDb(config: DatabaseConfig, options: CreateDbOptions = {}):
   const base = createAdapterFactory(config, { cacheStatements: true, timeouts });
   const observer = options.onQuery || options.onWrite ? { onQuery: options.onQuery, onWrite: options.onWrite } : null;
   const adapter = observer ? observingFactory(base, config.provider, observer) : base;
-  if (config.provider === 'postgresql') {
-    // An interactive transaction waits for its connection as long as any query does (Prisma's own default is 2 s).
-    return new PostgresPrismaClient({ adapter, transactionOptions: { maxWait: timeouts.poolMs } }) as unknown as Db;
-  }
-  return new SqlitePrismaClient({ adapter });
+  // An interactive transaction waits for its connection as long as any query does (Prisma's own default
+  // is 2 s): on SQLite, where transactions of the process take turns on its one connection, 20 concurrent
+  // edits of a change request on a busy machine waited longer than that and answered 503.
+  const transactionOptions = { maxWait: timeouts.poolMs };
+  if (config.provider === 'postgresql') return new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db;
+  return new SqlitePrismaClient({ adapter, transactionOptions });
 }
 
 export async function closeDb(db: Db): Promise<void> {

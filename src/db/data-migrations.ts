@@ -56,8 +56,8 @@ async function revisionRowsIntoChunks(db: Db, log?: (msg: string) => void): Prom
         const pages = await tx.$queryRaw<Record<string, unknown>[]>`SELECT * FROM "RevisionPage" WHERE "revisionId" IN (${Prisma.join(placeholders)})`;
         const files = await tx.$queryRaw<Record<string, unknown>[]>`SELECT * FROM "RevisionFile" WHERE "revisionId" IN (${Prisma.join(placeholders)})`;
         for (const id of ids) {
-          const pageChunks = chunkEntries(pages.filter((row) => row.revisionId === id).map(legacyPageEntry), pageEntryId);
-          const fileChunks = chunkEntries(files.filter((row) => row.revisionId === id).map(legacyFileEntry), fileEntryId);
+          const pageChunks = chunkEntries(pages.filter((row) => row.revisionId === id).map(legacyPageEntry), pageEntryId).chunks;
+          const fileChunks = chunkEntries(files.filter((row) => row.revisionId === id).map(legacyFileEntry), fileEntryId).chunks;
           await storeChunks(tx, [...pageChunks, ...fileChunks]);
           await tx.revision.update({
             where: { id },

@@ -4,9 +4,11 @@
  * string and JSON body, executes the operation through yoga's envelop
  * pipeline (same context, auth and resolvers as /graphql) and writes the body
  * and status of the wire contract. It has no per-endpoint code. The documents
- * are ours and fixed at build time: they are validated once per schema, not
- * per request, so graphql-armor's limits (per-request validation rules) stay
- * with client documents (docs/decisions.md, "REST adapter").
+ * are ours and fixed at build time: each is parsed and validated once per
+ * schema, when its route is first used, not per request, so graphql-armor's
+ * limits (per-request validation rules) stay with client documents, and a
+ * start does not pay for the documents of every route (docs/decisions.md,
+ * "REST adapter").
  */
 import FindMyWay from 'find-my-way';
 import {
@@ -214,33 +216,33 @@ function validatePrepared(schema: GraphQLSchema, routes: readonly PreparedRoute[
 
 export interface RestRoutesOptions {
   routes: RestRoute[];
-  /**
-   * The schema the documents are executed on: given, they are validated
-   * against it when the plugin is created (a broken document stops the
-   * server from starting); otherwise on the first request.
-   */
-  schema?: GraphQLSchema;
   /** Called with the matched route pattern (for metrics), or null when nothing matched. */
   onMatch?: (request: Request, route: string | null) => void;
 }
 
 export function useRestRoutes(options: RestRoutesOptions): Plugin {
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
-  const prepared = options.routes.map(prepare);
-  for (const route of prepared) {
+  for (const route of options.routes) {
     router.on(route.method, route.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, route);
   }
   let yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
-  // Our documents are fixed at build time: each schema they run on is validated once, with
-  // graphql-js's standard rules and not the per-request validate() (where graphql-armor's
-  // limits, meant for arbitrary client documents, run).
-  const validatedSchemas = new WeakSet<GraphQLSchema>();
-  const ensureValid = (schema: GraphQLSchema) => {
-    if (validatedSchemas.has(schema)) return;
-    validatePrepared(schema, prepared);
-    validatedSchemas.add(schema);
+  // Our documents are fixed at build time (a test validates every one of them): each is parsed on
+  // its route's first request and validated once per schema it runs on, with graphql-js's standard
+  // rules and not the per-request validate() (where graphql-armor's limits, meant for arbitrary
+  // client documents, run). Preparing all of them at start took a third of a restart.
+  const preparedRoutes = new Map<RestRoute, PreparedRoute>();
+  const validated = new WeakMap<GraphQLSchema, Set<RestRoute>>();
+  const preparedFor = (route: RestRoute, schema: GraphQLSchema): PreparedRoute => {
+    let prepared = preparedRoutes.get(route);
+    if (!prepared) preparedRoutes.set(route, (prepared = prepare(route)));
+    let routes = validated.get(schema);
+    if (!routes) validated.set(schema, (routes = new Set()));
+    if (!routes.has(route)) {
+      validatePrepared(schema, [prepared]);
+      routes.add(route);
+    }
+    return prepared;
   };
-  if (options.schema) ensureValid(options.schema);
 
   async function handle(request: Request, url: URL, serverContext: Record<string, unknown>, ResponseOf: ResponseClass): Promise<Response> {
     const method = request.method.toUpperCase();
@@ -251,10 +253,9 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       if (otherMethod) throw new MethodNotAllowedError(`${method} is not supported on ${url.pathname}`);
       throw new NotFoundError('Endpoint', `${method} ${url.pathname}`);
     }
-    const route = match.store as PreparedRoute;
-    options.onMatch?.(request, route.path);
+    options.onMatch?.(request, (match.store as RestRoute).path);
     const { schema, contextFactory, execute } = yoga.getEnveloped({ request, ...serverContext });
-    ensureValid(schema);
+    const route = preparedFor(match.store as RestRoute, schema);
     const variableValues = await buildVariables(route, schema, request, url, match.params);
     const contextValue = await contextFactory();
     const result = (await execute({ schema, document: route.parsed, contextValue, variableValues, operationName: route.operationName })) as {

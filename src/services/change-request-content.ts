@@ -49,19 +49,19 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
         const id = revisionId ?? content.revisionMergedAncestorId ?? content.revisionInitialId;
         const row = await db.revision.findUnique({ where: { id }, select: { spaceId: true } });
         if (!row || row.spaceId !== space.id) throw new InvalidInputError(`revision: no revision ${id} in this space`);
-        return loadSnapshot(db, id, { documents: false });
+        return loadSnapshot(db, id, { documents: false, chunks: ctx.revisionChunks });
       },
       loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash) ?? null,
       convertMarkdown,
     });
-  const first = await apply(ctx.db, changeRequest)(await loadSnapshot(ctx.db, changeRequest.revisionId, { documents: false }));
+  const first = await apply(ctx.db, changeRequest)(await loadSnapshot(ctx.db, changeRequest.revisionId, { documents: false, chunks: ctx.revisionChunks }));
   const result = await ctx.db.$transaction(async (tx) => {
     const locked = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
     if (locked.status === 'merged' || locked.status === 'archived') {
       throw new ConflictError(`The change request is ${locked.status}; its content cannot change`);
     }
     const applied =
-      locked.revisionId === changeRequest.revisionId ? first : await apply(tx, locked)(await loadSnapshot(tx, locked.revisionId, { documents: false }));
+      locked.revisionId === changeRequest.revisionId ? first : await apply(tx, locked)(await loadSnapshot(tx, locked.revisionId, { documents: false, chunks: ctx.revisionChunks }));
     const revisionId = await commitChangeRequestRevision(tx, {
       changeRequest: locked,
       spaceId: space.id,

@@ -9,6 +9,7 @@ import { mergeRevisions } from '../content/merge.ts';
 import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
 import type { Db, Prisma, Tx } from '../db/client.ts';
+import type { RevisionChunkCache } from '../db/revision-chunks.ts';
 import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
 import { commitChangeRequestRevision, lockChangeRequest, lockSpaceRevision } from './change-request.ts';
 import { storedOrganizationMergeRules, storedSpaceMergeRules } from './merge-rules.ts';
@@ -93,12 +94,10 @@ async function unmetRules(db: Db | Tx, space: SpaceRow, changeRequest: ChangeReq
  * documents the merge reads, those of pages whose document changed on both
  * sides (the rest are already stored and are not needed in memory).
  */
-async function loadMergeInputs(tx: Tx, baseId: string, oursId: string, theirsId: string) {
-  const [base, ours, theirs] = await Promise.all([
-    loadSnapshot(tx, baseId, { documents: false }),
-    loadSnapshot(tx, oursId, { documents: false }),
-    loadSnapshot(tx, theirsId, { documents: false }),
-  ]);
+async function loadMergeInputs(tx: Tx, chunks: RevisionChunkCache, baseId: string, oursId: string, theirsId: string) {
+  const [ours, theirs] = await Promise.all([loadSnapshot(tx, oursId, { documents: false, chunks }), loadSnapshot(tx, theirsId, { documents: false, chunks })]);
+  // A fast-forward's base is the space's revision: read once.
+  const base = baseId === theirsId ? theirs : await loadSnapshot(tx, baseId, { documents: false, chunks });
   const hashes = new Set<string>();
   for (const [id, o] of ours.pages) {
     const t = theirs.pages.get(id);
@@ -107,7 +106,7 @@ async function loadMergeInputs(tx: Tx, baseId: string, oursId: string, theirsId:
     for (const hash of [b, o.documentHash, t.documentHash]) if (hash) hashes.add(hash);
   }
   const documents = await loadDocuments(tx, [...hashes]);
-  for (const snapshot of [base, ours, theirs]) for (const [hash, document] of documents) snapshot.documents.set(hash, document);
+  for (const snapshot of new Set([base, ours, theirs])) for (const [hash, document] of documents) snapshot.documents.set(hash, document);
   return { base, ours, theirs };
 }
 
@@ -124,7 +123,7 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
     if (unmet.length) throw new PreconditionFailedError(`The merge rules of the space are not met: ${unmet.join('; ')}`);
     const baseId = current.revisionMergedAncestorId ?? current.revisionInitialId;
     const fastForward = spaceRevisionId === baseId;
-    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, current.revisionId, spaceRevisionId);
+    const { base, ours, theirs } = await loadMergeInputs(tx, ctx.revisionChunks, baseId, current.revisionId, spaceRevisionId);
     const merged = fastForward ? { snapshot: ours, conflicts: [] } : mergeRevisions({ base, ours, theirs });
     if (merged.conflicts.length) return { result: 'conflicts' as const, revision: current.revisionId, conflicts: merged.conflicts };
     const revision = await commitSpaceRevision(tx, ctx.provider, {
@@ -133,6 +132,8 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
       previous: theirs,
       snapshot: merged.snapshot,
       mergedParentId: current.revisionId,
+      // A fast-forward writes the change request's content as it is: its chunk lists are the new revision's.
+      unchangedFrom: fastForward ? ours.storedLists : undefined,
       type: 'merge',
       changeRequestId: current.id,
       createdById: viewer.userId,
@@ -158,7 +159,7 @@ export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow
     assertOpen(current);
     const baseId = current.revisionMergedAncestorId ?? current.revisionInitialId;
     if (baseId === spaceRevisionId) return { result: 'update' as const, revision: current.revisionId, conflicts: [] };
-    const { base, ours, theirs } = await loadMergeInputs(tx, baseId, current.revisionId, spaceRevisionId);
+    const { base, ours, theirs } = await loadMergeInputs(tx, ctx.revisionChunks, baseId, current.revisionId, spaceRevisionId);
     const merged = mergeRevisions({ base, ours, theirs });
     if (merged.conflicts.length) return { result: 'conflicts' as const, revision: current.revisionId, conflicts: merged.conflicts };
     const revision = await commitChangeRequestRevision(tx, {

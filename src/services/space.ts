@@ -77,7 +77,7 @@ export async function createSpaceRow(
     });
     if (data.parentRevisionId) {
       // A duplicate starts with a copy of the source's content (documents are shared, not copied).
-      const snapshot = await loadSnapshot(tx, data.parentRevisionId, { documents: true });
+      const snapshot = await loadSnapshot(tx, data.parentRevisionId, { documents: true, chunks: ctx.revisionChunks });
       await writeRevision(tx, { id: revisionId, spaceId: id, parentId: data.parentRevisionId, type: 'edits', snapshot });
       await reindexSpace(tx, ctx.provider, { spaceId: id, previous: null, current: snapshot });
     } else {

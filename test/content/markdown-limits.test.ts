@@ -135,6 +135,31 @@ describe('Markdown limits', () => {
     );
   });
 
+  it('allows MARKDOWN_MAX_BLOCKS blocks in a document, whatever their kind, and names the line that starts one more', () => {
+    const n = limits.maxBlocks;
+    const kinds: Record<string, [string, number]> = {
+      paragraphs: ['a\n\n', 1],
+      headings: ['# a\n', 1],
+      'block quotes': ['> a\n\n', 2],
+      'list items': ['- a\n', 2],
+      'nested list items': ['- a\n  - b\n', 4],
+      'fenced code': ['```\nx\n```\n', 1],
+      'HTML blocks': ['<div>\n\n', 1],
+      'GitBook tags': ['{% hint style="info" %}\n', 1],
+    };
+    for (const [kind, [block, count]] of Object.entries(kinds)) {
+      const times = Math.floor(n / count);
+      expect(markdownLimitProblem(block.repeat(times)), kind).toBeNull();
+      expect(markdownLimitProblem(block.repeat(times + 1))?.setting, kind).toBe('MARKDOWN_MAX_BLOCKS');
+    }
+    expect(markdownLimitProblem('a\n\n'.repeat(n + 1))?.message).toBe(
+      `at most ${n} blocks (paragraphs, headings, block quotes, list items, code and HTML blocks, GitBook tags) in one document (MARKDOWN_MAX_BLOCKS); line ${2 * n + 1} starts one more`,
+    );
+    // The lines of one paragraph, and those of a code block, are one block.
+    expect(markdownLimitProblem('a\n'.repeat(3 * n))).toBeNull();
+    expect(markdownLimitProblem(`\`\`\`\n${'x\n'.repeat(3 * n)}\`\`\`\n`)).toBeNull();
+  });
+
   it('does not count what is not inline content: code, HTML blocks, definitions, table rows', () => {
     const brackets = '[x] <y> *z* '.repeat(400);
     expect(refusedBy(`\`\`\`\n${brackets}\n\`\`\`\n`)).toBeNull();

@@ -8,6 +8,7 @@ import { type ContentRef, type JSONDocument, type JSONNode } from '../../src/con
 import { cloneSnapshot, emptySnapshot, loadSnapshot, putDocument, writeRevision } from '../../src/content/revision-store.ts';
 import type { PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
+import { RevisionChunkCache } from '../../src/db/revision-chunks.ts';
 import { newId } from '../../src/ids.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { pageSnapshot, paragraphs as doc, textNode } from '../helpers/snapshot.ts';
@@ -78,6 +79,76 @@ describe('writeRevision', () => {
     const thirdId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot: third }));
     expect(await db.revisionChunk.count()).toBeLessThanOrEqual(before + 4);
     expect(comparable(await loadSnapshot(db, thirdId, { documents: false }))).toEqual(comparable(third));
+  });
+
+  it('takes the hashes of the chunks a loaded content did not change instead of hashing them again, and gets the same revision', async () => {
+    const first = emptySnapshot();
+    for (let i = 0; i < 400; i++) first.pages.set(`q${i}`, page(first, `q${i}`, null, i, `text ${i}`));
+    first.pages.set('q3', { ...first.pages.get('q3')!, kind: 'link', documentHash: null, linkTarget: { kind: 'url', url: 'https://example.com' } as ContentRef, layout: { cover: false } });
+    const firstId = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot: first }));
+
+    const loaded = await loadSnapshot(db, firstId, { documents: false });
+    expect(loaded.storedChunks?.size).toBeGreaterThan(10);
+    const edited = cloneSnapshot(loaded);
+    edited.pages.set('q200', { ...edited.pages.get('q200')!, title: 'Edited', updatedAt: new Date() });
+    // The same content without what it was read from: every chunk hashed anew.
+    const unknown = { ...cloneSnapshot(edited), storedChunks: undefined };
+
+    const statements: string[] = [];
+    const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
+    // The values a chunk lookup binds (SQLite's `?`, PostgreSQL's `$n`): one per hash looked up.
+    const lookedUp = () => {
+      const lookups = statements.splice(0).filter((sql) => /^SELECT .*FROM [`"]?(main[`"]?\.)?[`"]?RevisionChunk[`"]?/is.test(sql));
+      expect(lookups).toHaveLength(1);
+      return (/ IN \(([^)]*)\)/.exec(lookups[0]!)?.[1]?.match(/\?|\$\d+/g) ?? []).length;
+    };
+    try {
+      const reusedId = await counting.$transaction((tx) => writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: edited }));
+      // Only the edited page's chunk is looked up (the others are known to be stored) and written.
+      const reusedLookups = lookedUp();
+      const hashedId = await counting.$transaction((tx) => writeRevision(tx, { spaceId, parentId: firstId, type: 'edits', snapshot: unknown }));
+      const hashedLookups = lookedUp();
+      expect(reusedLookups).toBeLessThanOrEqual(2);
+      expect(hashedLookups).toBeGreaterThan(10);
+      const [reused, hashed] = await Promise.all([reusedId, hashedId].map((id) => db.revision.findUniqueOrThrow({ where: { id } })));
+      expect(reused!.pageChunks).toEqual(hashed!.pageChunks);
+      expect(reused!.fileChunks).toEqual(hashed!.fileChunks);
+      expect(comparable(await loadSnapshot(db, reusedId, { documents: false }))).toEqual(comparable(edited));
+    } finally {
+      await closeDb(counting);
+    }
+  });
+
+  it('reads chunks once per process through the cache, and never lets a reader change what others share', async () => {
+    const first = emptySnapshot();
+    for (let i = 0; i < 100; i++) first.pages.set(`c${i}`, page(first, `c${i}`, null, i, `text ${i}`));
+    first.pages.set('c5', { ...first.pages.get('c5')!, layout: { cover: true } });
+    const id = await db.$transaction((tx) => writeRevision(tx, { spaceId, parentId: null, type: 'edits', snapshot: first }));
+    const cache = new RevisionChunkCache(10_000);
+    const statements: string[] = [];
+    const counting = createDb(database.config, { onQuery: (sql) => statements.push(sql) });
+    try {
+      const once = await loadSnapshot(counting, id, { documents: false, chunks: cache });
+      const chunkReads = () => statements.filter((sql) => /FROM [`"]?(main[`"]?\.)?[`"]?RevisionChunk[`"]?/i.test(sql)).length;
+      expect(chunkReads()).toBe(1);
+      const twice = await loadSnapshot(counting, id, { documents: false, chunks: cache });
+      expect(chunkReads()).toBe(1);
+      expect(comparable(twice)).toEqual(comparable(once));
+      expect(comparable(twice)).toEqual(comparable(first));
+      // Pages are the reader's own; what they share with the cache is frozen.
+      twice.pages.get('c5')!.title = 'Mine';
+      expect(once.pages.get('c5')!.title).toBe('C5');
+      expect(() => {
+        (twice.pages.get('c5')!.layout as Record<string, unknown>).cover = false;
+      }).toThrow(TypeError);
+      // Nothing kept: every load reads.
+      const none = new RevisionChunkCache(0);
+      await loadSnapshot(counting, id, { documents: false, chunks: none });
+      await loadSnapshot(counting, id, { documents: false, chunks: none });
+      expect(chunkReads()).toBe(3);
+    } finally {
+      await closeDb(counting);
+    }
   });
 
   it('stores the documents and references of a large revision in a few multi-row statements', async () => {

@@ -20,7 +20,12 @@
  *   handles each by walking back over the paragraph's earlier lines;
  * - the cells of the document's tables, a table counting its rows times its
  *   widest row (the document gives every row that many cells): parsing and
- *   converting cost tens of microseconds and several kilobytes per cell.
+ *   converting cost tens of microseconds and several kilobytes per cell;
+ * - the blocks of the document (paragraphs and headings, block quotes and list
+ *   items, fenced code and HTML blocks, lines starting a GitBook tag): linear,
+ *   but each costs micromark, the tree and the mapper some 50 to 150
+ *   microseconds, so 100 KB of one-line blocks (`> a` and a blank line, 20,000
+ *   times) took three seconds.
  *
  * The scan follows CommonMark's block structure far enough to know where a
  * paragraph ends: container markers, blank lines, fenced and indented code,
@@ -45,6 +50,8 @@ export interface MarkdownLimits {
   maxLazyLines: number;
   /** Most table cells in one document, each table counted as its rows times its widest row (MARKDOWN_MAX_TABLE_CELLS). */
   maxTableCells: number;
+  /** Most blocks in one document (MARKDOWN_MAX_BLOCKS). */
+  maxBlocks: number;
 }
 
 /** The limits of a conversion outside a request (the settings' defaults). */
@@ -58,6 +65,14 @@ export function tableCellsError(limits: MarkdownLimits, where: string): LimitExc
   return new LimitExceededError(
     `at most ${limits.maxTableCells} table cells in one document, a table counting its rows times its widest row (MARKDOWN_MAX_TABLE_CELLS); ${where} makes more`,
     'MARKDOWN_MAX_TABLE_CELLS',
+  );
+}
+
+/** The error a document with more blocks than the limit is refused with. */
+function blocksError(limits: MarkdownLimits, lineNumber: number): LimitExceededError {
+  return new LimitExceededError(
+    `at most ${limits.maxBlocks} blocks (paragraphs, headings, block quotes, list items, code and HTML blocks, GitBook tags) in one document (MARKDOWN_MAX_BLOCKS); line ${lineNumber} starts one more`,
+    'MARKDOWN_MAX_BLOCKS',
   );
 }
 
@@ -109,6 +124,9 @@ const HTML_BLOCK_NAMES = new Set(
 /** The start of a GFM footnote definition: `[^label]:`. */
 const FOOTNOTE_LABEL = /^\[\^[^\]\s]{1,999}\]:/;
 
+/** An ATX heading's opening: one to six `#` and a space, a tab or the end of the line. */
+const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
+
 /** Line terminators as CommonMark has them: `\n`, `\r\n` and a lone `\r`. */
 const LINE_BREAK = /\r\n|\r|\n/;
 
@@ -126,6 +144,8 @@ class BlockScanner {
   private table = { line: 0, rows: 0, width: 0 };
   /** Cells of the tables read before it. */
   private tableCells = 0;
+  /** Blocks started so far. */
+  private blocks = 0;
   /** The inline content being read (a paragraph, a heading, a table row). */
   private segment: InlineSegment;
   /** A limit the last segment closed was over. */
@@ -251,6 +271,7 @@ class BlockScanner {
       this.stack.push(...opened);
     }
     if (this.stack.length > this.limits.maxNesting) return nestingError(this.limits, `line ${lineNumber}`);
+    if (opened.length && this.countBlocks(opened.length)) return blocksError(this.limits, lineNumber);
 
     if (blank) {
       this.endParagraph();
@@ -261,12 +282,14 @@ class BlockScanner {
     if (cols <= 3) {
       const fence = fenceAt(line, end);
       if (fence) {
+        if (this.countBlocks(1)) return blocksError(this.limits, lineNumber);
         this.endParagraph();
         this.leaf = { kind: 'fence', ...fence, depth: this.stack.length };
         return null;
       }
       const html = htmlBlockAt(line, end);
       if (html) {
+        if (this.countBlocks(1)) return blocksError(this.limits, lineNumber);
         this.endParagraph();
         const ended = html.end !== null && line.slice(end).toLowerCase().includes(html.end, html.skip);
         if (!ended) this.leaf = { kind: 'html', end: html.end, depth: this.stack.length };
@@ -298,12 +321,22 @@ class BlockScanner {
         return null;
       }
       this.newSegment(lineNumber);
+      if (this.countBlocks(1)) return blocksError(this.limits, lineNumber);
+    } else if ((text.startsWith('{%') || (cols <= 3 && ATX_HEADING.test(text))) && this.countBlocks(1)) {
+      // A heading interrupts the paragraph, and each line of GitBook tags becomes blocks of its own in the mapper.
+      return blocksError(this.limits, lineNumber);
     }
     // Any line of a paragraph may be the header of a table (which then interrupts the paragraph), unless lazy.
     this.header = lazy ? null : { text, depth: this.stack.length };
     this.inContent = true;
     this.onlyDefinitions = false;
     return (lazy ? this.segment.lazyLine() : null) ?? this.segment.read(text);
+  }
+
+  /** Counts `n` more blocks; true when that is more than the limit. */
+  private countBlocks(n: number): boolean {
+    this.blocks += n;
+    return this.blocks > this.limits.maxBlocks;
   }
 
   /** Counts a row of the table being read. */

@@ -33,7 +33,7 @@ builder.mutationField('applySpaceTemplate', (t) =>
       }
       const viewer = ctx.access.requireViewer();
       await ctx.db.$transaction(async (tx) => {
-        const current = await loadSnapshot(tx, space.revisionId, { documents: false });
+        const current = await loadSnapshot(tx, space.revisionId, { documents: false, chunks: ctx.revisionChunks });
         const applied = await applyContentChanges(current, changes, {
           now: new Date(),
           loadRevertTarget: () => Promise.reject(new InvalidInputError('templates do not revert')),
