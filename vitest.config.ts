@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // dist/ built once, before the tests that run the compiled server start it in parallel.
+    globalSetup: ['test/global-setup.ts'],
     // Each test file gets its own database (a SQLite file, or a PostgreSQL schema).
     pool: 'forks',
     testTimeout: 30_000,

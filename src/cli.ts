@@ -7,6 +7,7 @@
  *   token:list --email ada@example.com                                  -> {"user": {...}, "tokens": [{id, label, scopes, ...}]}
  *   token:revoke --email ada@example.com --id <token id>                -> {"revoked": {...}}
  *   member:add --email ada@example.com --org <organization id> --role edit -> {"member": {...}}
+ *   db:migrate                                                          -> {"applied": ["<migration>", ...]}
  * The secret of a token is printed once, by the command that creates it.
  */
 import { Command, InvalidArgumentError } from 'commander';
@@ -142,6 +143,16 @@ program
       const { organization, user, role } = await addMember(db, { organizationId: opts.org, email: opts.email, role: opts.role });
       console.log(JSON.stringify({ member: { organization: { id: organization.id, title: organization.title }, user: presentUser(urls, user), role: role ?? 'guest' } }));
     });
+  });
+
+program
+  .command('db:migrate')
+  .description('Apply the pending database migrations and exit (the one-shot step before several servers start)')
+  .action(async () => {
+    const database = parseDatabaseUrl(loadConfig().databaseUrl);
+    await prepareDatabase(database);
+    const { applied } = await migrate(database);
+    console.log(JSON.stringify({ applied }));
   });
 
 try {

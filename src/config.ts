@@ -130,6 +130,11 @@ export interface AppConfig {
   translation: TranslationConfig;
 }
 
+/** Every environment variable `loadConfig` reads (the README's table and .env.example list the same; a test compares them). */
+export function configVariables(): string[] {
+  return [...Object.keys(schema.shape), ...Object.keys(translationSchema.shape)];
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {

@@ -36,6 +36,7 @@ import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
+import { createSubscriptionShutdown } from './plugins/use-subscription-shutdown.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
@@ -76,8 +77,18 @@ export interface App {
   workers: { requests: WorkerPool; jobs: WorkerPool };
   /** Listens on config.port/host (0 picks a free port); resolves to the base URL. */
   listen(): Promise<string>;
-  /** Stops accepting, finishes in-flight requests (up to the shutdown timeout), closes sockets and the database. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, closes graphql-ws connections (1001 "Going away") and ends SSE subscriptions at
+   * once, finishes in-flight requests (up to the shutdown timeout), then closes the database; how many
+   * WebSocket connections and SSE streams it closed.
+   */
+  close(): Promise<ShutdownSummary>;
+}
+
+/** What `App.close()` closed that was still open. */
+export interface ShutdownSummary {
+  webSockets: number;
+  eventStreams: number;
 }
 
 /** The `authorization` entry of a headers-like object, whatever its case (a string, else null). */
@@ -165,6 +176,8 @@ export function createApp(options: AppOptions): App {
   const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers } });
 
+  // Subscriptions never end by themselves: shutdown ends those answered over SSE.
+  const subscriptionShutdown = createSubscriptionShutdown();
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -203,6 +216,7 @@ export function createApp(options: AppOptions): App {
       // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
       useApiReference({ config }),
       useSseEventIds(),
+      subscriptionShutdown.plugin,
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
       idempotency.plugin,
@@ -227,7 +241,10 @@ export function createApp(options: AppOptions): App {
   // first races the next request sent on it, which then fails with ECONNRESET (Node's default is 5 s).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  const wsServer = new WebSocketServer({ server, path: GRAPHQL_ENDPOINT });
+  // Upgrades are handed to ws here rather than through its `server` option, with which ws also re-emits
+  // the HTTP server's errors (a port in use) as its own, and graphql-ws prints those on stderr as internal errors.
+  const wsServer = new WebSocketServer({ noServer: true, path: GRAPHQL_ENDPOINT });
+  server.on('upgrade', (request, socket, head) => wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit('connection', ws, request)));
   /**
    * The one check of a graphql-ws caller's token, at connection_init (`connectionParams`) and at an
    * operation that brings its own (`extensions.headers`): the error of a token that is not valid,
@@ -332,8 +349,18 @@ export function createApp(options: AppOptions): App {
       }),
     close: async () => {
       stopPurge();
-      await wsCleanup.dispose();
-      wsServer.close();
+      // Open subscriptions are closed first, at once: otherwise they hold server.close() for the whole
+      // SHUTDOWN_TIMEOUT_MS and are then cut without a close code.
+      const eventStreams = subscriptionShutdown.endEventStreams();
+      const webSockets = wsServer.clients.size;
+      // dispose() sends 1001 "Going away" to every client and waits for their closing handshakes; a
+      // client that does not answer within a second is cut off rather than held for ws's 30 s.
+      const disposed = Promise.resolve(wsCleanup.dispose());
+      const answered = await Promise.race([disposed.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 1_000, false).unref())]);
+      if (!answered) {
+        for (const socket of wsServer.clients) socket.terminate();
+        await disposed;
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
@@ -344,6 +371,7 @@ export function createApp(options: AppOptions): App {
       await jobs.close();
       await Promise.all([workers.requests.close(), workers.jobs.close()]);
       await db.$disconnect();
+      return { webSockets, eventStreams };
     },
   };
 }
