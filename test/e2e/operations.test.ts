@@ -118,7 +118,8 @@ describe('jobs a client can follow, metrics, readiness', () => {
     });
     expect(exported.status, JSON.stringify(exported.body)).toBe(204);
     expect(exported.headers.get('location')).toMatch(/\/graphql\?/);
-    await until('the export failed', () => logLines.some((l) => l.msg === 'job failed'));
+    // Counted once the job's end is recorded (the log line comes just before).
+    await until('the export failed', async () => sample(await metrics(), 'jobs_failed_total', { kind: 'git-export' }) !== sample(before, 'jobs_failed_total', { kind: 'git-export' }));
     const failed = logLines.find((l) => l.msg === 'job failed')!;
     expect(failed.level).toBe(40); // pino's warn
     expect(failed.kind).toBe('git-export');
