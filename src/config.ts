@@ -27,7 +27,7 @@ const schema = z.object({
   DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.poolMs),
   /** SQLite: time a statement waits for another connection's lock (busy timeout), in milliseconds. */
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(DEFAULT_DATABASE_TIMEOUTS.busyMs),
-  /** Time GET /healthz waits for the database before answering 503, in milliseconds. */
+  /** Time GET /readyz waits for the database (and for Redis) before answering 503, in milliseconds. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
   /** The base URL clients reach this service at; `urls.location` values start with it. */
   PUBLIC_URL: z.url().optional(),
@@ -59,6 +59,30 @@ const schema = z.object({
   FETCH_MAX_BYTES: z.coerce.number().int().min(1).default(10_485_760),
   /** Time allowed for a whole remote fetch (redirects included), in milliseconds. */
   FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /**
+   * Origins whose browser pages may call this API, comma-separated (`https://docs.example.com,https://admin.example.com`),
+   * with credentials; `*`: any origin, without credentials. Unset: none (browsers refuse pages of other origins).
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (origin === '*') continue;
+        let parsed: URL | null = null;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          // reported below
+        }
+        if (!parsed || parsed.origin !== origin) {
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path or trailing slash), nor *` });
+        }
+      }
+      if (origins.includes('*') && origins.length > 1) ctx.addIssue({ code: 'custom', message: '* stands alone: it allows every origin' });
+      return origins;
+    }),
   /** Redis, for work shared across server processes: job dispatch (BullMQ) and job events. Unset: in-process. */
   REDIS_URL: z.string().url().optional(),
   /** Jobs one server process runs at once. */
@@ -104,6 +128,8 @@ export interface AppConfig {
   /** DATABASE_*_TIMEOUT_MS: a request waiting longer on the database answers 503. */
   databaseTimeouts: DatabaseTimeouts;
   healthTimeoutMs: number;
+  /** CORS_ORIGINS: origins allowed with credentials, or `['*']` (any, without), or none. */
+  corsOrigins: string[];
   publicUrl: string;
   appUrl: string;
   sitesUrl: string;
@@ -153,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       busyMs: e.DATABASE_BUSY_TIMEOUT_MS,
     },
     healthTimeoutMs: e.HEALTH_TIMEOUT_MS,
+    corsOrigins: e.CORS_ORIGINS,
     publicUrl,
     appUrl: (e.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     sitesUrl: (e.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),

@@ -33,6 +33,7 @@ import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
+import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
@@ -144,6 +145,26 @@ function errorResponseFor(request: Request, error: AppError): Response {
   );
 }
 
+/** Headers a browser page may read of our answers (a 201's Location, rate limits). */
+const EXPOSED_HEADERS = ['Location', IDEMPOTENT_REPLAYED_HEADER, 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
+
+/**
+ * CORS_ORIGINS as yoga's `cors` option (yoga's default reflects any origin with credentials): no
+ * headers at all for an origin not listed, so the browser refuses the page; a listed origin with
+ * credentials (tokens in cookies or headers); `*` any origin, never with credentials.
+ */
+function corsOptions(origins: readonly string[]) {
+  // A function even when none is allowed: a preflight is still answered (204, without CORS headers).
+  if (origins.length === 0) return () => false as const;
+  if (origins.includes('*')) return { origin: '*', credentials: false, exposedHeaders: EXPOSED_HEADERS };
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    if (!origin || !origins.includes(origin)) return false as const;
+    // Of several origins, whatwg-node answers the request's own, with `Vary: Origin`.
+    return { origin: [...origins], credentials: true, exposedHeaders: EXPOSED_HEADERS };
+  };
+}
+
 export function createApp(options: AppOptions): App {
   // Download URLs are signed with STORAGE_URL_SECRET, or a secret kept beside the files (see src/storage/signed-url.ts).
   const config = { ...options.config, storage: { ...options.config.storage, urlSecret: loadUrlSecret(options.config.storage) } };
@@ -163,6 +184,21 @@ export function createApp(options: AppOptions): App {
       liveLoaders.invalidate(table);
       idempotency.noteWrite(table);
     },
+    onPool: (pool) => metrics.observePool(pool),
+  });
+  // The queued jobs of the whole deployment, counted when /metrics is scraped (within the health timeout).
+  metrics.countQueuedJobsWith(async () => {
+    const counting = db.job.groupBy({ by: ['kind'], where: { state: 'queued' }, _count: { _all: true } });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), config.healthTimeoutMs);
+    });
+    try {
+      const rows = await Promise.race([counting, deadline]);
+      return rows.map((row) => ({ kind: row.kind, count: row._count._all }));
+    } finally {
+      clearTimeout(timer);
+    }
   });
   // Idempotency-Key: answers kept in the database (the write hook above counts writes for it).
   const idempotency = createIdempotency({ db, log, ttlSeconds: config.idempotencyKeyTtlSeconds, errorResponse: errorResponseFor });
@@ -174,7 +210,7 @@ export function createApp(options: AppOptions): App {
   };
   const conversions = createConversions({ pool: workers.requests, limits: config.markdownLimits, storage: config.storage });
   const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers } });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics });
 
   // Subscriptions never end by themselves: shutdown ends those answered over SSE.
   const subscriptionShutdown = createSubscriptionShutdown();
@@ -193,8 +229,7 @@ export function createApp(options: AppOptions): App {
       error: (...args) => (args.every(isClientError) ? log.debug({ errors: args }, 'client error') : log.error({ errors: args }, 'error')),
     },
     maskedErrors: { maskError },
-    // Any origin, as yoga's default; browsers may also read the headers our answers carry (a 201's Location, rate limits).
-    cors: { exposedHeaders: ['Location', IDEMPOTENT_REPLAYED_HEADER, 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'] },
+    cors: corsOptions(config.corsOrigins),
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
@@ -210,7 +245,8 @@ export function createApp(options: AppOptions): App {
       useStorableText(),
       useLiveLoaders(liveLoaders),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs }),
+      useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => jobs.bus.ping() : undefined }),
+      useOperationMetrics(metrics),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
       useGraphiQL({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
       // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.

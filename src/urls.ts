@@ -9,6 +9,17 @@ export class Urls {
     return `${this.config.publicUrl}/v1${path}`;
   }
 
+  /**
+   * Where a client reads a job: GET /graphql running the `job(id)` query (no REST path of GitBook's
+   * names jobs, and the route table serves only those). The same token reads it; `jobUpdated(id)`
+   * follows it live.
+   */
+  job(id: string): string {
+    const query = 'query Job($id: ID!) { job(id: $id) { id kind state step percent message error result sequence } }';
+    const search = new URLSearchParams({ query, operationName: 'Job', variables: JSON.stringify({ id }) });
+    return `${this.config.publicUrl}/graphql?${search.toString()}`;
+  }
+
   /** A page of the web app. */
   app(path: string): string {
     return `${this.config.appUrl}${path}`;

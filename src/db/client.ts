@@ -47,11 +47,13 @@ export interface CreateDbOptions {
   onWrite?: (table: string) => void;
   /** How long to wait on the database (DATABASE_*_TIMEOUT_MS); DEFAULT_DATABASE_TIMEOUTS when not given. */
   timeouts?: DatabaseTimeouts;
+  /** Told the PostgreSQL pool the client opens (its connection counts, for metrics); never called on SQLite. */
+  onPool?: (pool: { totalCount: number; idleCount: number; waitingCount: number }) => void;
 }
 
 export function createDb(config: DatabaseConfig, options: CreateDbOptions = {}): Db {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
-  const base = createAdapterFactory(config, { cacheStatements: true, timeouts });
+  const base = createAdapterFactory(config, { cacheStatements: true, timeouts, onPool: options.onPool });
   const observer = options.onQuery || options.onWrite ? { onQuery: options.onQuery, onWrite: options.onWrite } : null;
   const adapter = observer ? observingFactory(base, config.provider, observer) : base;
   // An interactive transaction waits for its connection as long as any query does (Prisma's own default

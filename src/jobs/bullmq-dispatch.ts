@@ -81,6 +81,13 @@ export class BullmqDispatch {
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.runner.abortAll();
+    if (this.connection.status !== 'ready') {
+      // Redis is down: BullMQ's close() would wait for it to come back, and the process would not stop.
+      this.workerConnection?.disconnect();
+      this.connection.disconnect();
+      await Promise.race([Promise.allSettled([this.worker?.close(true), this.queue.close()]), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      return;
+    }
     await this.worker?.close();
     await this.queue.close();
     this.workerConnection?.disconnect();

@@ -52,6 +52,8 @@ export interface JobEventBus {
   publish(event: JobEvent): void;
   /** Calls `listener` with every event published from now on, until the returned function is called. */
   listen(listener: JobEventListener): () => void;
+  /** Resolves when the bus can publish now (Redis answers PING); rejects when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,8 @@ class LocalJobEventBus implements JobEventBus {
   listen(listener: JobEventListener): () => void {
     return this.listeners.add(listener);
   }
+
+  async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     this.listeners.clear();
@@ -183,6 +187,12 @@ class RedisJobEventBus implements JobEventBus {
 
   listen(listener: JobEventListener): () => void {
     return this.listeners.add(listener);
+  }
+
+  async ping(): Promise<void> {
+    // Not queued behind a reconnection: a Redis that is down now is reported down now.
+    if (this.publisher.status !== 'ready') throw new Error(`Redis is not connected (${this.publisher.status})`);
+    await this.publisher.ping();
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
+import type { JobMetrics } from '../metrics.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 import { type WorkerPool } from '../worker-pool.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
@@ -41,6 +42,7 @@ export function createJobs(deps: {
   log: Logger;
   workers: WorkerPool;
   handlers: Partial<Record<JobKind, JobHandler>>;
+  metrics?: JobMetrics;
 }): Jobs {
   const { config, log } = deps;
   // Deployments sharing one Redis (one per database) keep their queues and events apart.

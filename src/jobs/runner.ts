@@ -16,6 +16,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import { JobCancelledError, LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
+import type { JobMetrics } from '../metrics.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 import { type WorkerPool } from '../worker-pool.ts';
 import type { JobKind } from './events.ts';
@@ -50,6 +51,8 @@ export interface JobRunnerDeps {
   workers: WorkerPool;
   store: JobStore;
   handlers: Partial<Record<JobKind, JobHandler>>;
+  /** Running jobs, outcomes and durations (/metrics). */
+  metrics?: JobMetrics;
 }
 
 export class JobRunner {
@@ -68,12 +71,25 @@ export class JobRunner {
     if (this.running.has(jobId)) return;
     const job = await store.claim(jobId, this.workerId);
     if (!job) return;
+    if (job.state === 'failed') {
+      // The claim gave up on a job whose workers died too often (MAX_ATTEMPTS): nothing to run.
+      log.error({ jobId: job.id, kind: job.kind, error: job.error }, 'job failed');
+      this.deps.metrics?.jobsFailed.inc({ kind: job.kind });
+      return;
+    }
     const handler = this.deps.handlers[job.kind as JobKind];
     if (!handler) {
+      log.error({ jobId: job.id, kind: job.kind }, 'job failed: no handler for its kind');
+      this.deps.metrics?.jobsFailed.inc({ kind: job.kind });
       await store.finish(job, 'failed', { error: `No handler for jobs of kind ${job.kind}`, worker: this.workerId });
       return;
     }
     const controller = new AbortController();
+    const metrics = this.deps.metrics;
+    const startedAt = performance.now();
+    // The state the job ended in on this process (null: left to another worker), for the metrics.
+    let outcome: 'succeeded' | 'failed' | 'cancelled' | null = null;
+    metrics?.jobsRunning.inc({ kind: job.kind });
     let progressRecorded: Promise<void> = Promise.resolve();
     this.running.set(job.id, controller);
     let completedInTransaction = false;
@@ -118,24 +134,36 @@ export class JobRunner {
     };
     try {
       const result = await handler(context);
+      outcome = 'succeeded';
       if (completedInTransaction) await store.announceFinished(job.id);
       else await store.finish(job, 'succeeded', { result: result ?? {}, worker: this.workerId });
     } catch (error) {
       if (completedInTransaction) {
+        outcome = 'succeeded';
         await store.announceFinished(job.id);
       } else if (error instanceof LostJobError || (controller.signal.aborted && controller.signal.reason instanceof LostJobError)) {
         // Taken over, or this process is shutting down: the job stays running until its lease expires and another worker takes it.
         log.warn({ jobId: job.id }, 'job left to another worker');
       } else if (error instanceof JobCancelledError || (controller.signal.aborted && controller.signal.reason instanceof JobCancelledError)) {
+        outcome = 'cancelled';
         await store.finish(job, 'cancelled', { error: 'Cancelled', worker: this.workerId });
       } else {
+        outcome = 'failed';
         const message = error instanceof Error ? error.message : String(error);
-        log.info({ err: error, jobId: job.id }, 'job failed');
+        // An operator watches for these (a repository that cannot be reached, a provider that refuses):
+        // a warning, not routine information.
+        log.warn({ err: error, jobId: job.id, kind: job.kind }, 'job failed');
         await store.finish(job, 'failed', { error: message, worker: this.workerId });
       }
     } finally {
       clearInterval(heartbeat);
       this.running.delete(job.id);
+      metrics?.jobsRunning.dec({ kind: job.kind });
+      if (outcome) {
+        if (outcome === 'succeeded') metrics?.jobsSucceeded.inc({ kind: job.kind });
+        if (outcome === 'failed') metrics?.jobsFailed.inc({ kind: job.kind });
+        metrics?.jobDuration.observe({ kind: job.kind, state: outcome }, (performance.now() - startedAt) / 1000);
+      }
     }
   }
 

@@ -24,7 +24,7 @@ export function useHttpObservability(options: { log: Logger; metrics: Metrics; g
   return {
     onRequest({ request, url }) {
       const id = request.headers.get('x-request-id')?.slice(0, 128) || randomUUID();
-      const route = url.pathname === options.graphqlEndpoint || ['/healthz', '/metrics'].includes(url.pathname) ? url.pathname : 'unmatched';
+      const route = url.pathname === options.graphqlEndpoint || ['/healthz', '/readyz', '/metrics'].includes(url.pathname) ? url.pathname : 'unmatched';
       started.set(request, { at: process.hrtime.bigint(), id, route });
     },
     onResponse({ request, response }) {

@@ -118,7 +118,7 @@ export function useRequestLimits(options: RequestLimitsOptions): Plugin {
   const headersFor = new WeakMap<Request, Record<string, string>>();
   return {
     async onRequest({ request, url, endResponse, serverContext }) {
-      if (url.pathname === '/healthz' || url.pathname === '/metrics') return;
+      if (['/healthz', '/readyz', '/metrics'].includes(url.pathname)) return;
       const declared = request.headers.get('content-length');
       if (Number(declared ?? 0) > options.bodyLimitBytes) {
         endResponse(options.errorResponse(request, tooLarge(options.bodyLimitBytes)));

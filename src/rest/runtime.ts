@@ -278,17 +278,18 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
     let data: unknown = result.data;
     for (const key of path) data = (data as Record<string, unknown> | null)?.[key];
+    // A creation says where the new resource lives, as the wire contract's Location header: its
+    // `urls.location`, selected `@omit` where the contract's body has none. A 204 that started a job
+    // names the job the same way (Job.urls.location), so the client can follow it.
+    const location = route.status === 201 || route.status === 204 ? (data as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
+    const locationHeader: Record<string, string> = typeof location === 'string' ? { location } : {};
     // 204/205, and an action answering only true (a 201 "template applied"), send no body.
     if (route.status === 204 || route.status === 205 || data === true) {
-      return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status });
+      return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status, headers: locationHeader });
     }
     if (data === null || data === undefined) throw new NotFoundError('Resource');
     const body = pruneNulls(data, shapeAt(route.shape, path));
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-    // A creation says where the new resource lives, as the wire contract's Location header: its
-    // `urls.location`, selected `@omit` where the contract's body has none.
-    const location = route.status === 201 ? (data as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
-    if (typeof location === 'string') headers.location = location;
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...locationHeader };
     return new ResponseOf(JSON.stringify(body), { status: route.status, headers });
   }
 

@@ -176,7 +176,8 @@ export async function resolveChecked(url: URL, allowed: (address: string) => boo
   for (const { address } of addresses) {
     if (!allowed(address)) {
       const range = refusedRange(address) ?? 'refused';
-      fail('address', `${url.host} resolves to a non-public address (${range}); fetching from it is not allowed`);
+      // Self-hosters on a private network meet this first: name the setting that lifts it.
+      fail('address', `${url.host} resolves to a non-public address (${range}); fetching from it is not allowed unless FETCH_ALLOW_PRIVATE_ADDRESSES=true`);
     }
   }
   return addresses;

@@ -2,7 +2,7 @@
  * Database outages, answered honestly. PostgreSQL behind a TCP proxy
  * (test/helpers/fault-proxy.ts) that refuses connections, then silently drops
  * every packet, then forwards again: REST and GraphQL answer 503 with
- * Retry-After and a message saying what happened, no request and no /healthz
+ * Retry-After and a message saying what happened, no request and no /readyz
  * call takes longer than the configured timeouts allow, the service recovers
  * by itself, and a write whose connection breaks after COMMIT still answers
  * its success. SQLite: a write blocked by another connection's lock answers
@@ -86,7 +86,7 @@ describe.skipIf(!servicesConfigured('postgres'))('PostgreSQL behind a failing ne
     if (storageDir) await fs.promises.rm(storageDir, { recursive: true, force: true });
   });
 
-  /** A REST read, a REST write, a GraphQL query and a GraphQL mutation, several at once (more than the pool holds), and /healthz. */
+  /** A REST read, a REST write, a GraphQL query and a GraphQL mutation, several at once (more than the pool holds), /readyz and /healthz. */
   async function expectOutageAnswers(mode: FaultMode, message: RegExp) {
     await proxy.setMode(mode);
     const calls = [
@@ -106,24 +106,28 @@ describe.skipIf(!servicesConfigured('postgres'))('PostgreSQL behind a failing ne
         expect(res.body.errors).toEqual([{ message: expect.stringMatching(message), extensions: { code: 'DATABASE_UNAVAILABLE' } }]);
       }
     }
-    const health = await timed(() => server.request('GET', '/healthz'));
-    expect(health.ms).toBeLessThan(HEALTH_BOUND_MS);
-    expect(health.res.status).toBe(503);
-    expect(health.res.body).toEqual({ status: 'unavailable', error: expect.any(String) });
+    const ready = await timed(() => server.request('GET', '/readyz'));
+    expect(ready.ms).toBeLessThan(HEALTH_BOUND_MS);
+    expect(ready.res.status).toBe(503);
+    expect(ready.res.body).toEqual({ status: 'unavailable', error: expect.any(String), checks: { database: { status: 'unavailable', error: ready.res.body.error } } });
+    // Liveness does not ask the database: the process is alive, a restart would not help.
+    const live = await timed(() => server.request('GET', '/healthz'));
+    expect(live.ms).toBeLessThan(HEALTH_BOUND_MS);
+    expect(live.res).toMatchObject({ status: 200, body: { status: 'ok' } });
   }
 
   async function expectRecovered() {
     await proxy.setMode('forward');
-    expect((await server.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await server.request('GET', '/readyz')).body).toEqual({ status: 'ok', checks: { database: { status: 'ok' } } });
     const space = await server.request('POST', `/v1/orgs/${org}/spaces`, { token: ada.token, body: { title: 'Back' } });
     expect(space.status, JSON.stringify(space.body)).toBe(201);
     const read = await server.graphql('query($id: ID!) { space(id: $id) { title } }', { token: ada.token, variables: { id: space.body.id } });
     expect(read.body).toEqual({ data: { space: { title: 'Back' } } });
   }
 
-  it('refused connections: 503 with Retry-After at once, /healthz says the database cannot be reached; then recovers', async () => {
+  it('refused connections: 503 with Retry-After at once, /readyz says the database cannot be reached; then recovers', async () => {
     await expectOutageAnswers('refuse', UNREACHABLE);
-    const health = await server.request('GET', '/healthz');
+    const health = await server.request('GET', '/readyz');
     expect(health.body.error).toMatch(UNREACHABLE);
     // A graphql-ws connection whose token cannot be checked is closed with 1013, "try again later".
     const closed = new Promise<{ code: number; reason: string }>((resolve) => {
@@ -133,9 +137,9 @@ describe.skipIf(!servicesConfigured('postgres'))('PostgreSQL behind a failing ne
     await expectRecovered();
   });
 
-  it('dropped packets: 503 with Retry-After within the timeouts, /healthz within its own; then recovers', async () => {
+  it('dropped packets: 503 with Retry-After within the timeouts, /readyz within its own; then recovers', async () => {
     await expectOutageAnswers('drop', TIMED_OUT);
-    const health = await server.request('GET', '/healthz');
+    const health = await server.request('GET', '/readyz');
     // Its own deadline, or the database's timeouts when one of them comes first.
     expect(health.body.error).toMatch(new RegExp(`^the database did not answer within ${TIMEOUTS.healthMs} ms$|${TIMED_OUT.source}`));
     await expectRecovered();

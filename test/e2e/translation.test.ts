@@ -68,6 +68,11 @@ async function runFollowed(translationId: string) {
     const run = await server.request('POST', `/v1/orgs/${org}/translations/${translationId}/run`, { token: ada.token });
     expect(run.status, JSON.stringify(run.body)).toBe(204);
     const [job] = await server.app.db.job.findMany({ where: { translationId }, orderBy: { createdAt: 'asc' }, skip: before });
+    // The 204 names the job it started: a URL the caller GETs with its token.
+    const location = run.headers.get('location');
+    expect(location).toMatch(new RegExp(`^${server.baseUrl}/graphql\\?`));
+    const read = await fetch(location!, { headers: { authorization: `Bearer ${ada.token}` } });
+    expect(((await read.json()) as { data: { job: { id: string; kind: string } } }).data.job).toMatchObject({ id: job!.id, kind: 'TRANSLATION_RUN' });
     const followed = follow(wsClient(ada.token), JOB_UPDATED, { id: job!.id }, 'jobUpdated');
     await followed.ended;
     expect(followed.errors).toEqual([]);

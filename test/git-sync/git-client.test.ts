@@ -396,6 +396,7 @@ describe('git client', () => {
       for (const error of [read, write]) {
         expect(error.reason).toBe('address');
         expect(error.message).toMatch(/non-public address \(loopback\)/);
+        expect(error.message).toMatch(/FETCH_ALLOW_PRIVATE_ADDRESSES=true/);
         expectNoSecrets(error);
       }
       expect(server.requests.length).toBe(before);

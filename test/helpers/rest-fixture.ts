@@ -73,8 +73,11 @@ export function namesField(message: string, field: string): boolean {
   return cut >= 0 && message.startsWith(`${field.slice(0, cut + 1)}: ${field.slice(cut + 2)}`);
 }
 
-/** The environment of a test server the fixture's bodies are valid on (a file fetched from the server itself). */
-export const FIXTURE_SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' };
+/**
+ * The environment of a test server the fixture's bodies are valid on (a file fetched from the server
+ * itself), and where a browser page of https://app.example.com may call it (CORS).
+ */
+export const FIXTURE_SERVER_ENV = { FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', CORS_ORIGINS: 'https://app.example.com' };
 
 /**
  * A test server (with FIXTURE_SERVER_ENV) and a fixture on it for the test

@@ -48,6 +48,7 @@ class UnreliableBus implements JobEventBus {
   resync(): void {
     for (const listener of this.listeners) listener.resync();
   }
+  ping = () => this.inner.ping();
   close = () => this.inner.close();
 }
 

@@ -47,7 +47,7 @@ describe('Location', () => {
     if (methods.includes('GET')) expect((await env.server.request('GET', path, { token: env.fixture.user.token })).status).toBe(200);
   });
 
-  it('is readable by browser clients: CORS exposes it (with the rate limit and request id headers)', async () => {
+  it('is readable by browser clients of an allowed origin: CORS exposes it (with the rate limit and request id headers)', async () => {
     const res = await env.server.request('POST', '/v1/orgs', { token: env.fixture.user.token, body: { title: 'Cross origin' }, headers: { origin: 'https://app.example.com' } });
     expect(res.status).toBe(201);
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);

@@ -69,6 +69,8 @@ describe('fetchRemoteFile', () => {
     const error = await failure(fetchRemoteFile(`${server.url}/a.png`, STRICT));
     expect(error.reason).toBe('address');
     expect(error.message).toMatch(/non-public address \(loopback\)/);
+    // The message names the setting that allows it.
+    expect(error.message).toMatch(/FETCH_ALLOW_PRIVATE_ADDRESSES=true/);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error.status).toBe(400);
     expect(server.requests).toEqual([]);

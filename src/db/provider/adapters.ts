@@ -229,7 +229,12 @@ function pgTimeoutSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
  */
 export function createAdapterFactory(
   config: DatabaseConfig,
-  options: { cacheStatements?: boolean; timeouts?: DatabaseTimeouts } = {},
+  options: {
+    cacheStatements?: boolean;
+    timeouts?: DatabaseTimeouts;
+    /** Told each PostgreSQL pool the adapter opens (node-postgres's: its counts of connections), for metrics. */
+    onPool?: (pool: { totalCount: number; idleCount: number; waitingCount: number }) => void;
+  } = {},
 ): SqlMigrationAwareDriverAdapterFactory {
   const { timeouts } = options;
   if (config.provider === 'sqlite') {
@@ -253,7 +258,13 @@ export function createAdapterFactory(
     return {
       provider: inner.provider,
       adapterName: inner.adapterName,
-      connect: async () => connected(fixPgAdapter(await inner.connect())),
+      connect: async () => {
+        const adapter = await inner.connect();
+        // PrismaPgAdapter keeps the pool it made as `client` (PgQueryable's): the only way to its counts.
+        const pool = (adapter as unknown as { client?: pg.Pool }).client;
+        if (pool && options.onPool) options.onPool(pool);
+        return connected(fixPgAdapter(adapter));
+      },
       connectToShadowDb: () =>
         // PrismaPg's shadow database is created on the server and not dropped (trap 2).
         // Nothing of ours needs one: migrations are diffed datamodel -> datamodel.

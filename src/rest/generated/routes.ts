@@ -1411,7 +1411,7 @@ export const restRoutes: RestRoute[] = [
         "source": "path"
       }
     ],
-    "document": "mutation RunTranslation($organizationId: ID!, $translationId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/translations/{translationId}/run\", status: 204) {\n  runTranslation(organizationId: $organizationId, translationId: $translationId) {\n    id\n  }\n}"
+    "document": "mutation RunTranslation($organizationId: ID!, $translationId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/translations/{translationId}/run\", status: 204) {\n  runTranslation(organizationId: $organizationId, translationId: $translationId) {\n    id\n    urls {\n      location @omit\n    }\n  }\n}"
   },
   {
     "method": "DELETE",
@@ -2286,7 +2286,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation ExportToGitRepository($spaceId: ID!, $input: ExportToGitRepositoryInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/git/export\", status: 204) {\n  exportToGitRepository(spaceId: $spaceId, input: $input) {\n    id\n  }\n}"
+    "document": "mutation ExportToGitRepository($spaceId: ID!, $input: ExportToGitRepositoryInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/git/export\", status: 204) {\n  exportToGitRepository(spaceId: $spaceId, input: $input) {\n    id\n    urls {\n      location @omit\n    }\n  }\n}"
   },
   {
     "method": "POST",
@@ -2307,7 +2307,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation ImportGitRepository($spaceId: ID!, $input: ImportGitRepositoryInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/git/import\", status: 204) {\n  importGitRepository(spaceId: $spaceId, input: $input) {\n    id\n  }\n}"
+    "document": "mutation ImportGitRepository($spaceId: ID!, $input: ImportGitRepositoryInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/git/import\", status: 204) {\n  importGitRepository(spaceId: $spaceId, input: $input) {\n    id\n    urls {\n      location @omit\n    }\n  }\n}"
   },
   {
     "method": "GET",

@@ -8,6 +8,14 @@ export const JobKindEnum = builder.enumType('JobKind', {
 });
 export const JobStateEnum = builder.enumType('JobState', { values: JOB_STATES });
 
+const JobUrls = builder.objectRef<{ location: string }>('JobUrls').implement({
+  fields: (t) => ({
+    location: t.exposeString('location', {
+      description: 'A URL a client GETs (with its token) to read the job: GET /graphql running the `job(id)` query; REST answers starting a job name it in their Location header',
+    }),
+  }),
+});
+
 /** A job as GraphQL shows it: the same shape for a stored job and for an event of it. */
 export const Job = builder.objectRef<JobEvent>('Job').implement({
   description: 'A long operation (Git import or export, a translation run) and how far it is',
@@ -24,6 +32,7 @@ export const Job = builder.objectRef<JobEvent>('Job').implement({
     spaceId: t.exposeID('spaceId', { nullable: true }),
     translationId: t.exposeID('translationId', { nullable: true }),
     at: t.field({ type: 'DateTime', description: 'When this state was reached', resolve: (j) => new Date(j.at) }),
+    urls: t.field({ type: JobUrls, resolve: (j, _args, ctx) => ({ location: ctx.urls.job(j.id) }) }),
     sequence: t.exposeInt('sequence', {
       description: "The number of this change among the job's events (1: created, then 2, 3, ... without gaps); for a job read as it is now, its latest event's",
     }),
