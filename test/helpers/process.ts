@@ -27,7 +27,7 @@ export interface ServerProcess {
   stderr(): string;
   /** Resolves with the first line (seen or to come) that `match` accepts; rejects if the process exits first. */
   waitForLine(match: (line: LogLine) => boolean): Promise<LogLine>;
-  /** Resolves with the exit code (null: a signal) and signal once the process exited. */
+  /** Resolves with the exit code (null: a signal) and signal once the process exited and its output was read ('close', not 'exit'). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -58,7 +58,7 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
       }
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   return {
     child,
     lines,
