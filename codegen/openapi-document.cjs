@@ -154,7 +154,7 @@ function openApiDocument(routes, sources) {
     const text = withoutGitBookMarkup(description);
     return { ...rest, ...(rest['x-page-title'] ? { 'x-displayName': rest['x-page-title'] } : {}), ...(text ? { description: text } : {}) };
   });
-  // Group tags under their GitBook parent page (Redoc shows x-tagGroups as the sidebar's sections).
+  // Group tags under their GitBook parent page (x-tagGroups: Redoc and Scalar show them as the sidebar's sections; Swagger UI ignores them).
   const title = (name) => tagObjects.find((t) => t.name === name)?.['x-page-title'] ?? sources[0].doc.tags?.find((t) => t.name === name)?.['x-page-title'] ?? name;
   const groups = new Map();
   for (const tag of tagObjects) {

@@ -2,10 +2,9 @@
  * The API reference: `GET /v1/openapi.json`, the OpenAPI document of exactly
  * the REST routes this server serves (generated with the route table by
  * `npm run codegen`, codegen/openapi-document.cjs), and `/docs`, a page that
- * renders it with Redoc's standalone bundle, served by this server from the
- * `redoc` package. Neither needs a token. The page carries a
- * Content-Security-Policy of its own origin: Redoc's sidebar shows a logo from
- * Redocly's CDN, which the browser then never fetches.
+ * renders it with Swagger UI's prebuilt bundle, served by this server from the
+ * `swagger-ui-dist` package. Neither needs a token. The page carries a
+ * Content-Security-Policy of its own origin: nothing it runs can reach another host.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,9 +18,9 @@ export const OPENAPI_PATH = `${REST_PREFIX}/openapi.json`;
 export const DOCS_PATH = '/docs';
 
 const require = createRequire(import.meta.url);
-const REDOC_VERSION = (require('redoc/package.json') as { version: string }).version;
+const SWAGGER_UI_VERSION = (require('swagger-ui-dist/package.json') as { version: string }).version;
 /** Where the page's scripts are served; the version in the path lets browsers keep them for good. */
-const ASSETS = `${DOCS_PATH}/assets/${REDOC_VERSION}`;
+const ASSETS = `${DOCS_PATH}/assets/${SWAGGER_UI_VERSION}`;
 
 /** What the page says this service is. */
 export const DOCS_TITLE = 'Docs publishing API · REST reference';
@@ -29,28 +28,43 @@ const DOCS_DESCRIPTION =
   'Reference of the REST API of this documentation publishing service (GitBook-compatible, under /v1), rendered from its OpenAPI document at /v1/openapi.json.';
 
 /**
- * Redoc's options: the theme's fonts are the system's (nothing is loaded for them). GitBook's
- * document schemas nest into each other: Redoc's generated examples stop at a small depth, or
- * building them takes the browser's whole memory.
+ * Swagger UI's options. GitBook's document schemas (`Document*`) nest into each other at every
+ * level: Swagger UI resolves and draws an operation's schemas only when it is opened, and here
+ * no model is expanded unasked (the Schemas section is hidden, an operation's models show one
+ * level), so the page never walks the recursion eagerly. No validator badge: it would ask
+ * validator.swagger.io. Only the `apis` preset, without the standalone one's top bar (a URL box
+ * for loading other documents).
  */
-const REDOC_OPTIONS = {
-  generatedPayloadSamplesMaxDepth: 3,
-  hideLoading: true,
-  theme: { typography: { fontFamily: 'system-ui, sans-serif', headings: { fontFamily: 'system-ui, sans-serif' }, code: { fontFamily: 'ui-monospace, monospace' } } },
+const SWAGGER_UI_OPTIONS = {
+  url: OPENAPI_PATH,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  docExpansion: 'list',
+  defaultModelsExpandDepth: -1,
+  defaultModelExpandDepth: 1,
+  displayRequestDuration: true,
+  filter: true,
+  validatorUrl: null,
 };
 
-/** Starts Redoc on the document. A file rather than an inline script, so the policy allows scripts of this origin only. */
+/** Starts Swagger UI on the document. A file rather than an inline script, so the policy allows scripts of this origin only. */
 const START = `(function () {
-  Redoc.init(${JSON.stringify(OPENAPI_PATH)}, ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('redoc'));
+  var options = ${JSON.stringify(SWAGGER_UI_OPTIONS)};
+  options.presets = [SwaggerUIBundle.presets.apis];
+  window.ui = SwaggerUIBundle(options);
 })();
 `;
 
-const ASSET_FILES: Record<string, { type: string; body: () => string }> = {
-  'redoc.standalone.js': { type: 'text/javascript; charset=utf-8', body: () => fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8') },
+/** Each asset: its content type and where it is read from (on first request; the bundle is 1.7 MB). */
+const ASSET_FILES: Record<string, { type: string; body: () => string | Uint8Array<ArrayBuffer> }> = {
+  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', body: () => fs.readFileSync(require.resolve('swagger-ui-dist/swagger-ui-bundle.js'), 'utf8') },
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', body: () => fs.readFileSync(require.resolve('swagger-ui-dist/swagger-ui.css'), 'utf8') },
   'start.js': { type: 'text/javascript; charset=utf-8', body: () => START },
+  // Else the browser asks for /favicon.ico, which nothing serves.
+  'favicon-32x32.png': { type: 'image/png', body: () => new Uint8Array(fs.readFileSync(require.resolve('swagger-ui-dist/favicon-32x32.png'))) },
 };
 
-/** Same origin only; Redoc sets styles inline, runs its search in a worker made from a blob, and draws some icons as data: URLs. */
+/** Same origin only; Swagger UI (React) sets styles inline, and its CSS draws icons as data: URLs. */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
@@ -58,13 +72,19 @@ const CONTENT_SECURITY_POLICY = [
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",
-  "worker-src 'self' blob:",
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page's own styles: the intro above Swagger UI, in its layout's width and fonts. */
+const PAGE_STYLE = `body { margin: 0; }
+.intro { max-width: 1460px; box-sizing: border-box; margin: 0 auto; padding: 20px 20px 0; font-family: sans-serif; color: #3b4151; }
+.intro h1 { margin: 0 0 8px; font-size: 24px; }
+.intro p { margin: 4px 0; line-height: 1.5; }`;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -73,12 +93,19 @@ const PAGE = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${escapeHtml(DOCS_TITLE)}</title>
     <meta name="description" content="${escapeHtml(DOCS_DESCRIPTION)}">
-    <style>body { margin: 0; }</style>
+    <link rel="icon" href="${ASSETS}/favicon-32x32.png">
+    <link rel="stylesheet" href="${ASSETS}/swagger-ui.css">
+    <style>${PAGE_STYLE}</style>
   </head>
   <body>
+    <header class="intro">
+      <h1>Docs publishing API: REST reference</h1>
+      <p>This self-hosted documentation publishing service serves a GitBook-compatible REST API under <code>/v1</code> (and GraphQL at <a href="/graphql">/graphql</a>). Below is every endpoint this server serves, from its OpenAPI document at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p>
+      <p>Most endpoints need an API token: click <strong>Authorize</strong> and enter it as the bearer token (the token alone, without <code>Bearer</code>); <strong>Try it out</strong> then sends requests to this server as you. The server's CLI makes a user with a token: <code>npm run cli -- user:create --email you@example.com --name You</code>.</p>
+    </header>
     <noscript>This reference needs JavaScript. The OpenAPI document it renders is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript>
-    <div id="redoc"></div>
-    <script src="${ASSETS}/redoc.standalone.js"></script>
+    <div id="swagger-ui"></div>
+    <script src="${ASSETS}/swagger-ui-bundle.js"></script>
     <script src="${ASSETS}/start.js"></script>
   </body>
 </html>
@@ -101,7 +128,7 @@ function servedDocument(publicUrl: string): string {
 /** `config.publicUrl` is read when the document is first served. */
 export function useApiReference(options: { config: Pick<AppConfig, 'publicUrl'> }): Plugin {
   let openapi: string | undefined;
-  const assets = new Map<string, string>();
+  const assets = new Map<string, string | Uint8Array<ArrayBuffer>>();
   const security = { 'x-content-type-options': 'nosniff' };
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {

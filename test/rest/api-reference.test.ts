@@ -120,28 +120,41 @@ describe('/docs', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self';");
     expect(csp).toMatch(/img-src 'self' data:;/);
     const html = await res.text();
     expect(html).toMatch(/<title>Docs publishing API · REST reference<\/title>/);
+    // The intro: what this is, and where the token goes.
+    expect(html).toMatch(/documentation publishing service/);
+    expect(html).toMatch(/<strong>Authorize<\/strong> and enter it as the bearer token/);
     const urls = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!.replace(/&#38;/g, '&'));
-    const assets = urls.filter((u) => u !== '/v1/openapi.json');
-    expect(assets.length).toBeGreaterThanOrEqual(2);
+    const assets = urls.filter((u) => u.startsWith('/docs/assets/'));
     // Local: a path of this server, not another host (`//host` or a scheme).
     expect(urls.filter((u) => !/^\/(?!\/)/.test(u))).toEqual([]);
+    const types: Record<string, RegExp> = { js: /^text\/javascript/, css: /^text\/css/, png: /^image\/png$/ };
+    expect(assets.map((a) => a.slice(a.lastIndexOf('/') + 1)).sort()).toEqual(['favicon-32x32.png', 'start.js', 'swagger-ui-bundle.js', 'swagger-ui.css']);
     for (const asset of assets) {
       const answer = await fetch(`${server.baseUrl}${asset}`);
       expect(answer.status, asset).toBe(200);
-      expect(answer.headers.get('content-type'), asset).toMatch(/^text\/javascript/);
+      expect(answer.headers.get('content-type'), asset).toMatch(types[asset.slice(asset.lastIndexOf('.') + 1)]!);
+      expect(answer.headers.get('cache-control'), asset).toContain('immutable');
+      if (asset.endsWith('.png')) continue;
       const text = await answer.text();
       // No web fonts: nothing the page runs names a font service or loads a font from elsewhere.
       expect(text).not.toMatch(/fonts\.googleapis|fonts\.gstatic|fonts\.scalar|@font-face/);
     }
+    // Swagger UI reads this server's document, draws no model unasked, and asks no validator.
     const start = await (await fetch(`${server.baseUrl}${assets.find((a) => a.endsWith('/start.js'))}`)).text();
-    expect(start).toContain('"/v1/openapi.json"');
+    expect(start).toContain('"url":"/v1/openapi.json"');
+    expect(start).toContain('"defaultModelsExpandDepth":-1');
+    expect(start).toContain('"validatorUrl":null');
   });
 
   it('answers an unknown asset with 404 and needs no token', async () => {
-    expect((await fetch(`${server.baseUrl}/docs/assets/0.0.0/redoc.standalone.js`)).status).toBe(404);
+    expect((await fetch(`${server.baseUrl}/docs/assets/0.0.0/swagger-ui-bundle.js`)).status).toBe(404);
+    const html = await (await fetch(`${server.baseUrl}/docs`)).text();
+    const base = html.match(/href="(\/docs\/assets\/[^/]+)\//)![1];
+    expect((await fetch(`${server.baseUrl}${base}/index.html`)).status).toBe(404);
     expect((await fetch(`${server.baseUrl}/docs/`)).status).toBe(200);
   });
 });

@@ -1,0 +1,131 @@
+/**
+ * The API reference in a real browser, as a self-hoster without internet opens it: headless
+ * Chromium (Debian's, driven by playwright-core) loads /docs, Swagger UI draws the operations of
+ * /v1/openapi.json, one of them opens to show its parameters, and, with a user's token in the
+ * Authorize dialog, is tried out against this server. No request may leave this
+ * server's origin, and nothing may break the page's Content-Security-Policy or fail to load.
+ * GitBook's recursive document schemas once made the reference run out of memory here (Redoc):
+ * the whole test has a time limit a self-hoster would accept.
+ *
+ * Runs where Chromium is installed (test/helpers/services.ts: `browser`); CI requires it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { servicesConfigured, TEST_CHROMIUM_PATH } from '../helpers/services.ts';
+
+/** Chromium without anything that reaches out on its own (updates, sync, QUIC probes, first-run pages). */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe.skipIf(!servicesConfigured('browser'))('The API reference in Chromium, offline', () => {
+  let server: TestServer;
+  let ada: TestUser;
+  let space: string;
+  let profile: string;
+  let context: BrowserContext;
+  let page: Page;
+  /** Every URL the browser asked for (the page, its assets, the document, anything else). */
+  const requested: string[] = [];
+  /** Requests that failed or were answered with an error status. */
+  const failed: string[] = [];
+  /** Console errors and uncaught exceptions of the page (a policy violation shows here). */
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    ada = await server.createUser('Ada');
+    space = (await server.createSpace(ada, await server.createOrg(ada))).id as string;
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: TEST_CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1440, height: 1000 },
+    });
+    context.on('request', (request) => requested.push(request.url()));
+    context.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+    context.on('response', (response) => response.status() >= 400 && failed.push(`${response.url()}: ${response.status()}`));
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => message.type() === 'error' && problems.push(`${message.text()} (${message.location().url})`));
+    page.on('pageerror', (error) => problems.push(error.message));
+  }, 30_000);
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('draws every operation of the document, opens one to its parameters, and loads nothing from elsewhere', async () => {
+    const started = Date.now();
+    await page.goto(`${server.baseUrl}/docs`);
+    expect(await page.title()).toBe('Docs publishing API · REST reference');
+    // The intro says what this is and where the token goes.
+    const intro = page.locator('header.intro');
+    await expect.poll(() => intro.innerText()).toMatch(/documentation publishing service/);
+    expect(await intro.innerText()).toMatch(/Authorize.*bearer token/s);
+
+    // Swagger UI has read the document: its title, then the operations, grouped by tag.
+    await page.locator('#swagger-ui .info .title', { hasText: 'Docs publishing API' }).waitFor({ timeout: 20_000 });
+    const getSpace = page.locator('#operations-spaces-getSpaceById');
+    await getSpace.waitFor({ timeout: 10_000 });
+    expect(await getSpace.locator('.opblock-summary-description').innerText()).toBe('Get a space by its ID');
+    const document = (await (await fetch(`${server.baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+    expect(await page.locator('#swagger-ui .opblock').count()).toBe(operations);
+    // The Authorize dialog offers the bearer scheme; a user's token goes there.
+    await page.locator('#swagger-ui .btn.authorize').click();
+    const dialog = page.locator('#swagger-ui .modal-ux');
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toMatch(/user\s+\(http, Bearer\)/);
+    await dialog.locator('input[type="text"], input[type="password"]').first().fill(ada.token);
+    await dialog.locator('button.authorize').click();
+    await dialog.locator('.close-modal').click();
+
+    // Opened, the operation shows its parameters and its responses (its schemas resolved then).
+    await getSpace.locator('.opblock-summary-control').click();
+    const spaceId = getSpace.locator('tr[data-param-name="spaceId"]');
+    await spaceId.waitFor({ timeout: 10_000 });
+    // Required (starred), in the path, with GitBook's description.
+    expect(await spaceId.innerText()).toMatch(/^spaceId\s*\*\s*string\s*\(path\)\s*The unique id of the space$/);
+    await getSpace.locator('.responses-table .response[data-code="200"]').waitFor({ timeout: 10_000 });
+
+    // Tried out, it asks this server with the token of the dialog, and shows the answer.
+    await getSpace.locator('button.try-out__btn').click();
+    await spaceId.locator('input').fill(space);
+    await getSpace.locator('button.execute').click();
+    const live = getSpace.locator('.live-responses-table .response');
+    await live.waitFor({ timeout: 10_000 });
+    expect(await live.locator('.response-col_status').innerText()).toBe('200');
+    expect(await live.locator('.response-col_description').innerText()).toContain(`"id": "${space}"`);
+    // From opening the page to an answer: what a self-hoster waits.
+    expect(Date.now() - started).toBeLessThan(30_000);
+
+    // An operation whose body is a GitBook document (block and inline schemas nesting into each
+    // other) opens too: its example is drawn to a depth, not walked forever.
+    const putInstructions = page.locator('#operations-organizations-updateOrganizationAgentInstructions');
+    await putInstructions.locator('.opblock-summary-control').click();
+    // Swagger UI resolves its schemas when it opens: seconds on a busy machine, but it ends.
+    const example = putInstructions.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body .microlight').first();
+    await example.waitFor({ timeout: 20_000 });
+    expect(await example.innerText()).toContain('"instructions"');
+
+    // The page, its assets and the document: all this server's, all found, and no error on the page.
+    expect([...new Set(requested.map((url) => new URL(url).host))]).toEqual([new URL(server.baseUrl).host]);
+    expect(requested.filter((url) => new URL(url).pathname.startsWith('/docs/assets/')).length).toBeGreaterThanOrEqual(3);
+    expect(requested.some((url) => new URL(url).pathname === '/v1/openapi.json')).toBe(true);
+    expect(failed).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 50_000);
+});
