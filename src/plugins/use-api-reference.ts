@@ -13,6 +13,7 @@ import type { AppConfig } from '../config.ts';
 import { MethodNotAllowedError } from '../errors/index.ts';
 import { REST_PREFIX, restErrorResponse } from '../rest/runtime.ts';
 import { setRouteLabel } from './use-http-observability.ts';
+import { PAGE_CONTENT_SECURITY_POLICY, escapeHtml } from './browser-page.ts';
 
 export const OPENAPI_PATH = `${REST_PREFIX}/openapi.json`;
 export const DOCS_PATH = '/docs';
@@ -63,22 +64,6 @@ const ASSET_FILES: Record<string, { type: string; body: () => string | Uint8Arra
   // Else the browser asks for /favicon.ico, which nothing serves.
   'favicon-32x32.png': { type: 'image/png', body: () => new Uint8Array(fs.readFileSync(require.resolve('swagger-ui-dist/favicon-32x32.png'))) },
 };
-
-/** Same origin only; Swagger UI (React) sets styles inline, and its CSS draws icons as data: URLs. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page's own styles: the intro above Swagger UI, in its layout's width and fonts. */
 const PAGE_STYLE = `body { margin: 0; }
@@ -147,7 +132,7 @@ export function useApiReference(options: { config: Pick<AppConfig, 'publicUrl'> 
         setRouteLabel(request, DOCS_PATH);
         endResponse(
           new fetchAPI.Response(request.method === 'HEAD' ? null : PAGE, {
-            headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY, ...security },
+            headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CONTENT_SECURITY_POLICY, ...security },
           }),
         );
       } else if (read && path.startsWith(`${ASSETS}/`)) {

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { setRouteLabel } from './use-http-observability.ts';
+import { PAGE_CONTENT_SECURITY_POLICY, escapeHtml } from './browser-page.ts';
 
 /** Where the assets are served; the version in the path lets browsers keep them for good. */
 export const GRAPHIQL_ASSETS_PATH = '/graphiql';
@@ -48,23 +49,6 @@ const START = `(function () {
 })();
 `;
 
-/**
- * Same origin only (ws: and wss: to it included); the styles React sets inline, and the fonts and
- * icons the CSS carries as data: URLs, are the exceptions GraphiQL needs.
- */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 /** What the page says this service is (its `<meta name="description">`). */
 export const GRAPHIQL_DESCRIPTION =
   'GraphiQL for the documentation publishing API: GraphQL queries, mutations and subscriptions at /graphql, next to the GitBook-compatible REST API under /v1.';
@@ -101,8 +85,6 @@ export const GRAPHIQL_OPTIONS = {
   subscriptionsProtocol: 'WS',
   defaultQuery: DEFAULT_QUERY,
 } satisfies GraphiQLOptions;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The GraphiQL page: yoga's options as JSON, the assets from this server. */
 export function renderGraphiQL(options: GraphiQLOptions): string {
@@ -181,7 +163,7 @@ export function useGraphiQL(options: { graphqlEndpoint: string }): Plugin {
       // yoga's GraphiQL plugin answered a browser's GET of the endpoint with the page.
       if (request.method !== 'GET' || new URL(request.url).pathname.replace(/\/$/, '') !== options.graphqlEndpoint) return;
       if (!response.headers.get('content-type')?.startsWith('text/html')) return;
-      response.headers.set('content-security-policy', CONTENT_SECURITY_POLICY);
+      response.headers.set('content-security-policy', PAGE_CONTENT_SECURITY_POLICY);
       response.headers.set('x-content-type-options', 'nosniff');
     },
   };
