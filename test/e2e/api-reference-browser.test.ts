@@ -15,19 +15,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { servicesConfigured, TEST_CHROMIUM_PATH } from '../helpers/services.ts';
-
-/** Chromium without anything that reaches out on its own (updates, sync, QUIC probes, first-run pages). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM_ARGS, servicesConfigured, TEST_CHROMIUM_PATH } from '../helpers/services.ts';
 
 describe.skipIf(!servicesConfigured('browser'))('The API reference in Chromium, offline', () => {
   let server: TestServer;

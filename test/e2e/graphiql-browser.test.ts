@@ -14,19 +14,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobHandler } from '../../src/jobs/runner.ts';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { servicesConfigured, TEST_CHROMIUM_PATH } from '../helpers/services.ts';
-
-/** Chromium without anything that reaches out on its own (updates, sync, QUIC probes, first-run pages). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM_ARGS, servicesConfigured, TEST_CHROMIUM_PATH } from '../helpers/services.ts';
 
 /** A job of one step: it starts, and it ends, when the test says. */
 const gate = () => {

@@ -71,3 +71,15 @@ export async function expectRedisAnswers(): Promise<void> {
     socket.once('error', (error) => reject(new Error(`Redis does not answer at TEST_REDIS_URL=${TEST_REDIS_URL}: ${error.message}`)));
   });
 }
+
+/** Chromium without anything that reaches out on its own (updates, sync, QUIC probes, first-run pages). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
