@@ -198,14 +198,19 @@ export async function readChunks(db: Db | Tx, hashes: readonly string[], cache?:
  */
 export type StoredChunks = Map<string, Chunk<PageEntry | FileEntry>[]>;
 
+/** A chunk's key in StoredChunks: the id of its first entry, pages and files apart. */
+function storedChunkKey(first: PageEntry | FileEntry): string {
+  return 'pageId' in first ? `p:${first.pageId}` : `f:${first.fileId}`;
+}
+
 /** Adds `chunks` (stored ones: listed by a revision, or just written) to `stored`, by first id. */
 export function addStoredChunks(stored: StoredChunks, chunks: Iterable<Chunk<PageEntry | FileEntry>>): StoredChunks {
   for (const chunk of chunks) {
     const first = chunk.entries[0];
     if (!first) continue;
-    const id = 'pageId' in first ? `p:${first.pageId}` : `f:${first.fileId}`;
-    const list = stored.get(id);
-    if (!list) stored.set(id, [chunk]);
+    const key = storedChunkKey(first);
+    const list = stored.get(key);
+    if (!list) stored.set(key, [chunk]);
     else if (!list.some((other) => other.hash === chunk.hash)) list.push(chunk);
   }
   return stored;
@@ -228,7 +233,7 @@ export function reuseStoredChunk<E extends PageEntry | FileEntry>(
   stored: StoredChunks | undefined,
 ): { chunk: Chunk<E>; reused: boolean } {
   const first = entries[0]!;
-  const candidates = stored?.get('pageId' in first ? `p:${first.pageId}` : `f:${(first as FileEntry).fileId}`) ?? [];
+  const candidates = stored?.get(storedChunkKey(first)) ?? [];
   for (const candidate of candidates) {
     if (candidate.entries.length === entries.length && candidate.entries.every((entry, i) => sameEntry(entry, entries[i]!))) {
       return { chunk: { hash: candidate.hash, entries }, reused: true };
