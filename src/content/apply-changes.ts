@@ -12,7 +12,7 @@
 import { InvalidInputError, LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify } from '../slug.ts';
-import { markdownToDocument, type MarkdownToDocumentResult } from './document/markdown-parse.ts';
+import type { MarkdownToDocumentResult } from './document/markdown-parse.ts';
 import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
 import { normalizeHref, resolveFromTable, type HrefTable } from './page-hrefs.ts';
@@ -73,11 +73,19 @@ function bad(index: number, message: string): never {
   throw new InvalidInputError(`changes[${index}]: ${message}`);
 }
 
+/**
+ * Converts Markdown on this thread (callers without a worker pool: tests, jobs). The parser
+ * (unified, remark, micromark) loads on the first such conversion, not at the server's start
+ * (docs/decisions.md, "Restart"); a request's conversions run on the worker threads instead.
+ */
+async function convertHere(markdown: string, hrefs: HrefTable): Promise<MarkdownToDocumentResult> {
+  const { markdownToDocument } = await import('./document/markdown-parse.ts');
+  return markdownToDocument(markdown, { resolveHref: resolveFromTable(hrefs) });
+}
+
 export async function applyContentChanges(base: RevisionSnapshot, changes: ContentChange[], options: ApplyOptions): Promise<ApplyResult> {
   if (changes.length === 0) throw new InvalidInputError('changes: at least one change is needed');
   if (changes.length > MAX_CHANGES_PER_BATCH) throw new InvalidInputError(`changes: at most ${MAX_CHANGES_PER_BATCH} changes per call`);
-  // The Markdown parser (unified, remark, micromark) is loaded by the first content change, not at the server's start (docs/decisions.md, "Restart").
-  const { markdownToDocument } = await import('./document/markdown-parse.ts');
   const snapshot = cloneSnapshot(base);
   const pages = snapshot.pages;
   const outcomes = new Map<string, PageOutcome>();
@@ -91,7 +99,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
   // Every ref gets its id first, so a page can link to one inserted later in the batch.
   const pageRefs = new Map<string, string>();
   const fileRefs = new Map<string, string>();
-  const existingPaths = new Set(pagePaths(pages).values());
+  let existingPaths: Set<string> | undefined; // only a batch with refs needs them
   changes.forEach((change, i) => {
     const refs =
       change.operation === 'insert_page' ? [{ ref: change.ref, map: pageRefs }] : change.operation === 'insert_files' ? change.files.map((f) => ({ ref: f.ref, map: fileRefs })) : [];
@@ -100,6 +108,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       const key = normalizeHref(ref);
       if (key === '') bad(i, 'ref: must not be empty');
       if (pageRefs.has(key) || fileRefs.has(key)) bad(i, `ref "${ref}" is used twice in the batch`);
+      existingPaths ??= new Set(pagePaths(pages).values());
       if (existingPaths.has(key)) bad(i, `ref "${ref}" collides with the path of an existing page`);
       map.set(key, newId());
     }
@@ -113,7 +122,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
     for (const [key, page] of pageRefs) table.set(key, { kind: 'page', page });
     return table;
   };
-  const convertMarkdown = options.convertMarkdown ?? (async (markdown: string, hrefs: HrefTable) => markdownToDocument(markdown, { resolveHref: resolveFromTable(hrefs) }));
+  const convertMarkdown = options.convertMarkdown ?? convertHere;
 
   /** The document and the metadata Markdown frontmatter sets. */
   const readDocument = async (i: number, input: DocumentInput): Promise<{ document: JSONDocument; title: string | null; meta: PageMetadataInput }> => {

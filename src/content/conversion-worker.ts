@@ -9,20 +9,20 @@ import { type MarkdownLimits } from './document/markdown-limits.ts';
 import { markdownToDocument, type MarkdownToDocumentResult } from './document/markdown-parse.ts';
 import { documentToMarkdown } from './document/markdown-print.ts';
 import { type JSONDocument } from './document/model.ts';
-import { resolveFromTable, type HrefTable } from './page-hrefs.ts';
+import { parseHrefTable, resolveFromTable } from './page-hrefs.ts';
 import { pdfFonts } from './pdf/dejavu-fonts.ts';
 import { renderContentPdf, type PdfPageInput } from './pdf/render.ts';
 
 export interface MarkdownToDocumentInput {
   markdown: string;
-  /** What relative hrefs name; null leaves them URLs. */
-  hrefs: HrefTable | null;
+  /** What relative hrefs name (serializeHrefTable); null leaves them URLs. */
+  hrefs: string | null;
   limits: MarkdownLimits;
 }
 
 export const markdownToDocumentTask = workerTask(
   ({ markdown, hrefs, limits }: MarkdownToDocumentInput): MarkdownToDocumentResult =>
-    markdownToDocument(markdown, { limits, resolveHref: hrefs ? resolveFromTable(hrefs) : undefined }),
+    markdownToDocument(markdown, { limits, resolveHref: hrefs ? resolveFromTable(parseHrefTable(hrefs)) : undefined }),
 );
 
 export const documentsToMarkdownTask = workerTask(({ documents }: { documents: JSONDocument[] }): string[] => documents.map((document) => documentToMarkdown(document)));

@@ -10,7 +10,7 @@ import type { documentsToMarkdownTask, markdownToDocumentTask, RenderPdfInput, r
 import { type MarkdownLimits } from './document/markdown-limits.ts';
 import { type MarkdownToDocumentResult } from './document/markdown-parse.ts';
 import { type JSONDocument } from './document/model.ts';
-import { type HrefTable } from './page-hrefs.ts';
+import { serializeHrefTable, type HrefTable } from './page-hrefs.ts';
 
 export interface Conversions {
   /** Markdown to a document, its frontmatter and title; relative hrefs found in `hrefs` become references. */
@@ -32,7 +32,7 @@ const RENDER_PDF = taskRef<typeof renderPdfTask>(WORKER, 'renderPdfTask');
 export function createConversions(options: { pool: WorkerPool; limits: MarkdownLimits; storage: StorageConfig }): Conversions {
   const { pool, limits, storage } = options;
   return {
-    markdownToDocument: (markdown, hrefs = null) => pool.run(MARKDOWN_TO_DOCUMENT, { markdown, hrefs, limits }, { what: 'Converting the Markdown' }),
+    markdownToDocument: (markdown, hrefs = null) => pool.run(MARKDOWN_TO_DOCUMENT, { markdown, hrefs: hrefs && serializeHrefTable(hrefs), limits }, { what: 'Converting the Markdown' }),
     documentsToMarkdown: async (documents) => {
       const chunks: JSONDocument[][] = [];
       for (let i = 0; i < documents.length; i += DOCUMENTS_PER_TASK) chunks.push(documents.slice(i, i + DOCUMENTS_PER_TASK));

@@ -20,8 +20,11 @@ export function childrenByParent(pages: ReadonlyMap<string, PageSnapshot>): Map<
   return byParent;
 }
 
-/** Every page's full path: the slugs from the root down, joined by '/'. */
-export function pagePaths(pages: ReadonlyMap<string, PageSnapshot>): Map<string, string> {
+/**
+ * Every page's full path: the slugs from the root down, joined by '/'. With `only`, the paths of
+ * those pages (and of the pages above them, on the way), not of the whole tree.
+ */
+export function pagePaths(pages: ReadonlyMap<string, PageSnapshot>, only?: Iterable<PageSnapshot>): Map<string, string> {
   const paths = new Map<string, string>();
   const pathOf = (page: PageSnapshot, depth = 0): string => {
     const known = paths.get(page.id);
@@ -32,7 +35,7 @@ export function pagePaths(pages: ReadonlyMap<string, PageSnapshot>): Map<string,
     paths.set(page.id, path);
     return path;
   };
-  for (const page of pages.values()) pathOf(page);
+  for (const page of only ?? pages.values()) pathOf(page);
   return paths;
 }
 

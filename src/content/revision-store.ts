@@ -85,8 +85,10 @@ export function pageFromEntry(entry: PageEntry): PageSnapshot {
   };
 }
 
-/** A page snapshot as it is stored. */
+/** A page snapshot as it is stored: for a page of a kept chunk, the entry it was made from. */
 function pageEntry(page: PageSnapshot): PageEntry {
+  const kept = entryOfKeptPage.get(page);
+  if (kept) return kept;
   return {
     pageId: page.id,
     parentPageId: page.parentId,
@@ -129,9 +131,37 @@ export interface RevisionChunks {
   fileChunks: Prisma.JsonValue;
 }
 
+/**
+ * Page snapshots made from entries the process's chunk cache keeps (frozen, shared by every
+ * reader), made once per chunk and shared the same way (frozen too): reading a revision again
+ * converts nothing, and two revisions that share a chunk share its page objects, which lets
+ * reindexSpace skip them by identity. Keyed by the frozen entries, so it lives as long as they
+ * are kept.
+ */
+const pagesOfKeptChunk = new WeakMap<readonly unknown[], readonly PageSnapshot[]>();
+/** The entry each of those pages was made from: writing an unchanged page converts nothing, and its chunk is found by identity. */
+const entryOfKeptPage = new WeakMap<PageSnapshot, PageEntry>();
+
+/** The page snapshots of a chunk's entries (shared and frozen when the entries are). */
+function pagesOfChunk(entries: readonly unknown[]): readonly PageSnapshot[] {
+  if (!Object.isFrozen(entries)) return (entries as PageEntry[]).map(pageFromEntry);
+  let pages = pagesOfKeptChunk.get(entries);
+  if (!pages) {
+    pages = Object.freeze(
+      (entries as PageEntry[]).map((entry) => {
+        const page = Object.freeze(pageFromEntry(entry));
+        entryOfKeptPage.set(page, entry);
+        return page;
+      }),
+    );
+    pagesOfKeptChunk.set(entries, pages);
+  }
+  return pages;
+}
+
 /** The pages and files of revisions whose chunks are in `chunks` (loaded by loadChunks or a loader). */
 export function entriesOf(revision: RevisionChunks, chunks: ReadonlyMap<string, readonly unknown[]>): { pages: PageSnapshot[]; files: FileSnapshot[] } {
-  const pages = chunkList(revision.pageChunks).flatMap((hash) => (chunks.get(hash) ?? []) as PageEntry[]).map(pageFromEntry);
+  const pages = chunkList(revision.pageChunks).flatMap((hash) => pagesOfChunk(chunks.get(hash) ?? []));
   const files = chunkList(revision.fileChunks).flatMap((hash) => (chunks.get(hash) ?? []) as FileEntry[]).map(fileFromEntry);
   return { pages, files };
 }
@@ -310,11 +340,15 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
   return id;
 }
 
-/** Copies a snapshot so edits to the copy never touch the original (maps and page objects). */
+/**
+ * Copies a snapshot so edits to the copy never touch the original: its maps. Page and file objects
+ * are shared, since writers replace an object rather than change it (src/content/page-tree.ts,
+ * apply-changes.ts); those of cached chunks are frozen, so one that did would fail loudly.
+ */
 export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
   return {
-    pages: new Map([...snapshot.pages].map(([id, p]) => [id, { ...p }])),
-    files: new Map([...snapshot.files].map(([id, f]) => [id, { ...f }])),
+    pages: new Map(snapshot.pages),
+    files: new Map(snapshot.files),
     documents: new Map(snapshot.documents),
     storedChunks: snapshot.storedChunks,
   };

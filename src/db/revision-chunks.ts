@@ -243,6 +243,7 @@ export function reuseStoredChunk<E extends PageEntry | FileEntry>(
 }
 
 function sameEntry(a: PageEntry | FileEntry, b: PageEntry | FileEntry): boolean {
+  if (a === b) return true; // an unchanged page of a kept chunk is written as the entry it was read from
   const keys = Object.keys(a) as (keyof typeof a)[];
   if (keys.length !== Object.keys(b).length) return false;
   for (const key of keys) {

@@ -177,16 +177,25 @@ export async function deleteSpaceIndex(db: Db | Tx, provider: Provider, spaceId:
 function changedPages(previous: RevisionSnapshot | null, current: RevisionSnapshot): PageSnapshot[] {
   const pages = [...current.pages.values()].filter(isIndexed);
   if (!previous) return pages;
-  const pathsBefore = pagePaths(previous.pages);
-  const pathsNow = pagePaths(current.pages);
+  // A page's path changes only when a page on its way up changed its slug or parent, or went
+  // away: without such a change (an edit of text or titles) no path is computed. Pages read from
+  // one stored chunk are one object in both (src/content/revision-store.ts), and unchanged.
+  const treeChanged = [...previous.pages.values()].some((before) => {
+    const now = current.pages.get(before.id);
+    return !now || (now !== before && (now.slug !== before.slug || now.parentId !== before.parentId));
+  });
+  const pathsBefore = treeChanged ? pagePaths(previous.pages) : null;
+  const pathsNow = treeChanged ? pagePaths(current.pages) : null;
+  const pathChanged = (page: PageSnapshot) => pathsBefore !== null && pathsBefore.get(page.id) !== pathsNow!.get(page.id);
   return pages.filter((page) => {
     const before = previous.pages.get(page.id);
+    if (before === page) return pathChanged(page);
     return (
       !isIndexed(before) ||
       before.title !== page.title ||
       before.hidden !== page.hidden ||
       before.documentHash !== page.documentHash ||
-      pathsBefore.get(page.id) !== pathsNow.get(page.id)
+      pathChanged(page)
     );
   });
 }
@@ -194,7 +203,7 @@ function changedPages(previous: RevisionSnapshot | null, current: RevisionSnapsh
 /** The rows of `pages`: one per section, at least one per page (its title is searchable even when it has no text). */
 async function sectionRows(db: Tx, current: RevisionSnapshot, pages: PageSnapshot[]): Promise<SectionRow[]> {
   const documents = await documentsOf(db, current, pages);
-  const paths = pagePaths(current.pages);
+  const paths = pagePaths(current.pages, pages);
   const rows: SectionRow[] = [];
   for (const page of pages) {
     const document = page.documentHash ? documents.get(page.documentHash) : undefined;

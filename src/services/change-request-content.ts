@@ -5,7 +5,7 @@
  */
 import { applyContentChanges, type ContentChange } from '../content/apply-changes.ts';
 import type { MarkdownToDocumentResult } from '../content/document/markdown-parse.ts';
-import type { HrefTable } from '../content/page-hrefs.ts';
+import { hrefsNamedIn, serializeHrefTable, type HrefTable } from '../content/page-hrefs.ts';
 import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
 import { prepareUploads, type FileUploadInput } from '../content/uploads.ts';
@@ -36,8 +36,9 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
   // the change request's row (concurrent batches take turns) and applies the batch to its content as
   // it is now, reusing those conversions (a link table that changed meanwhile converts again).
   const conversions = new Map<string, Promise<MarkdownToDocumentResult>>();
-  const convertMarkdown = (markdown: string, hrefs: HrefTable) => {
-    const key = `${markdown}\u0000${JSON.stringify([...hrefs])}`;
+  const convertMarkdown = (markdown: string, table: HrefTable) => {
+    const hrefs = hrefsNamedIn(table, markdown);
+    const key = `${markdown}\u0000${serializeHrefTable(hrefs)}`;
     let converted = conversions.get(key);
     if (!converted) conversions.set(key, (converted = ctx.conversions.markdownToDocument(markdown, hrefs)));
     return converted;

@@ -135,8 +135,11 @@ describe('writeRevision', () => {
       expect(chunkReads()).toBe(1);
       expect(comparable(twice)).toEqual(comparable(once));
       expect(comparable(twice)).toEqual(comparable(first));
-      // Pages are the reader's own; what they share with the cache is frozen.
-      twice.pages.get('c5')!.title = 'Mine';
+      // Readers share the pages of a kept chunk (one object per page), frozen: no reader changes them for others.
+      expect(twice.pages.get('c5')).toBe(once.pages.get('c5'));
+      expect(() => {
+        twice.pages.get('c5')!.title = 'Mine';
+      }).toThrow(TypeError);
       expect(once.pages.get('c5')!.title).toBe('C5');
       expect(() => {
         (twice.pages.get('c5')!.layout as Record<string, unknown>).cover = false;

@@ -350,6 +350,27 @@ describe('reindexSpace', () => {
     expect(await pageIds(space, 'reference')).toEqual(['api']);
   });
 
+  it('reindexes the descendants of a renamed or moved page even when they are the same objects in both contents', async () => {
+    // Revisions read from shared chunks share their unchanged pages' objects; paths still follow the tree.
+    const space = newSpace();
+    const before = v1();
+    await reindexSpace(db, provider, { spaceId: space, previous: null, current: before });
+    const renamed = { ...before, pages: new Map(before.pages) };
+    renamed.pages.set('api', { ...before.pages.get('api')!, slug: 'reference' });
+    expect(await reindexSpace(db, provider, { spaceId: space, previous: before, current: renamed })).toEqual({ indexed: 2, removed: 0 });
+    expect((await search(space, 'bearer')).items[0]).toMatchObject({ id: 'tokens', path: 'reference/tokens' });
+
+    const moved = { ...renamed, pages: new Map(renamed.pages) };
+    moved.pages.set('api', { ...renamed.pages.get('api')!, parentId: 'faq', index: 0 });
+    expect(await reindexSpace(db, provider, { spaceId: space, previous: renamed, current: moved })).toEqual({ indexed: 2, removed: 0 });
+    expect((await search(space, 'bearer')).items[0]).toMatchObject({ id: 'tokens', path: 'faq/reference/tokens' });
+
+    // Only a title changed: the page alone, its descendants untouched.
+    const retitled = { ...moved, pages: new Map(moved.pages) };
+    retitled.pages.set('api', { ...moved.pages.get('api')!, title: 'Reference' });
+    expect(await reindexSpace(db, provider, { spaceId: space, previous: moved, current: retitled })).toEqual({ indexed: 1, removed: 0 });
+  });
+
   it('loads documents the snapshot lacks from ContentDocument', async () => {
     const space = newSpace();
     const stored = doc(h1('Quotas'), p('Each plan has a monthly quota.'));

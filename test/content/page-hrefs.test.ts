@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
+import type { ContentRef, JSONDocument, JSONNode } from '../../src/content/document/model.ts';
+import { hrefsNamedIn, parseHrefTable, resolveFromTable, serializeHrefTable, type HrefTable } from '../../src/content/page-hrefs.ts';
+
+const page = (id: string): ContentRef => ({ kind: 'page', page: id });
+
+/** A 1,000-page table, plus pages whose names only the cautious rules keep. */
+function table(): HrefTable {
+  const entries: [string, ContentRef][] = [];
+  for (let i = 0; i < 1000; i++) entries.push([`section-${i % 10}/page-${i}`, page(`p${i}`)]);
+  entries.push(['guide', page('guide')], ['guide/install', page('install')], ['odd/a(b)c', page('paren')], ['faq', page('faq')]);
+  return new Map(entries);
+}
+
+/** Every page a document's links and content references name. */
+function refsOf(document: JSONDocument): string[] {
+  const found: string[] = [];
+  const walk = (nodes: readonly JSONNode[]) => {
+    for (const node of nodes) {
+      const ref = (node.data as { ref?: ContentRef } | undefined)?.ref;
+      if (ref?.kind === 'page') found.push(ref.page as string);
+      if ('nodes' in node && Array.isArray(node.nodes)) walk(node.nodes as JSONNode[]);
+    }
+  };
+  walk(document.nodes);
+  return found.sort();
+}
+
+describe('hrefsNamedIn', () => {
+  const markdowns = [
+    'Read [Install](./guide/install.md#linux) and [the guide](guide/README.md), then [a page](/section-3/page-13/).',
+    'See [one][ref] and <section-4/page-4>.\n\n[ref]: section-5/page-5.md "Title"',
+    '{% content-ref url="section-6/page-16.md" %}\n[page-16](section-6/page-16.md)\n{% endcontent-ref %}',
+    'A [strange name](odd/a(b)c) and [faq](faq?x=1).',
+    'Nothing links here, though page-7 is mentioned.',
+  ];
+
+  it('keeps every entry the Markdown can name, so a conversion with the subset finds what it finds with the whole table', () => {
+    const whole = table();
+    for (const markdown of markdowns) {
+      const named = hrefsNamedIn(whole, markdown);
+      expect(named.size).toBeLessThan(10);
+      const withWhole = refsOf(markdownToDocument(markdown, { resolveHref: resolveFromTable(whole) }).document);
+      const withNamed = refsOf(markdownToDocument(markdown, { resolveHref: resolveFromTable(named) }).document);
+      expect(withNamed).toEqual(withWhole);
+    }
+    expect(refsOf(markdownToDocument(markdowns[0]!, { resolveHref: resolveFromTable(hrefsNamedIn(whole, markdowns[0]!)) }).document)).toEqual(['guide', 'install', 'p13']);
+    expect([...hrefsNamedIn(whole, markdowns[3]!).keys()]).toEqual(['odd/a(b)c', 'faq']);
+  });
+
+  it('keeps the whole table when names may be written through character references or escapes', () => {
+    const whole = table();
+    for (const markdown of ['[x](section-1/page-&#49;1.md)', '[x](section-1/page\\-11.md)', '[x](gu&iuml;de)']) {
+      expect(hrefsNamedIn(whole, markdown)).toBe(whole);
+      const ref = refsOf(markdownToDocument(markdown, { resolveHref: resolveFromTable(hrefsNamedIn(whole, markdown)) }).document);
+      expect(ref).toEqual(refsOf(markdownToDocument(markdown, { resolveHref: resolveFromTable(whole) }).document));
+    }
+    expect(refsOf(markdownToDocument('[x](section-1/page-&#49;1.md)', { resolveHref: resolveFromTable(whole) }).document)).toEqual(['p11']);
+  });
+
+  it('crosses to a worker as text and back as the same table', () => {
+    const whole = table();
+    expect(parseHrefTable(serializeHrefTable(whole))).toEqual(whole);
+    expect(serializeHrefTable(whole)).toBe(serializeHrefTable(whole));
+  });
+});
