@@ -65,6 +65,11 @@ export async function buildContext(
   const loaders = new Loaders(deps.db, deps.revisionChunks);
   const access = new Access(viewer, {
     inheritedLevel: async (kind, id) => (await loaders.contentFacts.load(`${kind}:${id}`)).level,
+    // Read only where the viewer holds grants (loadViewer says where): most callers hold none, and pay no statement.
+    grantsIn: (organizationId) =>
+      viewer?.grantsIn.has(organizationId) ? loaders.grantsOfUser.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(new Map()),
+    ancestors: (kind, id) => loaders.ancestorsOf.load(`${kind}:${id}`),
+    teamRole: (teamId) => (viewer ? loaders.teamRoleOf.load(`${teamId}:${viewer.userId}`) : Promise.resolve(null)),
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
     sitesPublishing: async (spaceId) => (await loaders.publishedPlacesBySpaceId.load(spaceId)).map((place) => place.siteId),
   });

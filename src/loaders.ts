@@ -11,13 +11,14 @@
  * clear anything.
  */
 import DataLoader from 'dataloader';
-import { isMemberRole, type MemberRole } from './auth/roles.ts';
+import { highest, isMemberRole, type MemberRole } from './auth/roles.ts';
 import { hashShareKey } from './auth/share-keys.ts';
 import type { StoredReference } from './content/links.ts';
 import { entriesOf, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
 import { Prisma, type Db } from './db/client.ts';
 import { chunkList, readChunks, type RevisionChunkCache } from './db/revision-chunks.ts';
+import { isOneOf, TEAM_MEMBER_ROLES, type TeamMemberRole } from './db/value-sets.ts';
 
 export interface PublishableSite {
   id: string;
@@ -80,6 +81,8 @@ export class LiveLoaders {
 
 // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
 const MAX_BATCH = 30_000;
+/** How far up ancestorsOf follows parent collections (a guard: writers never make a cycle). */
+const MAX_COLLECTION_DEPTH = 100;
 
 export class Loaders {
   /** Cached loaders, by the models they read. */
@@ -246,6 +249,83 @@ export class Loaders {
       const level = f.resolved === null ? null : isMemberRole(f.resolved) ? f.resolved : undefined;
       return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests };
     });
+  });
+
+  /**
+   * `${organizationId}:${userId}` -> the roles the user holds through grants in the organization,
+   * their own and those of every team they belong to, the highest per resource (`space:<id>`,
+   * `collection:<id>`). One statement for every user and organization asked in a tick.
+   */
+  readonly grantsOfUser = this.cached(['ContentGrant', 'TeamMember'], async (keys: readonly string[]) => {
+    const pairs = keys.map((key) => {
+      const at = key.indexOf(':');
+      return { organizationId: key.slice(0, at), userId: key.slice(at + 1) };
+    });
+    const organizations = Prisma.join([...new Set(pairs.map((p) => p.organizationId))]);
+    const users = Prisma.join([...new Set(pairs.map((p) => p.userId))]);
+    const rows = await this.db.$queryRaw<Array<{ organizationId: string; userId: string; resourceKind: string; resourceId: string; role: string }>>`
+      SELECT g."organizationId", g."granteeId" AS "userId", g."resourceKind", g."resourceId", g."role"
+      FROM "ContentGrant" g
+      WHERE g."granteeKind" = 'user' AND g."granteeId" IN (${users}) AND g."organizationId" IN (${organizations})
+      UNION ALL
+      SELECT g."organizationId", tm."userId", g."resourceKind", g."resourceId", g."role"
+      FROM "ContentGrant" g JOIN "TeamMember" tm ON tm."teamId" = g."granteeId"
+      WHERE g."granteeKind" = 'team' AND tm."userId" IN (${users}) AND g."organizationId" IN (${organizations})`;
+    const byKey = new Map<string, Map<ContentNodeKey, MemberRole>>();
+    for (const row of rows) {
+      if (!isMemberRole(row.role)) continue;
+      const key = `${row.organizationId}:${row.userId}`;
+      let grants = byKey.get(key);
+      if (!grants) byKey.set(key, (grants = new Map()));
+      const node = `${row.resourceKind}:${row.resourceId}` as ContentNodeKey;
+      grants.set(node, highest([grants.get(node), row.role]) as MemberRole);
+    }
+    return keys.map((key) => byKey.get(key) ?? (new Map() as ReadonlyMap<ContentNodeKey, MemberRole>));
+  });
+
+  /** A space or collection -> the collections above it, nearest first (one statement for every node asked in a tick). */
+  readonly ancestorsOf = this.cached(['Space', 'Collection'], async (keys: readonly ContentNodeKey[]) => {
+    const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
+    const spaceIds = ids('space');
+    const collectionIds = ids('collection');
+    const none = Prisma.sql`SELECT NULL`;
+    const rows = await this.db.$queryRaw<Array<{ node: string; parentId: string; depth: number }>>`
+      WITH RECURSIVE chain("node", "parentId", "depth") AS (
+        SELECT start."node", start."parentId", 0
+        FROM (
+          SELECT 'space:' || s."id" AS "node", s."parentId" FROM "Space" s
+          WHERE s."id" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+          UNION ALL
+          SELECT 'collection:' || c."id", c."parentId" FROM "Collection" c
+          WHERE c."id" IN (${collectionIds.length ? Prisma.join(collectionIds) : none})
+        ) start
+        UNION ALL
+        SELECT chain."node", c."parentId", chain."depth" + 1
+        FROM chain JOIN "Collection" c ON c."id" = chain."parentId"
+        WHERE chain."depth" < ${MAX_COLLECTION_DEPTH}
+      )
+      SELECT "node", "parentId", "depth" FROM chain WHERE "parentId" IS NOT NULL`;
+    const byNode = new Map<string, Array<{ id: string; depth: number }>>();
+    for (const row of rows) {
+      const list = byNode.get(row.node) ?? [];
+      list.push({ id: row.parentId, depth: Number(row.depth) });
+      byNode.set(row.node, list);
+    }
+    return keys.map((key) => (byNode.get(key) ?? []).sort((a, b) => a.depth - b.depth).map((a) => a.id) as readonly string[]);
+  });
+
+  /** `${teamId}:${userId}` -> the user's role in the team, or null when they are not in it. */
+  readonly teamRoleOf = this.cached(['TeamMember'], async (keys: readonly string[]) => {
+    const pairs = keys.map((key) => {
+      const at = key.indexOf(':');
+      return { teamId: key.slice(0, at), userId: key.slice(at + 1) };
+    });
+    const rows = await this.db.teamMember.findMany({
+      where: { teamId: { in: [...new Set(pairs.map((p) => p.teamId))] }, userId: { in: [...new Set(pairs.map((p) => p.userId))] } },
+      select: { teamId: true, userId: true, role: true },
+    });
+    const byKey = new Map(rows.map((r) => [`${r.teamId}:${r.userId}`, r.role]));
+    return keys.map((key) => (isOneOf(TEAM_MEMBER_ROLES, byKey.get(key)) ? (byKey.get(key) as TeamMemberRole) : null));
   });
 
   readonly revisionById = this.cached(['Revision'], async (ids: readonly string[]) => {

@@ -1,15 +1,19 @@
 /**
  * The caller's access in one request: who they are, their role in each
- * organization, and what share keys opened; from these, the Subject the
- * policies (./policies.ts) decide on for each resource.
+ * organization, the roles grants give them, and what share keys opened; from
+ * these, the Subject the policies (./policies.ts) decide on for each resource.
  *
- * A member's role on a space or collection is raised (never lowered) by the
- * default level it resolves to through its parent collections (`inherit`
- * defers to the parent). Guests and non-members get nothing from default
- * levels. A share key of a share-link site lets anyone read that site and
- * the spaces it publishes: the subject then carries `shared`.
+ * A caller's effective role on a space or collection is the highest of: their
+ * organization role; the default level it resolves to through its parent
+ * collections (`inherit` defers to the parent; members with a role only, never
+ * guests); and the grants held by them or by a team they belong to on it or on
+ * any collection above it (`effectiveContentRole`). A grant raises a role,
+ * never lowers it. Guests and users outside the organization reach exactly what
+ * their grants open. A share key of a share-link site lets anyone read that site
+ * and the spaces it publishes: the subject then carries `shared`. A member an
+ * admin disabled is refused everything of that organization (`disabled`).
  */
-import type { TokenScope } from '../db/value-sets.ts';
+import type { TeamMemberRole, TokenScope } from '../db/value-sets.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
 import type { Subject } from './policies.ts';
 import { atLeast, highest, isMemberRole, type MemberRole, type RoleOrGuest } from './roles.ts';
@@ -19,6 +23,12 @@ import type { Viewer } from './viewer.ts';
 export interface AccessLookups {
   /** The default level a space or collection resolves to through its parents (undefined: none; null: guests only). */
   inheritedLevel(kind: 'space' | 'collection', id: string): Promise<MemberRole | null | undefined>;
+  /** The roles the caller holds through grants in an organization (their own and their teams'), by `space:<id>` and `collection:<id>`. */
+  grantsIn(organizationId: string): Promise<ReadonlyMap<string, MemberRole>>;
+  /** The collections above a space or collection, nearest first. */
+  ancestors(kind: 'space' | 'collection', id: string): Promise<readonly string[]>;
+  /** The caller's role in a team, or null when they are not in it. */
+  teamRole(teamId: string): Promise<TeamMemberRole | null>;
   /** The site a share key opens (an active link of a published share-link site), or null. */
   siteOpenedBy(shareKey: string): Promise<string | null>;
   /** The published sites a space is on. */
@@ -61,13 +71,30 @@ export class Access {
     this.viewer?.memberships.set(organizationId, role);
   }
 
+  /** Records that the caller (or a team of theirs) now holds a grant in the organization (made during this request). */
+  noteGrant(organizationId: string): void {
+    this.viewer?.grantsIn.add(organizationId);
+  }
+
   /** The organizations the caller is a member of. */
   memberOrganizationIds(): string[] {
     return this.viewer ? [...this.viewer.memberships.keys()] : [];
   }
 
   organization(organizationId: string): Subject {
-    return { organizationId, role: this.viewer?.memberships.get(organizationId), scopes: this.scopes };
+    return { organizationId, role: this.viewer?.memberships.get(organizationId), scopes: this.scopes, ...this.disabledIn(organizationId) };
+  }
+
+  /** The subject of a team: the organization's, and whether the caller owns the team. */
+  async team(team: { id: string; organizationId: string }): Promise<Subject> {
+    const subject = this.organization(team.organizationId);
+    if (!this.viewer || subject.role === undefined) return subject;
+    return { ...subject, teamOwner: (await this.lookups.teamRole(team.id)) === 'owner' };
+  }
+
+  /** `disabled` when an admin disabled the caller's membership of the organization. */
+  private disabledIn(organizationId: string): { disabled?: true } {
+    return this.viewer?.disabledIn.has(organizationId) ? { disabled: true } : {};
   }
 
   /** The subject of the caller's own account (their profile, organizations, tokens); 401 without a caller. */
@@ -114,17 +141,19 @@ export class Access {
 
   private async content(kind: 'space' | 'collection', node: ContentNode): Promise<Subject> {
     const own = this.viewer?.memberships.get(node.organizationId);
-    // Default levels raise members' own roles only; nothing outranks admin.
-    if (!own || own === 'admin') return { organizationId: node.organizationId, role: own, scopes: this.scopes };
-    const level =
-      node.defaultLevel === 'inherit'
-        ? node.parentId
-          ? await this.lookups.inheritedLevel(kind, node.id)
-          : undefined
-        : isMemberRole(node.defaultLevel)
-          ? node.defaultLevel
-          : undefined;
-    return { organizationId: node.organizationId, role: highest([own, level ?? undefined]), scopes: this.scopes };
+    const subject = { organizationId: node.organizationId, scopes: this.scopes, ...this.disabledIn(node.organizationId) };
+    // Nothing outranks admin; a disabled member gets nothing, whatever raised their role.
+    if (!this.viewer || own === 'admin' || subject.disabled) return { ...subject, role: own };
+    const [level, grants] = await Promise.all([this.defaultLevel(kind, node, own), this.lookups.grantsIn(node.organizationId)]);
+    const ancestors = hasCollectionGrant(grants) ? await this.lookups.ancestors(kind, node.id) : [];
+    return { ...subject, role: effectiveContentRole({ kind, id: node.id, own, level, grants, ancestors }) };
+  }
+
+  /** The default level that raises a member's role on the node (members with a role only). */
+  private async defaultLevel(kind: 'space' | 'collection', node: ContentNode, own: RoleOrGuest | undefined): Promise<MemberRole | null | undefined> {
+    if (!own) return undefined;
+    if (node.defaultLevel === 'inherit') return node.parentId ? this.lookups.inheritedLevel(kind, node.id) : undefined;
+    return isMemberRole(node.defaultLevel) ? node.defaultLevel : undefined;
   }
 
   /** Whether `shareKey` opens a site that publishes the space; if so it is recorded for the request. */
@@ -143,4 +172,35 @@ export class Access {
     if (this.shareGrants.sites.size === 0) return false;
     return (await this.lookups.sitesPublishing(spaceId)).some((siteId) => this.shareGrants.sites.has(siteId));
   }
+}
+
+/** What a role on a space or collection is made of (Access.content, and the services that list other users' roles). */
+export interface ContentRoleInput {
+  kind: 'space' | 'collection';
+  id: string;
+  /** The user's organization role (null: guest; undefined: not a member). */
+  own: RoleOrGuest | undefined;
+  /** The default level the node resolves to, for a member with a role (undefined: none). */
+  level: MemberRole | null | undefined;
+  /** The user's grants in the organization (theirs and their teams'), by `space:<id>` and `collection:<id>`. */
+  grants: ReadonlyMap<string, MemberRole>;
+  /** The collections above the node, nearest first (needed only when `grants` holds a collection). */
+  ancestors: readonly string[];
+}
+
+/**
+ * The effective role: the highest of the organization role, the default level (members with a
+ * role only) and the grants on the node and on every collection above it.
+ */
+export function effectiveContentRole(input: ContentRoleInput): RoleOrGuest | undefined {
+  const { own, grants } = input;
+  const roles: Array<RoleOrGuest | undefined> = [own, own ? (input.level ?? undefined) : undefined, grants.get(`${input.kind}:${input.id}`)];
+  for (const collectionId of input.ancestors) roles.push(grants.get(`collection:${collectionId}`));
+  return highest(roles);
+}
+
+/** Whether any grant is on a collection (then the node's ancestors matter). */
+export function hasCollectionGrant(grants: ReadonlyMap<string, MemberRole>): boolean {
+  for (const key of grants.keys()) if (key.startsWith('collection:')) return true;
+  return false;
 }

@@ -6,7 +6,7 @@
  * action for every role and fact.
  */
 import type { TokenScope } from '../db/value-sets.ts';
-import { ForbiddenError, MissingScopeError, NotFoundError } from '../errors/index.ts';
+import { ForbiddenError, MemberDisabledError, MissingScopeError, NotFoundError } from '../errors/index.ts';
 import { atLeast, type MemberRole, type RoleOrGuest } from './roles.ts';
 
 /**
@@ -30,6 +30,10 @@ export interface Subject {
    * without scopes, acting with its user's roles.
    */
   readonly scopes?: ReadonlySet<TokenScope> | null;
+  /** A team of which the caller is an owner (Access.team): they manage its members. */
+  readonly teamOwner?: boolean;
+  /** An admin disabled the caller's membership of the organization: every action is refused (403). */
+  readonly disabled?: boolean;
 }
 
 type Rule = (subject: Subject) => boolean;
@@ -44,6 +48,9 @@ const readOrShared: Rule = (s) => atLeast(s.role, 'read') || s.shared === true;
 /** Change the content: `edit`, unless the space is locked. */
 const editContent: Rule = (s) => atLeast(s.role, 'edit') && !s.locked;
 
+/** Manage a team's members: an organization admin, or an owner of the team. */
+const manageTeam: Rule = (s) => atLeast(s.role, 'admin') || (s.teamOwner === true && s.role !== undefined);
+
 /** The caller's own account (Access.account() makes its subject): any signed-in caller. */
 const ownAccount: Rule = () => true;
 
@@ -53,6 +60,8 @@ const rules = {
   'account:create-organization': ownAccount,
   'account:join-organization': ownAccount,
   'account:manage-tokens': ownAccount,
+  // Joining with an invite link's secret: whoever holds it (the link says what it opens).
+  'account:join-with-invite': ownAccount,
 
   'organization:read': isMember,
   'organization:leave': isMember,
@@ -60,9 +69,25 @@ const rules = {
   'organization:create-content': role('create'),
   'organization:list-members': role('read'),
   'organization:view-billing': role('admin'),
+  'organization:list-teams': role('read'),
+  // Invites (by e-mail, and invite links) and single sign-on are the admins'.
+  'organization:invite': role('admin'),
+  'organization:manage-invite-links': role('admin'),
+  'organization:manage-sso': role('admin'),
+  // The identity providers a member may sign in through (no secrets: labels and start URLs).
+  'organization:list-sso-logins': isMember,
+  // A member records that they were seen (and gets their visitor claims).
+  'organization:ping': isMember,
   'member:read': role('read'),
   'member:update': role('admin'),
   'member:remove': role('admin'),
+
+  // Teams: members see them; admins make, rename and delete them; admins and the team's owners manage its members.
+  'team:read': role('read'),
+  'team:create': role('admin'),
+  'team:update': role('admin'),
+  'team:delete': role('admin'),
+  'team:manage-members': manageTeam,
 
   'collection:read': role('read'),
   'collection:create': role('create'),
@@ -71,6 +96,9 @@ const rules = {
   'collection:delete': role('admin'),
   'collection:transfer': role('admin'),
   'collection:admin': role('admin'),
+  // Who holds which role on it (users and teams): readers see them; admins of it change them.
+  'collection:list-permissions': role('read'),
+  'collection:manage-permissions': role('admin'),
 
   'space:read': readOrShared,
   'space:comment': role('comment'),
@@ -83,6 +111,8 @@ const rules = {
   'space:restore': role('admin'),
   'space:transfer': role('admin'),
   'space:admin': role('admin'),
+  'space:list-permissions': role('read'),
+  'space:manage-permissions': role('admin'),
 
   // Change requests follow the caller's role on their space (share keys open published content, not these).
   'change-request:read': role('read'),
@@ -131,6 +161,7 @@ const scopeNeeds = {
   // Joining through an organization's e-mail domains: GitBook's scope of managing members and link invites.
   'account:join-organization': 'organization:members:write',
   'account:manage-tokens': 'unscoped',
+  'account:join-with-invite': 'organization:members:write',
 
   'organization:read': 'any',
   'organization:leave': 'organization:members:write',
@@ -139,9 +170,22 @@ const scopeNeeds = {
   'organization:create-content': 'space:write',
   'organization:list-members': 'organization:members:read',
   'organization:view-billing': 'organization:read',
+  'organization:list-teams': 'organization:members:read',
+  'organization:invite': 'organization:members:write',
+  'organization:manage-invite-links': 'organization:members:write',
+  'organization:manage-sso': 'organization:write',
+  'organization:list-sso-logins': 'organization:read',
+  'organization:ping': 'organization:read',
   'member:read': 'organization:members:read',
   'member:update': 'organization:members:write',
   'member:remove': 'organization:members:write',
+
+  // GitBook counts teams as members.
+  'team:read': 'organization:members:read',
+  'team:create': 'organization:members:write',
+  'team:update': 'organization:members:write',
+  'team:delete': 'organization:members:write',
+  'team:manage-members': 'organization:members:write',
 
   // GitBook counts collections as space content.
   'collection:read': 'space:read',
@@ -151,6 +195,8 @@ const scopeNeeds = {
   'collection:delete': 'space:write',
   'collection:transfer': 'space:write',
   'collection:admin': 'space:write',
+  'collection:list-permissions': 'space:read',
+  'collection:manage-permissions': 'space:write',
 
   'space:read': 'space:read',
   'space:comment': 'space:write',
@@ -163,6 +209,8 @@ const scopeNeeds = {
   'space:restore': 'space:write',
   'space:transfer': 'space:write',
   'space:admin': 'space:write',
+  'space:list-permissions': 'space:read',
+  'space:manage-permissions': 'space:write',
 
   'change-request:read': 'space:read',
   'change-request:create': 'space:write',
@@ -204,9 +252,9 @@ function scopesAllow(subject: Subject, action: Action): boolean {
   return need === 'any' || (need !== 'unscoped' && subject.scopes.has(need));
 }
 
-/** Whether the caller may do `action`: their role allows it, and so do their token's scopes. */
+/** Whether the caller may do `action`: their membership is not disabled, their role allows it, and so do their token's scopes. */
 export function can(subject: Subject, action: Action): boolean {
-  return rules[action](subject) && scopesAllow(subject, action);
+  return !subject.disabled && rules[action](subject) && scopesAllow(subject, action);
 }
 
 /**
@@ -225,6 +273,7 @@ const readActions: Record<string, Action> = {
   collection: 'collection:read',
   space: 'space:read',
   'change-request': 'change-request:read',
+  team: 'team:read',
   site: 'site:read',
   job: 'job:read',
   translation: 'translation:read',
@@ -235,6 +284,8 @@ const readActions: Record<string, Action> = {
  * read answers NotFound, so another organization's data is never revealed.
  */
 export function authorize(subject: Subject, action: Action, resource: { type: string; id: string }): void {
+  // A disabled member is told so (they know the organization), on everything of it.
+  if (subject.disabled && subject.organizationId !== null) throw new MemberDisabledError(subject.organizationId);
   const readAction = readActions[action.slice(0, action.indexOf(':'))];
   // Whether the resource exists for the caller is their role's business: a token
   // without the read scope still learns nothing its user could not see.

@@ -11,6 +11,10 @@ export interface Viewer {
   readonly tokenId: string;
   /** organization id -> the viewer's own role there (null: guest). Absent: not a member. */
   readonly memberships: Map<string, RoleOrGuest>;
+  /** The organizations whose admins disabled the viewer's membership: refused there until re-enabled. */
+  readonly disabledIn: ReadonlySet<string>;
+  /** The organizations where the viewer, or a team of theirs, holds a grant (only there are grants read). */
+  readonly grantsIn: Set<string>;
   /** The scopes the token is limited to; null: none, it acts with its user's roles. */
   readonly scopes: ReadonlySet<TokenScope> | null;
 }
@@ -37,17 +41,20 @@ export function bearerToken(header: string | null | undefined): string | null {
 
 /**
  * One row per membership of the token's user (kind `m`; a single row with null
- * organization when there is none), then one per scope of the token (kind `s`).
+ * organization when there is none), one per scope of the token (kind `s`), and
+ * one per organization where the user or a team of theirs holds a grant (kind `g`).
  */
 interface ViewerRow {
   tokenId: string;
   userId: string;
   expiresAt: Date | string | number | null;
   lastUsedAt: Date | string | number | null;
-  kind: 'm' | 's';
-  /** kind m: the organization; kind s: the scope. */
+  kind: 'm' | 's' | 'g';
+  /** kind m and g: the organization; kind s: the scope. */
   value: string | null;
   role: string | null;
+  /** kind m: whether the membership is disabled (the driver's boolean: true/false, or 1/0 on SQLite). */
+  disabled: boolean | number | null;
 }
 
 /** Raw rows give a DateTime as the driver reads it (a Date, an ISO text or epoch milliseconds). */
@@ -69,12 +76,18 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
   const hash = hashToken(token);
   const rows = await db.$queryRaw<ViewerRow[]>`
     SELECT t."id" AS "tokenId", t."userId" AS "userId", t."expiresAt" AS "expiresAt", t."lastUsedAt" AS "lastUsedAt",
-      'm' AS "kind", m."organizationId" AS "value", m."role" AS "role"
+      'm' AS "kind", m."organizationId" AS "value", m."role" AS "role", m."disabled" AS "disabled"
     FROM "ApiToken" t LEFT JOIN "Member" m ON m."userId" = t."userId"
     WHERE t."tokenHash" = ${hash}
     UNION ALL
-    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", NULL
+    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", NULL, NULL
     FROM "ApiToken" t JOIN "ApiTokenScope" s ON s."tokenId" = t."id"
+    WHERE t."tokenHash" = ${hash}
+    UNION ALL
+    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", NULL, NULL
+    FROM "ApiToken" t JOIN "ContentGrant" g
+      ON (g."granteeKind" = 'user' AND g."granteeId" = t."userId")
+      OR (g."granteeKind" = 'team' AND g."granteeId" IN (SELECT tm."teamId" FROM "TeamMember" tm WHERE tm."userId" = t."userId"))
     WHERE t."tokenHash" = ${hash}`;
   const first = rows[0];
   if (!first) throw new UnauthenticatedError('The API token is invalid or has been revoked');
@@ -83,15 +96,22 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
     throw new UnauthenticatedError(`The API token expired at ${expiresAt.toISOString()}: create a new one`);
   }
   const memberships = new Map<string, RoleOrGuest>();
+  const disabledIn = new Set<string>();
+  const grantsIn = new Set<string>();
   const scopes = new Set<TokenScope>();
   for (const row of rows) {
-    if (row.kind === 's') {
+    if (row.kind === 'g') {
+      if (row.value !== null) grantsIn.add(row.value);
+    } else if (row.kind === 's') {
       // A scope this version no longer knows grants nothing (the CHECK constraint keeps the column to TOKEN_SCOPES).
       if (isOneOf(TOKEN_SCOPES, row.value)) scopes.add(row.value);
-    } else if (row.value !== null) memberships.set(row.value, isMemberRole(row.role) ? row.role : null);
+    } else if (row.value !== null) {
+      memberships.set(row.value, isMemberRole(row.role) ? row.role : null);
+      if (row.disabled === true || row.disabled === 1) disabledIn.add(row.value);
+    }
   }
   await noteTokenUse(db, { id: first.tokenId, lastUsedAt: toDate(first.lastUsedAt) }, now);
   // A token whose every scope is unknown keeps a scope nobody has, rather than acting unscoped.
   const scoped = rows.some((row) => row.kind === 's');
-  return { userId: first.userId, tokenId: first.tokenId, memberships, scopes: scoped ? scopes : null };
+  return { userId: first.userId, tokenId: first.tokenId, memberships, disabledIn, grantsIn, scopes: scoped ? scopes : null };
 }

@@ -97,6 +97,15 @@ export const TOKEN_SCOPES = [
 ] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
+/** A team member's role: an owner manages the team's members. */
+export const TEAM_MEMBER_ROLES = ['owner', 'member'] as const;
+export type TeamMemberRole = (typeof TEAM_MEMBER_ROLES)[number];
+/** What a ContentGrant is on, and who holds it. */
+export const GRANT_RESOURCE_KINDS = ['space', 'collection'] as const;
+export const GRANTEE_KINDS = ['user', 'team'] as const;
+/** What an invite link opens. */
+export const INVITE_TARGET_KINDS = ['organization', 'space', 'collection'] as const;
+
 /**
  * The columns holding a value of a set, by table: the database accepts only
  * these values there (NULL where the column is nullable).
@@ -117,6 +126,10 @@ export const VALUE_SET_COLUMNS = {
   GitSync: { provider: GIT_PROVIDERS, lastSyncKind: GIT_SYNC_KINDS, lastSyncStatus: GIT_SYNC_STATUSES },
   Translation: { sourceLanguage: TRANSLATION_LANGUAGES, language: TRANSLATION_LANGUAGES },
   TranslationSegment: { language: TRANSLATION_LANGUAGES },
+  TeamMember: { role: TEAM_MEMBER_ROLES },
+  ContentGrant: { resourceKind: GRANT_RESOURCE_KINDS, granteeKind: GRANTEE_KINDS, role: MEMBER_ROLES },
+  InviteLink: { targetKind: INVITE_TARGET_KINDS, role: MEMBER_ROLES },
+  SamlProvider: { defaultRole: MEMBER_ROLES },
 } as const satisfies Record<string, Record<string, readonly string[]>>;
 
 /** Whether `value` is one of `values`, narrowing it to the set's type. */

@@ -88,6 +88,15 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/** 403: an admin disabled the caller's membership of the organization; nothing of it is open to them until re-enabled. */
+export class MemberDisabledError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+  constructor(organizationId: string) {
+    super(`Your membership of organization ${JSON.stringify(organizationId)} is disabled: an admin of the organization can enable it again`);
+  }
+}
+
 /** 403: the caller's role allows the action, but their token's scopes do not. */
 export class MissingScopeError extends AppError {
   readonly code = 'FORBIDDEN';

@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { ACTIONS, authorize, can, scopeNeeded, type Action, type Subject } from '../../src/auth/policies.ts';
 import { MEMBER_ROLES, type RoleOrGuest } from '../../src/auth/roles.ts';
 import { TOKEN_SCOPES, type TokenScope } from '../../src/db/value-sets.ts';
-import { ForbiddenError, MissingScopeError, NotFoundError } from '../../src/errors/index.ts';
+import { ForbiddenError, MemberDisabledError, MissingScopeError, NotFoundError } from '../../src/errors/index.ts';
 
 /**
  * A role at least, any membership, or `anyone` (the caller's own account: every signed-in caller);
  * the facts that change it; and the scope a scoped token needs (`any`: every token; `unscoped`: a token without scopes only).
  */
-type Needs = { role: (typeof MEMBER_ROLES)[number] | 'member' | 'anyone'; notLocked?: true; orShared?: true; scope: TokenScope | 'any' | 'unscoped' };
+type Needs = { role: (typeof MEMBER_ROLES)[number] | 'member' | 'anyone'; notLocked?: true; orShared?: true; orTeamOwner?: true; scope: TokenScope | 'any' | 'unscoped' };
 
 /** What each action needs: a role at least (or any membership), and the facts that change it. */
 const EXPECTED: Record<Action, Needs> = {
@@ -25,15 +25,27 @@ const EXPECTED: Record<Action, Needs> = {
   'account:create-organization': { role: 'anyone', scope: 'organization:write' },
   'account:join-organization': { role: 'anyone', scope: 'organization:members:write' },
   'account:manage-tokens': { role: 'anyone', scope: 'unscoped' },
+  'account:join-with-invite': { role: 'anyone', scope: 'organization:members:write' },
   'organization:read': { role: 'member', scope: 'any' },
   'organization:leave': { role: 'member', scope: 'organization:members:write' },
   'organization:update': { role: 'admin', scope: 'organization:write' },
   'organization:create-content': { role: 'create', scope: 'space:write' },
   'organization:list-members': { role: 'read', scope: 'organization:members:read' },
   'organization:view-billing': { role: 'admin', scope: 'organization:read' },
+  'organization:list-teams': { role: 'read', scope: 'organization:members:read' },
+  'organization:invite': { role: 'admin', scope: 'organization:members:write' },
+  'organization:manage-invite-links': { role: 'admin', scope: 'organization:members:write' },
+  'organization:manage-sso': { role: 'admin', scope: 'organization:write' },
+  'organization:list-sso-logins': { role: 'member', scope: 'organization:read' },
+  'organization:ping': { role: 'member', scope: 'organization:read' },
   'member:read': { role: 'read', scope: 'organization:members:read' },
   'member:update': { role: 'admin', scope: 'organization:members:write' },
   'member:remove': { role: 'admin', scope: 'organization:members:write' },
+  'team:read': { role: 'read', scope: 'organization:members:read' },
+  'team:create': { role: 'admin', scope: 'organization:members:write' },
+  'team:update': { role: 'admin', scope: 'organization:members:write' },
+  'team:delete': { role: 'admin', scope: 'organization:members:write' },
+  'team:manage-members': { role: 'admin', orTeamOwner: true, scope: 'organization:members:write' },
   'collection:read': { role: 'read', scope: 'space:read' },
   'collection:create': { role: 'create', scope: 'space:write' },
   'collection:update': { role: 'create', scope: 'space:write' },
@@ -41,6 +53,8 @@ const EXPECTED: Record<Action, Needs> = {
   'collection:delete': { role: 'admin', scope: 'space:write' },
   'collection:transfer': { role: 'admin', scope: 'space:write' },
   'collection:admin': { role: 'admin', scope: 'space:write' },
+  'collection:list-permissions': { role: 'read', scope: 'space:read' },
+  'collection:manage-permissions': { role: 'admin', scope: 'space:write' },
   'space:read': { role: 'read', orShared: true, scope: 'space:read' },
   'space:comment': { role: 'comment', scope: 'space:write' },
   'space:edit': { role: 'edit', notLocked: true, scope: 'space:write' },
@@ -52,6 +66,8 @@ const EXPECTED: Record<Action, Needs> = {
   'space:restore': { role: 'admin', scope: 'space:write' },
   'space:transfer': { role: 'admin', scope: 'space:write' },
   'space:admin': { role: 'admin', scope: 'space:write' },
+  'space:list-permissions': { role: 'read', scope: 'space:read' },
+  'space:manage-permissions': { role: 'admin', scope: 'space:write' },
   'change-request:read': { role: 'read', scope: 'space:read' },
   'change-request:create': { role: 'edit', notLocked: true, scope: 'space:write' },
   'change-request:update': { role: 'edit', notLocked: true, scope: 'space:write' },
@@ -79,7 +95,9 @@ function expected(needs: Needs, subject: Subject): boolean {
   const { role } = subject;
   const hasRole =
     needs.role === 'anyone' ? true : needs.role === 'member' ? role !== undefined : role !== undefined && role !== null && MEMBER_ROLES.indexOf(role) >= MEMBER_ROLES.indexOf(needs.role);
-  return (hasRole && !(needs.notLocked && subject.locked)) || (needs.orShared === true && subject.shared === true);
+  if (subject.disabled) return false;
+  const teamOwner = needs.orTeamOwner === true && subject.teamOwner === true && role !== undefined;
+  return ((hasRole || teamOwner) && !(needs.notLocked && subject.locked)) || (needs.orShared === true && subject.shared === true);
 }
 
 /** Whether a token with these scopes (null: none) may do what `needs` names, its role permitting. */
@@ -111,10 +129,14 @@ describe('the policy table', () => {
       for (const role of ROLES) {
         for (const locked of [false, true]) {
           for (const shared of [false, true]) {
-            for (const token of tokenVariants(needs)) {
-              const subject: Subject = { organizationId: 'org', role, locked, shared, scopes: token.scopes };
-              const want = expected(needs, subject) && scopeAllows(needs, token.scopes);
-              if (can(subject, action) !== want) rows.push(`${label(role)} locked=${locked} shared=${shared} token=${token.name}`);
+            for (const teamOwner of [false, true]) {
+              for (const disabled of [false, true]) {
+                for (const token of tokenVariants(needs)) {
+                  const subject: Subject = { organizationId: 'org', role, locked, shared, teamOwner, disabled, scopes: token.scopes };
+                  const want = expected(needs, subject) && scopeAllows(needs, token.scopes);
+                  if (can(subject, action) !== want) rows.push(`${label(role)} locked=${locked} shared=${shared} teamOwner=${teamOwner} disabled=${disabled} token=${token.name}`);
+                }
+              }
             }
           }
         }
@@ -160,6 +182,22 @@ describe('authorize', () => {
     const scoped = new Set<TokenScope>(['space:read']);
     expect(() => authorize({ organizationId: 'org', role: undefined, scopes: scoped }, 'space:update', resource)).toThrow(NotFoundError);
     expect(() => authorize({ organizationId: 'org', role: 'read', scopes: scoped }, 'space:update', resource)).toThrow(ForbiddenError);
+  });
+
+  it('answers 403 naming the disabled membership, before anything else, to a disabled member of any role', () => {
+    for (const role of ROLES) {
+      expect(() => authorize({ organizationId: 'org', role, disabled: true }, 'space:read', { type: 'Space', id: 's1' })).toThrow(MemberDisabledError);
+    }
+    expect(() => authorize({ organizationId: 'org', role: 'admin', disabled: true }, 'organization:read', { type: 'Organization', id: 'org' })).toThrow(
+      /membership of organization "org" is disabled/,
+    );
+  });
+
+  it('lets a team owner who is a member manage their team, and no one else below admin', () => {
+    const team = { type: 'Team', id: 't1' };
+    expect(() => authorize({ organizationId: 'org', role: 'read', teamOwner: true }, 'team:manage-members', team)).not.toThrow();
+    expect(() => authorize({ organizationId: 'org', role: 'create' }, 'team:manage-members', team)).toThrow(ForbiddenError);
+    expect(() => authorize({ organizationId: 'org', role: undefined, teamOwner: true }, 'team:manage-members', team)).toThrow(NotFoundError);
   });
 
   it('names the refused action in a 403', () => {
