@@ -283,6 +283,35 @@ export class Loaders {
     return keys.map((key) => byKey.get(key) ?? (new Map() as ReadonlyMap<ContentNodeKey, MemberRole>));
   });
 
+  /**
+   * `${organizationId}:${userId}` -> how many teams of the organization the user is in, and on how
+   * many spaces they hold a grant of their own (Member.teams, Member.spaces): two statements for
+   * every member of a response.
+   */
+  readonly memberCounts = this.cached(['TeamMember', 'Team', 'ContentGrant'], async (keys: readonly string[]) => {
+    const pairs = keys.map((key) => {
+      const at = key.indexOf(':');
+      return { organizationId: key.slice(0, at), userId: key.slice(at + 1) };
+    });
+    const organizationIds = [...new Set(pairs.map((p) => p.organizationId))];
+    const userIds = [...new Set(pairs.map((p) => p.userId))];
+    const [teams, spaces] = await Promise.all([
+      this.db.$queryRaw<Array<{ organizationId: string; userId: string; n: number }>>`
+        SELECT t."organizationId", tm."userId", CAST(COUNT(*) AS INTEGER) AS "n"
+        FROM "TeamMember" tm JOIN "Team" t ON t."id" = tm."teamId"
+        WHERE tm."userId" IN (${Prisma.join(userIds)}) AND t."organizationId" IN (${Prisma.join(organizationIds)})
+        GROUP BY t."organizationId", tm."userId"`,
+      this.db.contentGrant.groupBy({
+        by: ['organizationId', 'granteeId'],
+        where: { resourceKind: 'space', granteeKind: 'user', granteeId: { in: userIds }, organizationId: { in: organizationIds } },
+        _count: { _all: true },
+      }),
+    ]);
+    const teamCount = new Map(teams.map((r) => [`${r.organizationId}:${r.userId}`, Number(r.n)]));
+    const spaceCount = new Map(spaces.map((r) => [`${r.organizationId}:${r.granteeId}`, r._count._all]));
+    return keys.map((key) => ({ teams: teamCount.get(key) ?? 0, spaces: spaceCount.get(key) ?? 0 }));
+  });
+
   /** A space or collection -> the collections above it, nearest first (one statement for every node asked in a tick). */
   readonly ancestorsOf = this.cached(['Space', 'Collection'], async (keys: readonly ContentNodeKey[]) => {
     const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));

@@ -63,6 +63,15 @@ describe('grants', () => {
     expect((await rename(topLevel, rita)).status).toBe(403);
   });
 
+  it("counts a member's teams and their own space grants, in one pair of statements for the whole list", async () => {
+    const res = await get(`/v1/orgs/${org}/members`, ada);
+    expect(res.status).toBe(200);
+    const byId = new Map(res.body.items.map((m: { id: string }) => [m.id, m]));
+    expect(byId.get(rita.id)).toMatchObject({ teams: 1, spaces: 0 });
+    expect(byId.get(gus.id)).toMatchObject({ teams: 0, spaces: 1 });
+    expect(byId.get(ada.id)).toMatchObject({ teams: 0, spaces: 0 });
+  });
+
   it('a grant never lowers a role', async () => {
     await grant('space', topLevel, 'user', ada.id, 'read');
     expect((await get(`/v1/spaces/${topLevel}`, ada)).body.permissions).toMatchObject({ admin: true });

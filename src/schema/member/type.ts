@@ -14,9 +14,12 @@ export const Member = builder.prismaObject('Member', {
     lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime', nullable: true }),
     sso: t.exposeBoolean('sso'),
     spaces: t.int({
-      description: 'Spaces the member was given access to individually (space-level grants arrive with teams)',
-      resolve: () => 0,
+      description: 'Spaces the member was given access to individually (grants of their own on spaces)',
+      resolve: async (m, _args, ctx) => (await ctx.loaders.memberCounts.load(`${m.organizationId}:${m.userId}`)).spaces,
     }),
-    teams: t.int({ description: 'Teams the member belongs to (teams arrive with the teams issue)', resolve: () => 0 }),
+    teams: t.int({
+      description: 'Teams of the organization the member belongs to',
+      resolve: async (m, _args, ctx) => (await ctx.loaders.memberCounts.load(`${m.organizationId}:${m.userId}`)).teams,
+    }),
   }),
 });
