@@ -80,11 +80,11 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
     FROM "ApiToken" t LEFT JOIN "Member" m ON m."userId" = t."userId"
     WHERE t."tokenHash" = ${hash}
     UNION ALL
-    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", NULL, NULL
+    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", CAST(NULL AS TEXT), CAST(NULL AS BOOLEAN)
     FROM "ApiToken" t JOIN "ApiTokenScope" s ON s."tokenId" = t."id"
     WHERE t."tokenHash" = ${hash}
     UNION ALL
-    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", NULL, NULL
+    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", CAST(NULL AS TEXT), CAST(NULL AS BOOLEAN)
     FROM "ApiToken" t JOIN "ContentGrant" g
       ON (g."granteeKind" = 'user' AND g."granteeId" = t."userId")
       OR (g."granteeKind" = 'team' AND g."granteeId" IN (SELECT tm."teamId" FROM "TeamMember" tm WHERE tm."userId" = t."userId"))
