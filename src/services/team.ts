@@ -12,6 +12,7 @@ import { authorize, can, type Action } from '../auth/policies.ts';
 import { atLeast, highest, isMemberRole, type MemberRole } from '../auth/roles.ts';
 import type { Context } from '../context.ts';
 import { Prisma, type Db } from '../db/client.ts';
+import { pageOfRows, type ListResult, type SortKey } from '../db/pagination.ts';
 import { containsInsensitive, escapeLike } from '../db/provider/like.ts';
 import { TEAM_MEMBER_ROLES, type TeamMemberRole } from '../db/value-sets.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors/index.ts';
@@ -73,6 +74,106 @@ export async function teamsManageableBy(ctx: Context, organizationId: string, us
   if (can(memberSubject(member), 'team:manage-members')) return {};
   if (can(memberSubject(member, { teamOwner: true }), 'team:manage-members')) return { members: { some: { userId, role: 'owner' } } };
   return none;
+}
+
+/** A team's members in the order they joined it. */
+export const TEAM_MEMBERS_ORDER: readonly SortKey[] = [
+  ['createdAt', 'asc'],
+  ['userId', 'asc'],
+];
+
+/** A member's teams in the order they joined them. */
+export const MEMBER_TEAMS_ORDER: readonly SortKey[] = [
+  ['createdAt', 'asc'],
+  ['teamId', 'asc'],
+];
+
+type MembershipRow = { teamId: string; userId: string } & Record<string, unknown>;
+type FirstPage<Row> = Pick<ListResult<Row>, 'items' | 'next'>;
+
+/**
+ * The first pages of several teams' member lists (members of the team's organization, as
+ * TEAM_MEMBERS_ORDER), in two statements whatever the number of teams: the keys of each team's
+ * first `limit + 1` memberships (a window over the teams), then those rows, by `load` (the query
+ * planned for them).
+ */
+export async function firstPagesOfTeamMembers<Row extends MembershipRow>(
+  ctx: Context,
+  teamIds: readonly string[],
+  limit: number,
+  load: (where: Prisma.TeamMemberWhereInput) => Promise<Row[]>,
+): Promise<FirstPage<Row>[]> {
+  const keys = await ctx.db.$queryRaw<Array<{ teamId: string; userId: string }>>`
+    SELECT x."teamId", x."userId" FROM (
+      SELECT tm."teamId", tm."userId", ROW_NUMBER() OVER (PARTITION BY tm."teamId" ORDER BY tm."createdAt", tm."userId") AS "n"
+      FROM "TeamMember" tm
+      JOIN "Team" t ON t."id" = tm."teamId"
+      JOIN "Member" m ON m."organizationId" = t."organizationId" AND m."userId" = tm."userId"
+      WHERE tm."teamId" IN (${Prisma.join([...new Set(teamIds)])})
+    ) x
+    WHERE x."n" <= ${limit + 1}
+    ORDER BY x."teamId", x."n"`;
+  return pagesOf(
+    keys.map((k) => ({ ...k, list: k.teamId })),
+    teamIds,
+    limit,
+    TEAM_MEMBERS_ORDER,
+    load,
+  );
+}
+
+/**
+ * The first pages of several members' team lists (`${organizationId}:${userId}`: the teams of
+ * that organization the user is in, as MEMBER_TEAMS_ORDER), in two statements whatever the number
+ * of members (see firstPagesOfTeamMembers).
+ */
+export async function firstPagesOfMemberTeams<Row extends MembershipRow>(
+  ctx: Context,
+  members: readonly string[],
+  limit: number,
+  load: (where: Prisma.TeamMemberWhereInput) => Promise<Row[]>,
+): Promise<FirstPage<Row>[]> {
+  const pairs = members.map((key) => key.split(':') as [string, string]);
+  const keys = await ctx.db.$queryRaw<Array<{ organizationId: string; teamId: string; userId: string }>>`
+    SELECT x."organizationId", x."teamId", x."userId" FROM (
+      SELECT t."organizationId", tm."teamId", tm."userId",
+        ROW_NUMBER() OVER (PARTITION BY t."organizationId", tm."userId" ORDER BY tm."createdAt", tm."teamId") AS "n"
+      FROM "TeamMember" tm JOIN "Team" t ON t."id" = tm."teamId"
+      WHERE tm."userId" IN (${Prisma.join([...new Set(pairs.map(([, u]) => u))])})
+        AND t."organizationId" IN (${Prisma.join([...new Set(pairs.map(([o]) => o))])})
+    ) x
+    WHERE x."n" <= ${limit + 1}
+    ORDER BY x."organizationId", x."userId", x."n"`;
+  return pagesOf(
+    keys.map((k) => ({ teamId: k.teamId, userId: k.userId, list: `${k.organizationId}:${k.userId}` })),
+    members,
+    limit,
+    MEMBER_TEAMS_ORDER,
+    load,
+  );
+}
+
+/** The pages of `lists` from the keys of their rows (in order, each naming its list), loading the rows at once. */
+async function pagesOf<Row extends MembershipRow>(
+  keys: Array<{ teamId: string; userId: string; list: string }>,
+  lists: readonly string[],
+  limit: number,
+  orderBy: readonly SortKey[],
+  load: (where: Prisma.TeamMemberWhereInput) => Promise<Row[]>,
+): Promise<FirstPage<Row>[]> {
+  const rows = keys.length
+    ? await load({ teamId: { in: [...new Set(keys.map((k) => k.teamId))] }, userId: { in: [...new Set(keys.map((k) => k.userId))] } })
+    : [];
+  const byPair = new Map(rows.map((r) => [`${r.teamId}:${r.userId}`, r]));
+  const byList = new Map<string, Row[]>();
+  for (const key of keys) {
+    const row = byPair.get(`${key.teamId}:${key.userId}`);
+    if (!row) continue; // removed between the two statements
+    const list = byList.get(key.list) ?? [];
+    list.push(row);
+    byList.set(key.list, list);
+  }
+  return lists.map((list) => pageOfRows(byList.get(list) ?? [], limit, orderBy));
 }
 
 /** A user named by a call: where (`add[0]`, `members[1]`, `memberships.<key>`) and how (an id, or an e-mail). */

@@ -1,8 +1,16 @@
 import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import type { Prisma } from '../../db/client.ts';
-import { paginate, type SortKey } from '../../db/pagination.ts';
-import { loadTeam, teamsManageableBy, teamTitleFilter } from '../../services/team.ts';
+import { DEFAULT_PAGE_SIZE, paginate, type SortKey } from '../../db/pagination.ts';
+import {
+  firstPagesOfMemberTeams,
+  firstPagesOfTeamMembers,
+  loadTeam,
+  MEMBER_TEAMS_ORDER,
+  TEAM_MEMBERS_ORDER,
+  teamsManageableBy,
+  teamTitleFilter,
+} from '../../services/team.ts';
 import { Member } from '../member/type.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
@@ -51,22 +59,29 @@ builder.prismaObjectFields(Team, (t) => ({
     type: TeamMembershipList,
     description: 'The members of the team (members of the organization), in the order they joined it',
     args: { ...pageArgs },
-    resolve: (team, args, ctx, info) => {
+    resolve: async (team, args, ctx, info) => {
       authorize(ctx.access.organization(team.organizationId), 'team:read', { type: 'Team', id: team.id });
-      const orderBy: readonly SortKey[] = [
-        ['createdAt', 'asc'],
-        ['userId', 'asc'],
-      ];
-      const query = itemsQuery(ctx, info, orderBy);
-      return paginate({
-        page: args.page,
-        limit: args.limit,
-        orderBy,
-        // A membership whose user left the organization is not listed (nor counted: Team.members).
-        where: { teamId: team.id, user: { memberships: { some: { organizationId: team.organizationId } } } },
-        findMany: (a) => ctx.db.teamMember.findMany({ ...query, ...a }),
-        count: (a) => ctx.db.teamMember.count(a),
-      });
+      const query = itemsQuery(ctx, info, TEAM_MEMBERS_ORDER);
+      const findMany = (a: Prisma.TeamMemberFindManyArgs) => ctx.db.teamMember.findMany({ ...query, ...a });
+      if (args.page) {
+        return paginate({
+          page: args.page,
+          limit: args.limit,
+          orderBy: TEAM_MEMBERS_ORDER,
+          // A membership whose user left the organization is not listed (nor counted: Team.members).
+          where: { teamId: team.id, user: { memberships: { some: { organizationId: team.organizationId } } } },
+          findMany,
+          count: (a) => ctx.db.teamMember.count(a),
+        });
+      }
+      // A first page: batched with those of every other team of the response (two statements for all).
+      const limit = args.limit ?? DEFAULT_PAGE_SIZE;
+      const first = await ctx.loaders
+        .batch(`team:memberships ${limit} ${JSON.stringify(query)}`, (teamIds: readonly string[]) =>
+          firstPagesOfTeamMembers(ctx, teamIds, limit, (where) => findMany({ where })),
+        )
+        .load(team.id);
+      return { ...first, count: async () => (await ctx.loaders.teamCounts.load(team.id)).members };
     },
   }),
 }));
@@ -78,21 +93,29 @@ builder.prismaObjectFields(Member, (t) => ({
     args: { ...pageArgs, title: t.arg.string({ description: TITLE_DESCRIPTION }) },
     resolve: async (member, args, ctx, info) => {
       authorize(ctx.access.organization(member.organizationId), 'organization:list-teams', { type: 'Organization', id: member.organizationId });
-      const team: Prisma.TeamWhereInput = { organizationId: member.organizationId };
-      if (args.title) Object.assign(team, await teamTitleFilter(ctx, member.organizationId, args.title));
-      const orderBy: readonly SortKey[] = [
-        ['createdAt', 'asc'],
-        ['teamId', 'asc'],
-      ];
-      const query = itemsQuery(ctx, info, orderBy);
-      return paginate({
-        page: args.page,
-        limit: args.limit,
-        orderBy,
-        where: { userId: member.userId, team },
-        findMany: (a) => ctx.db.teamMember.findMany({ ...query, ...a }),
-        count: (a) => ctx.db.teamMember.count(a),
-      });
+      const query = itemsQuery(ctx, info, MEMBER_TEAMS_ORDER);
+      const findMany = (a: Prisma.TeamMemberFindManyArgs) => ctx.db.teamMember.findMany({ ...query, ...a });
+      if (args.page || args.title) {
+        const team: Prisma.TeamWhereInput = { organizationId: member.organizationId };
+        if (args.title) Object.assign(team, await teamTitleFilter(ctx, member.organizationId, args.title));
+        return paginate({
+          page: args.page,
+          limit: args.limit,
+          orderBy: MEMBER_TEAMS_ORDER,
+          where: { userId: member.userId, team },
+          findMany,
+          count: (a) => ctx.db.teamMember.count(a),
+        });
+      }
+      // A first page without a filter: batched with those of every other member of the response.
+      const limit = args.limit ?? DEFAULT_PAGE_SIZE;
+      const key = `${member.organizationId}:${member.userId}`;
+      const first = await ctx.loaders
+        .batch(`member:team-memberships ${limit} ${JSON.stringify(query)}`, (members: readonly string[]) =>
+          firstPagesOfMemberTeams(ctx, members, limit, (where) => findMany({ where })),
+        )
+        .load(key);
+      return { ...first, count: async () => (await ctx.loaders.memberCounts.load(key)).teams };
     },
   }),
 }));
