@@ -16,7 +16,7 @@ import { pageOfRows, type ListResult, type SortKey } from '../db/pagination.ts';
 import { containsInsensitive, escapeLike } from '../db/provider/like.ts';
 import { TEAM_MEMBER_ROLES, type TeamMemberRole } from '../db/value-sets.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { isUniqueViolation, isWriteConflict } from '../errors/prisma.ts';
+import { isForeignKeyViolation, isUniqueViolation, isWriteConflict } from '../errors/prisma.ts';
 import { newId } from '../ids.ts';
 import type { ContentNodeKey } from '../loaders.ts';
 
@@ -220,11 +220,13 @@ const ATTEMPTS = 5;
  * Runs a change of a team in one transaction, retried when a concurrent change of the same rows
  * makes it fail (two requests adding the same user: the retry sees the row the other committed).
  */
-async function inTeamTransaction<T>(ctx: Context, fn: (tx: TeamTx) => Promise<T>): Promise<T> {
+async function inTeamTransaction<T>(ctx: Context, team: { id: string }, fn: (tx: TeamTx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.$transaction(fn);
     } catch (error) {
+      // The team was deleted meanwhile: adding to it named a row that is gone.
+      if (isForeignKeyViolation(error)) throw new NotFoundError('Team', team.id);
       if (!isUniqueViolation(error) && !isWriteConflict(error)) throw error;
       if (attempt === ATTEMPTS) throw new ConflictError('The members of the team were changed at the same time: try again');
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
@@ -310,7 +312,7 @@ async function assertMayAddMembers(ctx: Context, tx: TeamTx, team: TeamRow): Pro
 /** Creates a team with the organization members named (ids or e-mails) as members; nothing when one of them is not a member. */
 export async function createTeam<Q extends object>(ctx: Context, organizationId: string, input: { title: string; members?: readonly string[] | null }, query?: Q) {
   const id = newId();
-  return inTeamTransaction(ctx, async (tx) => {
+  return inTeamTransaction(ctx, { id }, async (tx) => {
     const users = await resolveMembers(tx, organizationId, (input.members ?? []).map((value, i) => ({ field: `members[${i}]`, value })));
     await tx.team.create({ data: { id, organizationId, title: input.title.trim() } });
     const userIds = [...new Set(users.values())];
@@ -341,7 +343,7 @@ export async function changeTeamMembers(ctx: Context, team: TeamRow, change: Tea
     ...memberships.map(([value]) => ({ field: `memberships.${value}`, value })),
   ];
   if (named.length === 0) return;
-  await inTeamTransaction(ctx, async (tx) => {
+  await inTeamTransaction(ctx, team, async (tx) => {
     const users = await resolveMembers(tx, team.organizationId, named);
     const roles = new Map(memberships.map(([value, { role }]) => [users.get(value)!, role]));
     const wanted = new Map<string, TeamMemberRole | undefined>();
@@ -356,7 +358,7 @@ export async function changeTeamMembers(ctx: Context, team: TeamRow, change: Tea
  * given). A user who is not a member of the organization: 404.
  */
 export async function setTeamMember(ctx: Context, team: TeamRow, userId: string, role: TeamMemberRole | null | undefined): Promise<void> {
-  await inTeamTransaction(ctx, async (tx) => {
+  await inTeamTransaction(ctx, team, async (tx) => {
     const member = await tx.member.findUnique({ where: { organizationId_userId: { organizationId: team.organizationId, userId } }, select: { userId: true } });
     if (!member) throw new NotFoundError('Member', userId);
     await applyPlan(ctx, tx, team, { wanted: new Map([[userId, role ?? undefined]]), removed: new Set() });
