@@ -70,7 +70,9 @@ const toDate = (value: Date | string | number | null): Date | null => (value ===
  * identifiers read the same on SQLite and PostgreSQL.
  *
  * Nothing is cached between requests: a token revoked by another process (the
- * CLI, another replica) answers 401 on its next request.
+ * CLI, another replica) answers 401 on its next request. The grants' part casts
+ * its null `disabled`: under DISTINCT, PostgreSQL types a bare NULL as text,
+ * which it then refuses to UNION with the boolean column.
  */
 export async function loadViewer(db: Db, token: string, now = new Date()): Promise<Viewer> {
   const hash = hashToken(token);
@@ -84,7 +86,7 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
     FROM "ApiToken" t JOIN "ApiTokenScope" s ON s."tokenId" = t."id"
     WHERE t."tokenHash" = ${hash}
     UNION ALL
-    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", NULL, NULL
+    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", NULL, CAST(NULL AS BOOLEAN)
     FROM "ApiToken" t JOIN "ContentGrant" g
       ON (g."granteeKind" = 'user' AND g."granteeId" = t."userId")
       OR (g."granteeKind" = 'team' AND g."granteeId" IN (SELECT tm."teamId" FROM "TeamMember" tm WHERE tm."userId" = t."userId"))
