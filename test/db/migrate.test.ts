@@ -135,7 +135,7 @@ function databaseSuite(provider: Provider, makeConfig: () => DatabaseConfig, cle
     const read = await db.user.findUnique({ where: { email: 'ada@example.com' } });
     expect(read).toMatchObject({ id: 'u-ada', displayName: 'ada', photoURL: null });
     // The migrations table sits beside the models (on PostgreSQL: in the test's schema).
-    const rows = await db.$queryRawUnsafe<{ migration_name: string }[]>('SELECT migration_name FROM _prisma_migrations');
+    const rows = await db.$queryRawUnsafe<{ migration_name: string }[]>('SELECT migration_name FROM _prisma_migrations ORDER BY migration_name');
     expect(rows.map((r) => r.migration_name)).toEqual(checkedInMigrations(provider));
   });
 
