@@ -24,6 +24,7 @@ export const builder = new SchemaBuilder<{
     SiteType: { Input: string; Output: string };
     TokenScope: { Input: string; Output: string };
     ContentReferenceStatus: { Input: string; Output: string };
+    TeamMemberships: { Input: Record<string, { role: 'owner' | 'member' }>; Output: Record<string, { role: 'owner' | 'member' }> };
   };
 }>({
   // scope-auth first, so unauthenticated calls stop before any other plugin runs

@@ -70,6 +70,7 @@ export async function buildContext(
       viewer?.grantsIn.has(organizationId) ? loaders.grantsOfUser.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(new Map()),
     ancestors: (kind, id) => loaders.ancestorsOf.load(`${kind}:${id}`),
     teamRole: (teamId) => (viewer ? loaders.teamRoleOf.load(`${teamId}:${viewer.userId}`) : Promise.resolve(null)),
+    ownsTeamIn: (organizationId) => (viewer ? loaders.ownsTeamIn.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(false)),
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
     sitesPublishing: async (spaceId) => (await loaders.publishedPlacesBySpaceId.load(spaceId)).map((place) => place.siteId),
   });

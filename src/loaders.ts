@@ -343,6 +343,50 @@ export class Loaders {
     return keys.map((key) => (byNode.get(key) ?? []).sort((a, b) => a.depth - b.depth).map((a) => a.id) as readonly string[]);
   });
 
+  /**
+   * team id -> how many members of its organization it has, and on how many spaces it holds a
+   * grant (Team.members, Team.spaces): one statement for every team of a response. A membership
+   * whose user has left the organization is not counted (nor listed: Team.memberships).
+   */
+  readonly teamCounts = this.cached(['TeamMember', 'Team', 'Member', 'ContentGrant'], async (teamIds: readonly string[]) => {
+    const ids = Prisma.join([...new Set(teamIds)]);
+    const rows = await this.db.$queryRaw<Array<{ kind: 'members' | 'spaces'; teamId: string; n: number }>>`
+      SELECT 'members' AS "kind", tm."teamId" AS "teamId", CAST(COUNT(*) AS INTEGER) AS "n"
+      FROM "TeamMember" tm
+      JOIN "Team" t ON t."id" = tm."teamId"
+      JOIN "Member" m ON m."organizationId" = t."organizationId" AND m."userId" = tm."userId"
+      WHERE tm."teamId" IN (${ids})
+      GROUP BY tm."teamId"
+      UNION ALL
+      SELECT 'spaces', g."granteeId", CAST(COUNT(*) AS INTEGER)
+      FROM "ContentGrant" g
+      WHERE g."granteeKind" = 'team' AND g."resourceKind" = 'space' AND g."granteeId" IN (${ids})
+      GROUP BY g."granteeId"`;
+    const counts = new Map<string, { members: number; spaces: number }>();
+    for (const row of rows) {
+      const c = counts.get(row.teamId) ?? { members: 0, spaces: 0 };
+      c[row.kind] = Number(row.n);
+      counts.set(row.teamId, c);
+    }
+    return teamIds.map((id) => counts.get(id) ?? { members: 0, spaces: 0 });
+  });
+
+  /** `${organizationId}:${userId}` -> whether the user owns a team of the organization (one statement for every pair asked in a tick). */
+  readonly ownsTeamIn = this.cached(['TeamMember', 'Team'], async (keys: readonly string[]) => {
+    const pairs = keys.map((key) => {
+      const at = key.indexOf(':');
+      return { organizationId: key.slice(0, at), userId: key.slice(at + 1) };
+    });
+    const rows = await this.db.$queryRaw<Array<{ organizationId: string; userId: string }>>`
+      SELECT DISTINCT t."organizationId", tm."userId"
+      FROM "TeamMember" tm JOIN "Team" t ON t."id" = tm."teamId"
+      WHERE tm."role" = 'owner'
+        AND tm."userId" IN (${Prisma.join([...new Set(pairs.map((p) => p.userId))])})
+        AND t."organizationId" IN (${Prisma.join([...new Set(pairs.map((p) => p.organizationId))])})`;
+    const owned = new Set(rows.map((r) => `${r.organizationId}:${r.userId}`));
+    return keys.map((key) => owned.has(key));
+  });
+
   /** `${teamId}:${userId}` -> the user's role in the team, or null when they are not in it. */
   readonly teamRoleOf = this.cached(['TeamMember'], async (keys: readonly string[]) => {
     const pairs = keys.map((key) => {

@@ -29,6 +29,8 @@ export interface AccessLookups {
   ancestors(kind: 'space' | 'collection', id: string): Promise<readonly string[]>;
   /** The caller's role in a team, or null when they are not in it. */
   teamRole(teamId: string): Promise<TeamMemberRole | null>;
+  /** Whether the caller owns a team of the organization. */
+  ownsTeamIn(organizationId: string): Promise<boolean>;
   /** The site a share key opens (an active link of a published share-link site), or null. */
   siteOpenedBy(shareKey: string): Promise<string | null>;
   /** The published sites a space is on. */
@@ -90,6 +92,16 @@ export class Access {
     const subject = this.organization(team.organizationId);
     if (!this.viewer || subject.role === undefined) return subject;
     return { ...subject, teamOwner: (await this.lookups.teamRole(team.id)) === 'owner' };
+  }
+
+  /**
+   * The subject of the organization's teams as a whole: whether the caller owns any of them
+   * (Organization.permissions.ownTeam: may they manage some team's members).
+   */
+  async teams(organizationId: string): Promise<Subject> {
+    const subject = this.organization(organizationId);
+    if (!this.viewer || subject.role === undefined) return subject;
+    return { ...subject, teamOwner: await this.lookups.ownsTeamIn(organizationId) };
   }
 
   /** `disabled` when an admin disabled the caller's membership of the organization. */
@@ -172,6 +184,21 @@ export class Access {
     if (this.shareGrants.sites.size === 0) return false;
     return (await this.lookups.sitesPublishing(spaceId)).some((siteId) => this.shareGrants.sites.has(siteId));
   }
+}
+
+/**
+ * The subject of another member of an organization, as a rule sees them (their role, whether
+ * they are disabled; no token): for what a service decides about someone other than the caller,
+ * such as the teams a member can manage.
+ */
+export function memberSubject(member: { organizationId: string; role: string | null; disabled: boolean }, facts: { teamOwner?: boolean } = {}): Subject {
+  return {
+    organizationId: member.organizationId,
+    role: isMemberRole(member.role) ? member.role : null,
+    scopes: null,
+    ...(member.disabled ? { disabled: true } : {}),
+    ...facts,
+  };
 }
 
 /** What a role on a space or collection is made of (Access.content, and the services that list other users' roles). */

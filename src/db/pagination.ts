@@ -65,12 +65,21 @@ export async function paginate<Row extends Record<string, unknown>>(options: Pag
     ? { AND: [options.where, afterCursor(options.orderBy, decodeCursor(options.page, options.orderBy))] }
     : options.where;
   const rows = await options.findMany({ where, orderBy: options.orderBy.map(([f, d]) => ({ [f]: d })), take: limit + 1 });
+  return { ...pageOfRows(rows, limit, options.orderBy), count: () => options.count({ where: options.where }) };
+}
+
+/**
+ * A page of `rows`: up to `limit + 1` rows already in the sort order of `orderBy`, read however
+ * the caller batched them (the first page of several lists in one statement); `next` is the
+ * cursor `paginate` continues from.
+ */
+export function pageOfRows<Row extends Record<string, unknown>>(rows: Row[], limit: number, orderBy: readonly SortKey[]): Pick<ListResult<Row>, 'items' | 'next'> {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const missing = last && options.orderBy.find(([f]) => !(f in last));
+  const missing = last && orderBy.find(([f]) => !(f in last));
   if (missing) throw new Error(`paginate: the rows lack the sort column ${missing[0]} (select it: itemsQuery(ctx, info, orderBy))`);
-  const next = rows.length > limit && last ? { page: encodeCursor(options.orderBy.map(([f]) => last[f] as SortValue)) } : null;
-  return { items, next, count: () => options.count({ where: options.where }) };
+  const next = rows.length > limit && last ? { page: encodeCursor(orderBy.map(([f]) => last[f] as SortValue)) } : null;
+  return { items, next };
 }
 
 /**

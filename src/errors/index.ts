@@ -81,10 +81,10 @@ export class UnauthenticatedError extends AppError {
 export class ForbiddenError extends AppError {
   readonly code = 'FORBIDDEN';
   readonly status = 403;
-  /** `action`: the policy action refused (`space:update`): the message names it. */
-  constructor(action: string) {
+  /** `action`: the policy action refused (`space:update`): the message names it, and `reason` when given. */
+  constructor(action: string, reason?: string) {
     const [resource = '', verb = action] = action.split(':');
-    super(`Your role does not allow this: ${verb.replace(/-/g, ' ')} on a ${resource.replace(/-/g, ' ')} (${action})`);
+    super(`Your role does not allow this: ${verb.replace(/-/g, ' ')} on a ${resource.replace(/-/g, ' ')} (${action})${reason ? `: ${reason}` : ''}`);
   }
 }
 

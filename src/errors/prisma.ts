@@ -23,6 +23,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return fields(error).code === 'P2002';
 }
 
+/** A write naming a row that does not exist (any more) through a foreign key (P2003). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return fields(error).code === 'P2003';
+}
+
 /**
  * A transaction the database aborted for a conflict with a concurrent one
  * (PostgreSQL 40001 or 40P01): Prisma's P2034 when a statement fails, the

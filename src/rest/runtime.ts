@@ -120,7 +120,7 @@ function parseType(source: string): TypeNode {
 
 /**
  * What the body keeps of a reply: per response key, whether a null stays
- * (`@keepNull`), whether the key stays out (`@omit` on every selection of it)
+ * (`@keepNull`), whether the key stays out (`@omit` on every selection of it, or on every field beneath it)
  * and the shape beneath it. Built once per route from the
  * document, merging every selection of a response key (selected directly and
  * through fragments, or in several fragments) as GraphQL merges fields: the
@@ -155,10 +155,12 @@ export function replyShape(selectionSets: readonly SelectionSetNode[], fragments
   for (const set of selectionSets) collect(set);
   const fields: ReplyShape['fields'] = new Map();
   for (const [key, nodes] of byKey) {
+    const shape = replyShape(nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), fragments);
     fields.set(key, {
       keepNull: nodes.some((node) => node.directives?.some((d) => d.name.value === 'keepNull')),
-      omit: nodes.every((node) => node.directives?.some((d) => d.name.value === 'omit')),
-      shape: replyShape(nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), fragments),
+      // An object whose every field is omitted (`urls { location @omit }`) stays out too, rather than send `{}`.
+      omit: nodes.every((node) => node.directives?.some((d) => d.name.value === 'omit')) || (shape !== null && [...shape.fields.values()].every((f) => f.omit)),
+      shape,
     });
   }
   return { fields };

@@ -141,6 +141,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const pageId: string = content.changes[0].page.id;
   const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
+  const team = await ok('PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [member.id] });
 
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
@@ -175,6 +176,11 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     ],
     UpdateOrganizationAgentInstructions: [{ instructions: document }],
     UpdateMemberInOrganizationById: [{ role: 'read' }],
+    CreateOrganizationTeam: [{ title: 'Reviewers', members: [member.id, member.email] }],
+    UpdateTeamInOrganizationById: [{ title: 'Writers 2' }],
+    // Ada (the admin) is not in the team: removing her changes nothing.
+    UpdateMembersInOrganizationTeam: [{ add: [member.email], remove: [user.id], memberships: { [member.id]: { role: 'owner' } } }],
+    AddMemberToOrganizationTeamById: [{ role: 'owner' }],
     CreateCollection: [{ title: 'Tutorials', parent: collection.id }],
     UpdateCollectionById: [{ title: 'Guides 2', description: 'Every guide', defaultLevel: 'read' }],
     MoveCollection: [
@@ -279,6 +285,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       changeRequestId: changeRequest.id,
       translationId: translation.id,
       userId: member.id,
+      teamId: team.id,
       pageId,
       fileId: content.insertedFiles[0].id,
     },

@@ -58,6 +58,7 @@ const WRONG_CUSTOM_SCALAR: Record<string, unknown> = {
   SiteType: 'gold',
   ContentReferenceStatus: 'fine',
   DateTime: 'yesterday',
+  TeamMemberships: { someone: { role: 'boss' } },
 };
 
 interface Case {

@@ -459,6 +459,42 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/orgs/{organizationId}/members/{userId}/teams",
+    "status": 200,
+    "reply": "member.teamMemberships",
+    "operationName": "ListTeamsForOrganizationMember",
+    "file": "src/rest/operations/team/list-teams-for-organization-member.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "title",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query ListTeamsForOrganizationMember($organizationId: ID!, $userId: ID!, $page: String, $limit: Int, $title: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/members/{userId}/teams\", reply: \"member.teamMemberships\") {\n  member(organizationId: $organizationId, userId: $userId) {\n    teamMemberships(page: $page, limit: $limit, title: $title) {\n      items {\n        team {\n          ...TeamFields\n        }\n        member: teamMember {\n          role\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/orgs/{organizationId}/search",
     "status": 200,
     "reply": "searchOrganizationContent",
@@ -1276,6 +1312,245 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/teams",
+    "status": 200,
+    "reply": "organization.teams",
+    "operationName": "ListTeamsInOrganizationById",
+    "file": "src/rest/operations/team/list-teams-in-organization-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "owner",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "title",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query ListTeamsInOrganizationById($organizationId: ID!, $page: String, $limit: Int, $owner: String, $title: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/teams\", reply: \"organization.teams\") {\n  organization(id: $organizationId) {\n    teams(page: $page, limit: $limit, owner: $owner, title: $title) {\n      items {\n        ...TeamFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/teams",
+    "status": 201,
+    "reply": "createTeam",
+    "operationName": "CreateOrganizationTeam",
+    "file": "src/rest/operations/team/create-organization-team.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateTeamInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateOrganizationTeam($organizationId: ID!, $input: CreateTeamInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/teams\", status: 201) {\n  createTeam(organizationId: $organizationId, input: $input) {\n    ...TeamFields\n    urls {\n      location @omit\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}",
+    "status": 205,
+    "reply": "deleteTeam",
+    "operationName": "RemoveTeamFromOrganizationById",
+    "file": "src/rest/operations/team/remove-team-from-organization-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RemoveTeamFromOrganizationById($organizationId: ID!, $teamId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/teams/{teamId}\", status: 205) {\n  deleteTeam(organizationId: $organizationId, teamId: $teamId)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}",
+    "status": 200,
+    "reply": "team",
+    "operationName": "GetTeamInOrganizationById",
+    "file": "src/rest/operations/team/get-team-in-organization-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetTeamInOrganizationById($organizationId: ID!, $teamId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/teams/{teamId}\") {\n  team(organizationId: $organizationId, teamId: $teamId) {\n    ...TeamFields\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}",
+    "status": 200,
+    "reply": "updateTeam",
+    "operationName": "UpdateTeamInOrganizationById",
+    "file": "src/rest/operations/team/update-team-in-organization-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateTeamInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateTeamInOrganizationById($organizationId: ID!, $teamId: ID!, $input: UpdateTeamInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/teams/{teamId}\") {\n  updateTeam(organizationId: $organizationId, teamId: $teamId, input: $input) {\n    ...TeamFields\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}/members",
+    "status": 200,
+    "reply": "team.memberships",
+    "operationName": "ListTeamMembersInOrganizationById",
+    "file": "src/rest/operations/team/list-team-members-in-organization-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListTeamMembersInOrganizationById($organizationId: ID!, $teamId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/teams/{teamId}/members\", reply: \"team.memberships\") {\n  team(organizationId: $organizationId, teamId: $teamId) {\n    memberships(page: $page, limit: $limit) {\n      items {\n        organization: member {\n          ...MemberFields\n        }\n        team: teamMember {\n          role\n        }\n        permissions {\n          view\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}/members",
+    "status": 204,
+    "reply": "updateTeamMembers",
+    "operationName": "UpdateMembersInOrganizationTeam",
+    "file": "src/rest/operations/team/update-members-in-organization-team.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateTeamMembersInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateMembersInOrganizationTeam($organizationId: ID!, $teamId: ID!, $input: UpdateTeamMembersInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/teams/{teamId}/members\", status: 204) {\n  updateTeamMembers(\n    organizationId: $organizationId\n    teamId: $teamId\n    input: $input\n  ) {\n    id\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}",
+    "status": 205,
+    "reply": "removeTeamMember",
+    "operationName": "DeleteMemberFromOrganizationTeamById",
+    "file": "src/rest/operations/team/delete-member-from-organization-team-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteMemberFromOrganizationTeamById($organizationId: ID!, $teamId: ID!, $userId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}\", status: 205) {\n  removeTeamMember(\n    organizationId: $organizationId\n    teamId: $teamId\n    userId: $userId\n  )\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}",
+    "status": 204,
+    "reply": "setTeamMember",
+    "operationName": "AddMemberToOrganizationTeamById",
+    "file": "src/rest/operations/team/add-member-to-organization-team-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "SetTeamMemberInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation AddMemberToOrganizationTeamById($organizationId: ID!, $teamId: ID!, $userId: ID!, $input: SetTeamMemberInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}\", status: 204) {\n  setTeamMember(\n    organizationId: $organizationId\n    teamId: $teamId\n    userId: $userId\n    input: $input\n  ) {\n    role\n  }\n}"
   },
   {
     "method": "GET",

@@ -25,25 +25,28 @@ const ORGANIZATION_PERMISSIONS = {
   view: 'organization:read',
   access: 'organization:list-members',
   admin: 'organization:update',
-  ownTeam: 'organization:update',
   createContent: 'organization:create-content',
   createOpenAPISpec: 'organization:create-content',
   ingestConversations: 'organization:update',
   viewBilling: 'organization:view-billing',
   listMembers: 'organization:list-members',
-  listTeams: 'organization:list-members',
+  listTeams: 'organization:list-teams',
   listIntegrations: 'organization:list-members',
   listInstallations: 'organization:update',
   installIntegration: 'organization:update',
 } as const;
 
-const OrganizationPermissions = builder
-  .objectRef<Record<keyof typeof ORGANIZATION_PERMISSIONS, boolean>>('OrganizationPermissions')
-  .implement({
-    description: 'What the caller may do with the organization',
-    fields: (t) =>
-      Object.fromEntries(Object.keys(ORGANIZATION_PERMISSIONS).map((k) => [k, t.exposeBoolean(k as keyof typeof ORGANIZATION_PERMISSIONS)])) as never,
-  });
+type OrganizationPermissionFlags = Record<keyof typeof ORGANIZATION_PERMISSIONS | 'ownTeam', boolean>;
+
+const OrganizationPermissions = builder.objectRef<OrganizationPermissionFlags>('OrganizationPermissions').implement({
+  description: 'What the caller may do with the organization',
+  fields: (t) => ({
+    ...(Object.fromEntries(Object.keys(ORGANIZATION_PERMISSIONS).map((k) => [k, t.exposeBoolean(k as keyof typeof ORGANIZATION_PERMISSIONS)])) as object),
+    ownTeam: t.exposeBoolean('ownTeam', {
+      description: "Whether the caller may manage some team's members: an admin (every team), or an owner of one of its teams",
+    }),
+  }) as never,
+});
 
 export const Organization = builder.prismaObject('Organization', {
   description: 'An organization: members, collections and spaces',
@@ -75,11 +78,12 @@ export const Organization = builder.prismaObject('Organization', {
     trial: t.field({ type: OrganizationTrial, resolve: () => ({ status: 'notapplicable', count: 0 }) }),
     permissions: t.field({
       type: OrganizationPermissions,
-      resolve: (org, _args, ctx) => {
+      resolve: async (org, _args, ctx) => {
         const subject = ctx.access.organization(org.id);
-        return Object.fromEntries(
-          Object.entries(ORGANIZATION_PERMISSIONS).map(([k, action]) => [k, can(subject, action)]),
-        ) as Record<keyof typeof ORGANIZATION_PERMISSIONS, boolean>;
+        const flags = Object.fromEntries(Object.entries(ORGANIZATION_PERMISSIONS).map(([k, action]) => [k, can(subject, action)]));
+        // Whether the caller owns a team is read only when their role alone does not let them manage every team.
+        const ownTeam = can(subject, 'team:manage-members') || can(await ctx.access.teams(org.id), 'team:manage-members');
+        return { ...flags, ownTeam } as OrganizationPermissionFlags;
       },
     }),
   }),
