@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll } from 'vitest';
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
+import { newId } from '../../src/ids.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
+import { createIdentityProvider } from './saml-idp.ts';
 import { useTestServer, type TestServer } from './server.ts';
 
 export interface RestFixture {
@@ -141,6 +143,12 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const pageId: string = content.changes[0].page.id;
   const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
+  // Teams are made in the database here (their endpoints are another part's); SAML providers through the API.
+  const teamId = newId();
+  await server.app.db.team.create({ data: { id: teamId, organizationId, title: 'Fixture team' } });
+  const idp = createIdentityProvider('fixture');
+  const samlSettings = { ssoURL: idp.ssoURL, entityID: idp.entityID, certificate: idp.certificate, defaultTeam: teamId };
+  const samlProvider = await ok('POST', `/v1/orgs/${organizationId}/saml`, { label: 'Fixture IdP', ...samlSettings });
 
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
@@ -175,6 +183,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     ],
     UpdateOrganizationAgentInstructions: [{ instructions: document }],
     UpdateMemberInOrganizationById: [{ role: 'read' }],
+    CreateOrganizationSAMLProvider: [{ label: 'Okta', ...samlSettings, defaultRole: 'edit' }],
+    UpdateOrganizationSAMLProvider: [{ label: 'Fixture IdP 2', ...samlSettings, defaultRole: 'read' }],
     CreateCollection: [{ title: 'Tutorials', parent: collection.id }],
     UpdateCollectionById: [{ title: 'Guides 2', description: 'Every guide', defaultLevel: 'read' }],
     MoveCollection: [
@@ -278,6 +288,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       shareLinkId: shareLink.id,
       changeRequestId: changeRequest.id,
       translationId: translation.id,
+      samlProviderId: samlProvider.id,
       userId: member.id,
       pageId,
       fileId: content.insertedFiles[0].id,
