@@ -35,6 +35,7 @@ import { setRouteLabel, useHttpObservability } from './plugins/use-http-observab
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
+import { useSaml } from './plugins/use-saml.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
 import { createSubscriptionShutdown } from './plugins/use-subscription-shutdown.ts';
@@ -45,6 +46,7 @@ import { jobHandlers } from './services/job-handlers.ts';
 import { startSpacePurge } from './services/space-purge.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createStorage } from './storage/storage.ts';
+import { Urls } from './urls.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
@@ -256,6 +258,8 @@ export function createApp(options: AppOptions): App {
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
       idempotency.plugin,
+      // The SAML service provider endpoints (/saml/...): browsers, not API clients; after the limits.
+      useSaml({ db, urls: new Urls(config), log }),
       // The validation-rule limits report their rejection as a validation error
       // (yoga: 400 GRAPHQL_VALIDATION_FAILED) instead of throwing out of validate().
       // The token limit runs inside the parser, which has to stop there: its throw

@@ -1,5 +1,8 @@
 import type { AppConfig } from './config.ts';
 
+/** Where the SAML service provider endpoints live: `/saml/<providerId>/{start,acs,metadata}`. */
+export const SAML_PATH_PREFIX = '/saml/';
+
 /** Absolute URLs for the `urls` members of resources. */
 export class Urls {
   constructor(private readonly config: Pick<AppConfig, 'publicUrl' | 'appUrl' | 'sitesUrl'>) {}
@@ -18,6 +21,16 @@ export class Urls {
     const query = 'query Job($id: ID!) { job(id: $id) { id kind state step percent message error result sequence } }';
     const search = new URLSearchParams({ query, operationName: 'Job', variables: JSON.stringify({ id }) });
     return `${this.config.publicUrl}/graphql?${search.toString()}`;
+  }
+
+  /**
+   * This service as a SAML service provider of one identity provider (`SamlProvider`): where
+   * sign-in starts (redirects to the identity provider), its Assertion Consumer Service (where
+   * the identity provider POSTs its response) and its entity ID (which serves its metadata).
+   * Outside /v1: the browser goes there, not an API client (src/plugins/use-saml.ts).
+   */
+  saml(providerId: string, endpoint: 'start' | 'acs' | 'metadata'): string {
+    return `${this.config.publicUrl}${SAML_PATH_PREFIX}${encodeURIComponent(providerId)}/${endpoint}`;
   }
 
   /** A page of the web app. */

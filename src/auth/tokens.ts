@@ -87,8 +87,8 @@ function assertFuture(date: Date, now: Date, field: string) {
   if (date <= now) throw new InvalidInputError(`${field}: ${date.toISOString()} is not in the future`);
 }
 
-/** Issues a token for a user; returns the secret (shown once) and the token as listed. */
-export async function issueApiToken(db: Db, userId: string, input: IssueTokenInput = {}, now = new Date()): Promise<{ token: string; apiToken: ApiTokenView }> {
+/** Issues a token for a user; returns the secret (shown once) and the token as listed. `db` may be a transaction's. */
+export async function issueApiToken(db: Pick<Db, 'apiToken'>, userId: string, input: IssueTokenInput = {}, now = new Date()): Promise<{ token: string; apiToken: ApiTokenView }> {
   const label = input.label?.trim() || null;
   if (label && label.length > LABEL_MAX_LENGTH) throw new InvalidInputError(`label: must be at most ${LABEL_MAX_LENGTH} characters`);
   if (input.expiresAt) assertFuture(input.expiresAt, now, 'expiresAt');

@@ -120,6 +120,25 @@ export class NotFoundError extends AppError {
   }
 }
 
+/**
+ * 403: a sign-in through an identity provider is refused: its SAML response does not hold
+ * (signature, issuer, audience, destination, time window, InResponseTo, replay), or the account
+ * it names may not be signed in through it. Nothing is written.
+ */
+export class SignInRefusedError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+}
+
+/** 403: the organization enforces single sign-on (`Organization.sso`): new members join only by signing in through its identity provider. */
+export class SsoRequiredError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+  constructor(organizationId: string) {
+    super(`Organization ${JSON.stringify(organizationId)} requires single sign-on: new members join by signing in through its identity provider (its start URL)`);
+  }
+}
+
 export class MethodNotAllowedError extends AppError {
   readonly code = 'METHOD_NOT_ALLOWED';
   readonly status = 405;

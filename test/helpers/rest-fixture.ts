@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll } from 'vitest';
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
+import { newId } from '../../src/ids.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
+import { createIdentityProvider } from './saml-idp.ts';
 import { useTestServer, type TestServer } from './server.ts';
 
 export interface RestFixture {
@@ -142,6 +144,10 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
   const team = await ok('PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [member.id] });
+  const teamId: string = team.id;
+  const idp = createIdentityProvider('fixture');
+  const samlSettings = { ssoURL: idp.ssoURL, entityID: idp.entityID, certificate: idp.certificate, defaultTeam: teamId };
+  const samlProvider = await ok('POST', `/v1/orgs/${organizationId}/saml`, { label: 'Fixture IdP', ...samlSettings });
 
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
@@ -181,6 +187,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     // Ada (the admin) is not in the team: removing her changes nothing.
     UpdateMembersInOrganizationTeam: [{ add: [member.email], remove: [user.id], memberships: { [member.id]: { role: 'owner' } } }],
     AddMemberToOrganizationTeamById: [{ role: 'owner' }],
+    CreateOrganizationSAMLProvider: [{ label: 'Okta', ...samlSettings, defaultRole: 'edit' }],
+    UpdateOrganizationSAMLProvider: [{ label: 'Fixture IdP 2', ...samlSettings, defaultRole: 'read' }],
     CreateCollection: [{ title: 'Tutorials', parent: collection.id }],
     UpdateCollectionById: [{ title: 'Guides 2', description: 'Every guide', defaultLevel: 'read' }],
     MoveCollection: [
@@ -284,6 +292,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       shareLinkId: shareLink.id,
       changeRequestId: changeRequest.id,
       translationId: translation.id,
+      samlProviderId: samlProvider.id,
       userId: member.id,
       teamId: team.id,
       pageId,

@@ -458,6 +458,27 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation UpdateMemberInOrganizationById($organizationId: ID!, $userId: ID!, $input: UpdateMemberInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/members/{userId}\") {\n  updateMember(organizationId: $organizationId, userId: $userId, input: $input) {\n    ...MemberFields\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/members/{userId}/sso",
+    "status": 200,
+    "reply": "setMemberSso",
+    "operationName": "SetUserAsSSOMemberForOrganization",
+    "file": "src/rest/operations/member/set-user-as-sso-member-for-organization.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation SetUserAsSSOMemberForOrganization($organizationId: ID!, $userId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/members/{userId}/sso\") {\n  setMemberSso(organizationId: $organizationId, userId: $userId) {\n    ...MemberFields\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
     "method": "GET",
     "path": "/v1/orgs/{organizationId}/members/{userId}/teams",
     "status": 200,
@@ -492,6 +513,121 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "query ListTeamsForOrganizationMember($organizationId: ID!, $userId: ID!, $page: String, $limit: Int, $title: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/members/{userId}/teams\", reply: \"member.teamMemberships\") {\n  member(organizationId: $organizationId, userId: $userId) {\n    teamMemberships(page: $page, limit: $limit, title: $title) {\n      items {\n        team {\n          ...TeamFields\n        }\n        member: teamMember {\n          role\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/saml",
+    "status": 200,
+    "reply": "organization.samlProviders",
+    "operationName": "ListSAMLProvidersInOrganizationById",
+    "file": "src/rest/operations/saml-provider/list-saml-providers-in-organization-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSAMLProvidersInOrganizationById($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/saml\", reply: \"organization.samlProviders\") {\n  organization(id: $organizationId) {\n    samlProviders(page: $page, limit: $limit) {\n      items {\n        ...SamlProviderFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SamlProviderFields on SamlProvider {\n  object\n  id\n  label\n  ssoURL\n  entityID\n  certificate\n  defaultTeam {\n    object\n    id\n    title\n    members\n    spaces\n    createdAt\n    permissions {\n      admin\n      view\n    }\n  }\n  defaultRole @keepNull\n  createdAt\n  status\n  service {\n    acsURL\n    startURL\n    entityID\n  }\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/saml",
+    "status": 201,
+    "reply": "createSamlProvider",
+    "operationName": "CreateOrganizationSAMLProvider",
+    "file": "src/rest/operations/saml-provider/create-organization-saml-provider.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateSamlProviderInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateOrganizationSAMLProvider($organizationId: ID!, $input: CreateSamlProviderInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/saml\", status: 201) {\n  createSamlProvider(organizationId: $organizationId, input: $input) {\n    ...SamlProviderFields\n  }\n}\n\nfragment SamlProviderFields on SamlProvider {\n  object\n  id\n  label\n  ssoURL\n  entityID\n  certificate\n  defaultTeam {\n    object\n    id\n    title\n    members\n    spaces\n    createdAt\n    permissions {\n      admin\n      view\n    }\n  }\n  defaultRole @keepNull\n  createdAt\n  status\n  service {\n    acsURL\n    startURL\n    entityID\n  }\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/saml/{samlProviderId}",
+    "status": 205,
+    "reply": "deleteSamlProvider",
+    "operationName": "DeleteOrganizationSAMLProvider",
+    "file": "src/rest/operations/saml-provider/delete-organization-saml-provider.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "samlProviderId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteOrganizationSAMLProvider($organizationId: ID!, $samlProviderId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/saml/{samlProviderId}\", status: 205) {\n  deleteSamlProvider(\n    organizationId: $organizationId\n    samlProviderId: $samlProviderId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/saml/{samlProviderId}",
+    "status": 200,
+    "reply": "samlProvider",
+    "operationName": "GetOrganizationSAMLProviderById",
+    "file": "src/rest/operations/saml-provider/get-organization-saml-provider-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "samlProviderId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetOrganizationSAMLProviderById($organizationId: ID!, $samlProviderId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/saml/{samlProviderId}\") {\n  samlProvider(organizationId: $organizationId, samlProviderId: $samlProviderId) {\n    ...SamlProviderFields\n  }\n}\n\nfragment SamlProviderFields on SamlProvider {\n  object\n  id\n  label\n  ssoURL\n  entityID\n  certificate\n  defaultTeam {\n    object\n    id\n    title\n    members\n    spaces\n    createdAt\n    permissions {\n      admin\n      view\n    }\n  }\n  defaultRole @keepNull\n  createdAt\n  status\n  service {\n    acsURL\n    startURL\n    entityID\n  }\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/saml/{samlProviderId}",
+    "status": 200,
+    "reply": "updateSamlProvider",
+    "operationName": "UpdateOrganizationSAMLProvider",
+    "file": "src/rest/operations/saml-provider/update-organization-saml-provider.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "samlProviderId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSamlProviderInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateOrganizationSAMLProvider($organizationId: ID!, $samlProviderId: ID!, $input: UpdateSamlProviderInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/saml/{samlProviderId}\") {\n  updateSamlProvider(\n    organizationId: $organizationId\n    samlProviderId: $samlProviderId\n    input: $input\n  ) {\n    ...SamlProviderFields\n  }\n}\n\nfragment SamlProviderFields on SamlProvider {\n  object\n  id\n  label\n  ssoURL\n  entityID\n  certificate\n  defaultTeam {\n    object\n    id\n    title\n    members\n    spaces\n    createdAt\n    permissions {\n      admin\n      view\n    }\n  }\n  defaultRole @keepNull\n  createdAt\n  status\n  service {\n    acsURL\n    startURL\n    entityID\n  }\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -1312,6 +1448,22 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation CreateSpace($organizationId: ID!, $input: CreateSpaceInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/spaces\", status: 201) {\n  createSpace(organizationId: $organizationId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sso",
+    "status": 200,
+    "reply": "organization.ssoLogins",
+    "operationName": "ListSSOProviderLoginsInOrganization",
+    "file": "src/rest/operations/saml-provider/list-sso-provider-logins-in-organization.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query ListSSOProviderLoginsInOrganization($organizationId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sso\", reply: \"organization.ssoLogins\") {\n  organization(id: $organizationId) {\n    ssoLogins {\n      items {\n        id\n        label\n        startURL\n      }\n    }\n  }\n}"
   },
   {
     "method": "GET",

@@ -1,6 +1,6 @@
 import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { InvalidInputError, NotFoundError, SsoRequiredError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { loadMember, changeMembership, assertAnotherAdmin } from '../../services/member.ts';
 import { storedEmailDomains } from '../../services/organization.ts';
@@ -47,8 +47,9 @@ builder.mutationFields((t) => ({
       const viewer = ctx.access.requireViewer();
       authorize(ctx.access.account(), 'account:join-organization', { type: 'User', id: viewer.userId });
       if (can(ctx.access.organization(organizationId), 'organization:read')) return true;
-      const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true } });
+      const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true, sso: true } });
       if (!organization) throw new NotFoundError('Organization', organizationId);
+      if (organization.sso) throw new SsoRequiredError(organizationId);
       // Users are made by the operator (CLI), never by sign-up: their e-mail addresses are taken as verified.
       const { email } = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true } });
       const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
