@@ -33,6 +33,7 @@ import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
+import { useMemberActivity } from './plugins/use-member-activity.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
@@ -244,6 +245,8 @@ export function createApp(options: AppOptions): App {
       // First: text no database stores stops an operation before any other plugin's execution starts.
       useStorableText(),
       useLiveLoaders(liveLoaders),
+      // Member.lastSeenAt from real use: at most one write per member per minute.
+      useMemberActivity(),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => jobs.bus.ping() : undefined }),
       useOperationMetrics(metrics),

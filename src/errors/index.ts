@@ -97,6 +97,15 @@ export class MemberDisabledError extends AppError {
   }
 }
 
+/**
+ * 403: the organization's own settings refuse this, whatever the caller's role: invite links
+ * turned off (`inviteLinks: false`), or new members admitted only through SAML (`sso: true`).
+ */
+export class OrganizationSettingError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+}
+
 /** 403: the caller's role allows the action, but their token's scopes do not. */
 export class MissingScopeError extends AppError {
   readonly code = 'FORBIDDEN';
@@ -118,6 +127,12 @@ export class NotFoundError extends AppError {
   constructor(type: string, id?: string, hint?: string) {
     super(`${id === undefined ? `${type} not found` : `${type} ${JSON.stringify(id)} not found`}${hint ? `: ${hint}` : ''}`);
   }
+}
+
+/** 410: what was asked for existed but is no longer usable (an expired or used-up invite link). */
+export class GoneError extends AppError {
+  readonly code = 'GONE';
+  readonly status = 410;
 }
 
 export class MethodNotAllowedError extends AppError {
