@@ -38,6 +38,7 @@ import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
+import { useVisitorKeys } from './plugins/use-visitor-keys.ts';
 import { createSubscriptionShutdown } from './plugins/use-subscription-shutdown.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
@@ -251,6 +252,8 @@ export function createApp(options: AppOptions): App {
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => jobs.bus.ping() : undefined }),
       useOperationMetrics(metrics),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
+      // GET /.well-known/jwks/{organizationId}.json, without a token: the keys visitor claims verify with.
+      useVisitorKeys({ db }),
       useGraphiQL({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
       // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
       useApiReference({ config }),

@@ -5,6 +5,7 @@
  */
 import { noteMemberSeen } from '../auth/member-activity.ts';
 import { authorize } from '../auth/policies.ts';
+import { signVisitorClaims } from '../auth/visitor-claims.ts';
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { isOneOf, MEMBER_ROLES, type MemberRole } from '../db/value-sets.ts';
@@ -42,6 +43,32 @@ export async function recordMemberActivity(ctx: Pick<Context, 'access' | 'db'>, 
   if (!viewer) return;
   const organizationIds = ctx.access.takeStaleSeen(now);
   if (organizationIds.length) await noteMemberSeen(ctx.db, viewer.userId, organizationIds, now);
+}
+
+/** What `POST /v1/orgs/{organizationId}/ping` answers: the member's visitor claims, signed. */
+export interface Ping {
+  /** A JWT of the visitor claims (src/auth/visitor-claims.ts), verifiable with the organization's JWKS. */
+  visitorClaims: string;
+}
+
+/**
+ * A member says they are here: `lastSeenAt` is written now (at most once a minute, as for any
+ * use), and the answer carries their visitor claims, signed with the organization's key (made on
+ * first use): what a `visitor-auth` site renderer verifies with the organization's public keys.
+ */
+export async function pingOrganization(ctx: Context, organizationId: string, now = new Date()): Promise<Ping> {
+  const viewer = ctx.access.requireViewer();
+  const subject = ctx.access.organization(organizationId);
+  authorize(subject, 'organization:ping', { type: 'Organization', id: organizationId });
+  await recordMemberActivity(ctx, now);
+  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true, displayName: true } });
+  const visitorClaims = await signVisitorClaims(ctx.db, organizationId, {
+    issuer: ctx.urls.api(`/orgs/${organizationId}`),
+    subject: viewer.userId,
+    claims: { organization: organizationId, email: user.email, name: user.displayName, role: subject.role ?? null },
+    now,
+  });
+  return { visitorClaims };
 }
 
 /**

@@ -141,6 +141,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const pageId: string = content.changes[0].page.id;
   const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
+  // An invite link to the organization: routes take its id (`inviteId`); joining takes its secret, which no table sends.
+  const inviteLink = await ok('POST', `/v1/orgs/${organizationId}/link-invites`, { role: 'read' });
 
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
@@ -174,7 +176,14 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { defaultContent: { type: 'site', site: site.id } },
     ],
     UpdateOrganizationAgentInstructions: [{ instructions: document }],
-    UpdateMemberInOrganizationById: [{ role: 'read' }],
+    UpdateMemberInOrganizationById: [{ role: 'read', disabled: false }],
+    InviteUsersToOrganization: [{ emails: ['invitee@example.com', { email: 'editor-invitee@example.com', role: 'edit' }], role: 'read', sso: false }],
+    CreateOrganizationInvite: [
+      { role: 'read', expiresAt: '2099-01-01T00:00:00.000Z', maxUses: 10 },
+      { level: 'edit', space: space.id },
+      { level: 'read', collection: collection.id },
+    ],
+    UpdateOrganizationInviteById: [{ role: 'edit', expiresAt: '2099-06-30T00:00:00.000Z', maxUses: 5 }],
     CreateCollection: [{ title: 'Tutorials', parent: collection.id }],
     UpdateCollectionById: [{ title: 'Guides 2', description: 'Every guide', defaultLevel: 'read' }],
     MoveCollection: [
@@ -281,6 +290,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       userId: member.id,
       pageId,
       fileId: content.insertedFiles[0].id,
+      inviteId: inviteLink.id,
     },
     bodies,
   };

@@ -2,7 +2,7 @@ import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { InvalidInputError, NotFoundError, OrganizationSettingError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { changeMember, changeMembership, assertAnotherAdmin, removeMembershipTraces, SSO_ONLY_MESSAGE } from '../../services/member.ts';
+import { changeMember, changeMembership, assertAnotherAdmin, pingOrganization, removeMembershipTraces, SSO_ONLY_MESSAGE, type Ping } from '../../services/member.ts';
 import { storedEmailDomains } from '../../services/organization.ts';
 import { MemberRole } from '../shared/enums.ts';
 import { Member } from './type.ts';
@@ -17,7 +17,22 @@ const UpdateMemberInput = builder.inputType('UpdateMemberInput', {
   }),
 });
 
+const OrganizationPing = builder.objectRef<Ping>('OrganizationPing').implement({
+  description: "A member's ping: their visitor claims, a JWT signed with the organization's key (ES256; public keys at /.well-known/jwks/{organizationId}.json)",
+  fields: (t) => ({
+    serviceVisitorClaims: t.string({ description: 'The signed visitor claims (the name the product spec gives them)', resolve: (p) => p.visitorClaims }),
+    gitbookVisitorClaims: t.string({ description: "The same JWT, under the name GitBook's OpenAPI document gives it", resolve: (p) => p.visitorClaims }),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  pingOrganization: t.field({
+    type: OrganizationPing,
+    description: "Record that the caller was seen in the organization (`lastSeenAt`, at most once a minute) and get their visitor claims, signed",
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => pingOrganization(ctx, String(args.organizationId)),
+  }),
   updateMember: t.prismaField({
     type: Member,
     authScopes: { authenticated: true },
