@@ -20,13 +20,13 @@ import { z } from 'zod';
 import { listApiTokens, parseExpiry, parseScopes, revokeApiToken, type ApiTokenView } from './auth/tokens.ts';
 import { createUserWithToken, findUserByEmail, issueTokenForEmail, presentUser } from './auth/users.ts';
 import { deleteSigningKey, listSigningKeys, rotateSigningKey, type SigningKeyView } from './auth/visitor-claims.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type AppConfig } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { parseDatabaseUrl } from './db/provider/config.ts';
 import { prepareDatabase } from './db/provider/setup.ts';
 import { AppError, NotFoundError } from './errors/index.ts';
-import { ADDABLE_ROLES, addMember } from './services/member.ts';
+import { ADDABLE_ROLES, addMember, signingKeySealer } from './services/member.ts';
 import { Urls } from './urls.ts';
 
 const email = (value: string) => {
@@ -35,14 +35,14 @@ const email = (value: string) => {
   return parsed.data.toLowerCase();
 };
 
-async function withDb<T>(fn: (db: Db, urls: Urls) => Promise<T>): Promise<T> {
+async function withDb<T>(fn: (db: Db, urls: Urls, config: AppConfig) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = parseDatabaseUrl(config.databaseUrl);
   await prepareDatabase(database);
   await migrate(database);
   const db = createDb(database, { timeouts: config.databaseTimeouts });
   try {
-    return await fn(db, new Urls(config));
+    return await fn(db, new Urls(config), config);
   } finally {
     await db.$disconnect();
   }
@@ -163,9 +163,9 @@ program
   .description("Make a new key to sign the organization's visitor claims; the previous ones are retired, still published until deleted")
   .requiredOption('--org <organizationId>', 'the organization id')
   .action(async (opts: { org: string }) => {
-    await withDb(async (db) => {
+    await withDb(async (db, _urls, config) => {
       await requireOrganization(db, opts.org);
-      const { key, retired } = await rotateSigningKey(db, opts.org);
+      const { key, retired } = await rotateSigningKey(db, signingKeySealer(config), opts.org);
       console.log(JSON.stringify({ key: presentKey(key), retired: retired.map(presentKey) }));
     });
   });

@@ -8,7 +8,10 @@
  * retired signs; rotating (the CLI's `keys:rotate`) makes a new one and retires
  * the others, which stay published (so tokens they signed keep verifying until
  * they expire) until an operator deletes them (`keys:delete`). The key id
- * (`kid`) is the key's RFC 7638 thumbprint.
+ * (`kid`) is the key's RFC 7638 thumbprint. The private half is kept sealed
+ * (`KeySealer`: the service's secrets key, as Git credentials are); a key that
+ * can no longer be opened (the secrets key changed) is retired and replaced at
+ * its next use.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { Db } from '../db/client.ts';
@@ -28,6 +31,12 @@ export function jwksPath(organizationId: string): string {
 
 type KeysDb = Pick<Db, 'organizationSigningKey' | '$transaction'>;
 
+/** Seals a private key for the database, and opens it again (null: it cannot be read). */
+export interface KeySealer {
+  seal(text: string): string;
+  open(text: string): string | null;
+}
+
 /** A signing key as an operator sees it: never the private half. */
 export interface SigningKeyView {
   kid: string;
@@ -44,7 +53,7 @@ const keyView = (row: { id: string; algorithm: string; createdAt: Date; retiredA
 });
 
 /** A new ES256 key pair as the row that stores it. */
-async function newKeyRow(organizationId: string, now: Date) {
+async function newKeyRow(sealer: KeySealer, organizationId: string, now: Date) {
   const { publicKey, privateKey } = await generateKeyPair(VISITOR_CLAIMS_ALGORITHM, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const privateJwk = await exportJWK(privateKey);
@@ -54,34 +63,50 @@ async function newKeyRow(organizationId: string, now: Date) {
     organizationId,
     algorithm: VISITOR_CLAIMS_ALGORITHM,
     publicJwk: JSON.stringify(publicJwk),
-    privateJwk: JSON.stringify(privateJwk),
+    privateJwk: sealer.seal(JSON.stringify(privateJwk)),
     createdAt: now,
   };
 }
 
-/** The key that signs for the organization: the newest one not retired, made now when there is none. */
-async function signingKey(db: KeysDb, organizationId: string, now: Date) {
+/**
+ * The key that signs for the organization, with its private half: the newest one not retired,
+ * made now when there is none (or when it can no longer be opened: it is retired then).
+ */
+async function signingKey(db: KeysDb, sealer: KeySealer, organizationId: string, now: Date): Promise<{ id: string; algorithm: string; privateJwk: JWK }> {
   const current = await db.organizationSigningKey.findFirst({
     where: { organizationId, retiredAt: null },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
-  if (current) return current;
+  const opened = current && sealer.open(current.privateJwk);
+  if (current && opened) return { id: current.id, algorithm: current.algorithm, privateJwk: JSON.parse(opened) as JWK };
   // Two first uses at once each make a key: both are published, the newer signs from then on.
-  return db.organizationSigningKey.create({ data: await newKeyRow(organizationId, now) });
+  const data = await newKeyRow(sealer, organizationId, now);
+  if (current) await rotateWith(db, organizationId, data, now);
+  else await db.organizationSigningKey.create({ data });
+  return { id: data.id, algorithm: data.algorithm, privateJwk: JSON.parse(sealer.open(data.privateJwk)!) as JWK };
 }
 
-/**
- * Makes a new signing key for the organization and retires the ones that signed until now (they
- * stay published until deleted). The new key, and the keys retired.
- */
-export async function rotateSigningKey(db: KeysDb, organizationId: string, now = new Date()): Promise<{ key: SigningKeyView; retired: SigningKeyView[] }> {
-  const data = await newKeyRow(organizationId, now);
+/** Retires the organization's keys and stores `data` as the one that signs, in one transaction. */
+function rotateWith(db: KeysDb, organizationId: string, data: Awaited<ReturnType<typeof newKeyRow>>, now: Date) {
   return db.$transaction(async (tx) => {
     const active = await tx.organizationSigningKey.findMany({ where: { organizationId, retiredAt: null }, orderBy: { createdAt: 'asc' } });
     await tx.organizationSigningKey.updateMany({ where: { organizationId, retiredAt: null }, data: { retiredAt: now } });
     const created = await tx.organizationSigningKey.create({ data });
     return { key: keyView(created), retired: active.map((row) => keyView({ ...row, retiredAt: now })) };
   });
+}
+
+/**
+ * Makes a new signing key for the organization and retires the ones that signed until now (they
+ * stay published until deleted). The new key, and the keys retired.
+ */
+export async function rotateSigningKey(
+  db: KeysDb,
+  sealer: KeySealer,
+  organizationId: string,
+  now = new Date(),
+): Promise<{ key: SigningKeyView; retired: SigningKeyView[] }> {
+  return rotateWith(db, organizationId, await newKeyRow(sealer, organizationId, now), now);
 }
 
 /** The organization's keys, newest first (the private halves never leave this module). */
@@ -129,12 +154,13 @@ export interface VisitorClaims {
  */
 export async function signVisitorClaims(
   db: KeysDb,
+  sealer: KeySealer,
   organizationId: string,
   input: { issuer: string; subject: string; claims: VisitorClaims; now?: Date },
 ): Promise<string> {
   const now = input.now ?? new Date();
-  const key = await signingKey(db, organizationId, now);
-  const privateKey = await importJWK(JSON.parse(key.privateJwk) as JWK, key.algorithm);
+  const key = await signingKey(db, sealer, organizationId, now);
+  const privateKey = await importJWK(key.privateJwk, key.algorithm);
   const issuedAt = Math.floor(now.getTime() / 1000);
   return new SignJWT({ ...input.claims })
     .setProtectedHeader({ alg: key.algorithm, kid: key.id, typ: 'JWT' })

@@ -5,7 +5,9 @@
  */
 import { noteMemberSeen } from '../auth/member-activity.ts';
 import { authorize } from '../auth/policies.ts';
-import { signVisitorClaims } from '../auth/visitor-claims.ts';
+import { signVisitorClaims, type KeySealer } from '../auth/visitor-claims.ts';
+import type { AppConfig } from '../config.ts';
+import { openSecret, sealSecret } from '../git-sync/credentials.ts';
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { isOneOf, MEMBER_ROLES, type MemberRole } from '../db/value-sets.ts';
@@ -45,6 +47,11 @@ export async function recordMemberActivity(ctx: Pick<Context, 'access' | 'db'>, 
   if (organizationIds.length) await noteMemberSeen(ctx.db, viewer.userId, organizationIds, now);
 }
 
+/** Seals organizations' private signing keys with the service's secrets key (SECRETS_KEY, as Git credentials). */
+export function signingKeySealer(config: Pick<AppConfig, 'secretsKey' | 'storage'>): KeySealer {
+  return { seal: (text) => sealSecret(config, text), open: (text) => openSecret(config, text) };
+}
+
 /** What `POST /v1/orgs/{organizationId}/ping` answers: the member's visitor claims, signed. */
 export interface Ping {
   /** A JWT of the visitor claims (src/auth/visitor-claims.ts), verifiable with the organization's JWKS. */
@@ -62,7 +69,7 @@ export async function pingOrganization(ctx: Context, organizationId: string, now
   authorize(subject, 'organization:ping', { type: 'Organization', id: organizationId });
   await recordMemberActivity(ctx, now);
   const user = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true, displayName: true } });
-  const visitorClaims = await signVisitorClaims(ctx.db, organizationId, {
+  const visitorClaims = await signVisitorClaims(ctx.db, signingKeySealer(ctx.config), organizationId, {
     issuer: ctx.urls.api(`/orgs/${organizationId}`),
     subject: viewer.userId,
     claims: { organization: organizationId, email: user.email, name: user.displayName, role: subject.role ?? null },

@@ -61,7 +61,8 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       'npm',
       ['run', '--silent', 'cli', '--', ...args],
-      { cwd: root, env: { ...process.env, DATABASE_URL: server.database.url, LOG_LEVEL: 'silent' }, timeout: 60_000 },
+      // The server's environment: its database, and its files (where the secrets key is kept without SECRETS_KEY).
+      { cwd: root, env: { ...process.env, DATABASE_URL: server.database.url, STORAGE_DIR: server.storageDir, LOG_LEVEL: 'silent' }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -85,6 +86,22 @@ describe('POST /v1/orgs/{organizationId}/ping', () => {
     const guestClaims = await verify(await ping(gus));
     expect(guestClaims).toMatchObject({ sub: gus.id, role: null });
     expect(decodeProtectedHeader(await ping(gus)).kid).toBe(header.kid);
+    // The private half is stored sealed with the service's secrets key, never as a plain JWK.
+    const stored = await server.app.db.organizationSigningKey.findUniqueOrThrow({ where: { id: header.kid! } });
+    expect(stored.privateJwk).toMatch(/^v1\./);
+    expect(stored.privateJwk).not.toContain('"d"');
+  });
+
+  it('replaces a key it can no longer open (the secrets key changed): the old one is retired, still published', async () => {
+    const organization = await server.createOrg(ada, 'Resealed');
+    const before = decodeProtectedHeader(await ping(ada, organization)).kid!;
+    await server.app.db.organizationSigningKey.update({ where: { id: before }, data: { privateJwk: 'v1.sealed.under.another-key' } });
+    const token = await ping(ada, organization);
+    const after = decodeProtectedHeader(token).kid!;
+    expect(after).not.toBe(before);
+    expect((await jwks(organization)).keys.map((k) => k.kid)).toEqual([after, before]);
+    expect((await server.app.db.organizationSigningKey.findUniqueOrThrow({ where: { id: before } })).retiredAt).not.toBeNull();
+    expect((await verify(token, organization)).sub).toBe(ada.id);
   });
 
   it('is rejected when tampered with, or checked against another organization', async () => {
