@@ -409,6 +409,41 @@ describe('POST /v1/orgs/{organizationId}/invites', () => {
   });
 });
 
+describe('GraphQL', () => {
+  it('creates a link, previews it by its secret and joins with it, with nested fields', async () => {
+    const organization = await server.createOrg(ada, 'GraphQL invites');
+    const guides = (await server.createCollection(ada, organization, { title: 'Handbooks' })).id;
+    const created = await server.graphql(
+      `mutation($org: ID!, $collection: String!) {
+        createInviteLink(organizationId: $org, input: { level: edit, collection: $collection, maxUses: 2 }) {
+          __typename id secret uses maxUses target ... on CollectionInviteLink { level collection { id title } }
+        }
+      }`,
+      { token: ada.token, variables: { org: organization, collection: guides } },
+    );
+    expect(created.body.errors).toBeUndefined();
+    const link = created.body.data.createInviteLink;
+    expect(link).toMatchObject({ __typename: 'CollectionInviteLink', uses: 0, maxUses: 2, target: 'collection', level: 'edit', collection: { id: guides, title: 'Handbooks' } });
+    const jo = await server.createUser('Jo');
+    const preview = await server.graphql('query($org: ID!, $id: ID!) { inviteLink(organizationId: $org, inviteId: $id) { id redundant secret } }', {
+      token: jo.token,
+      variables: { org: organization, id: link.secret },
+    });
+    expect(preview.body.data.inviteLink).toEqual({ id: link.id, redundant: false, secret: null });
+    const joined = await server.graphql(
+      'mutation($org: ID!, $id: ID!) { joinWithInvite(organizationId: $org, inviteId: $id) { organization redundant collection space member { role user { email } } } }',
+      { token: jo.token, variables: { org: organization, id: link.secret } },
+    );
+    expect(joined.body.data.joinWithInvite).toEqual({ organization, redundant: false, collection: guides, space: null, member: { role: null, user: { email: jo.email } } });
+    const invited = await server.graphql('mutation($org: ID!) { inviteUsers(organizationId: $org, input: { emails: ["gql-invitee@example.com", { email: "gql-admin@example.com", role: admin }] }) { users invited } }', {
+      token: ada.token,
+      variables: { org: organization },
+    });
+    expect(invited.body.errors).toBeUndefined();
+    expect(invited.body.data.inviteUsers.invited).toBe(2);
+  });
+});
+
 describe("another organization's token", () => {
   it('never gets a 2xx on these routes of the first organization', async () => {
     const link = await createLink({ role: 'read' });
