@@ -9,6 +9,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import type { Context } from './context.ts';
 import type PrismaTypes from './db/generated/pothos-types.ts';
 import { getDatamodel } from './db/generated/pothos-types.ts';
+import type { MemberRole } from './db/value-sets.ts';
 import { InvalidInputError, UnauthenticatedError } from './errors/index.ts';
 
 export const builder = new SchemaBuilder<{
@@ -25,6 +26,7 @@ export const builder = new SchemaBuilder<{
     TokenScope: { Input: string; Output: string };
     ContentReferenceStatus: { Input: string; Output: string };
     TeamMemberships: { Input: Record<string, { role: 'owner' | 'member' }>; Output: Record<string, { role: 'owner' | 'member' }> };
+    OrganizationInvitee: { Input: { email: string; role?: MemberRole | null }; Output: never };
   };
 }>({
   // scope-auth first, so unauthenticated calls stop before any other plugin runs

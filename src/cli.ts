@@ -7,6 +7,11 @@
  *   token:list --email ada@example.com                                  -> {"user": {...}, "tokens": [{id, label, scopes, ...}]}
  *   token:revoke --email ada@example.com --id <token id>                -> {"revoked": {...}}
  *   member:add --email ada@example.com --org <organization id> --role edit -> {"member": {...}}
+ *   keys:rotate --org <organization id>                                 -> {"key": {kid, ...}, "retired": [{kid, ...}]}
+ *   keys:list --org <organization id>                                   -> {"keys": [{kid, algorithm, createdAt, retiredAt}]}
+ *   keys:delete --org <organization id> --kid <key id>                  -> {"deleted": {kid, ...}}
+ *     the organization's keys that sign visitor claims (POST /v1/orgs/{id}/ping); public keys at
+ *     GET /.well-known/jwks/{organizationId}.json
  *   db:migrate                                                          -> {"applied": ["<migration>", ...]}
  * The secret of a token is printed once, by the command that creates it.
  */
@@ -14,13 +19,14 @@ import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { listApiTokens, parseExpiry, parseScopes, revokeApiToken, type ApiTokenView } from './auth/tokens.ts';
 import { createUserWithToken, findUserByEmail, issueTokenForEmail, presentUser } from './auth/users.ts';
-import { loadConfig } from './config.ts';
+import { deleteSigningKey, listSigningKeys, rotateSigningKey, type SigningKeyView } from './auth/visitor-claims.ts';
+import { loadConfig, type AppConfig } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { parseDatabaseUrl } from './db/provider/config.ts';
 import { prepareDatabase } from './db/provider/setup.ts';
-import { AppError } from './errors/index.ts';
-import { ADDABLE_ROLES, addMember } from './services/member.ts';
+import { AppError, NotFoundError } from './errors/index.ts';
+import { ADDABLE_ROLES, addMember, signingKeySealer } from './services/member.ts';
 import { Urls } from './urls.ts';
 
 const email = (value: string) => {
@@ -29,14 +35,14 @@ const email = (value: string) => {
   return parsed.data.toLowerCase();
 };
 
-async function withDb<T>(fn: (db: Db, urls: Urls) => Promise<T>): Promise<T> {
+async function withDb<T>(fn: (db: Db, urls: Urls, config: AppConfig) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = parseDatabaseUrl(config.databaseUrl);
   await prepareDatabase(database);
   await migrate(database);
   const db = createDb(database, { timeouts: config.databaseTimeouts });
   try {
-    return await fn(db, new Urls(config));
+    return await fn(db, new Urls(config), config);
   } finally {
     await db.$disconnect();
   }
@@ -142,6 +148,47 @@ program
     await withDb(async (db, urls) => {
       const { organization, user, role } = await addMember(db, { organizationId: opts.org, email: opts.email, role: opts.role });
       console.log(JSON.stringify({ member: { organization: { id: organization.id, title: organization.title }, user: presentUser(urls, user), role: role ?? 'guest' } }));
+    });
+  });
+
+/** A signing key in the CLI's output: dates as ISO text (the private half never leaves src/auth/visitor-claims.ts). */
+const presentKey = (key: SigningKeyView) => ({ ...key, createdAt: key.createdAt.toISOString(), retiredAt: key.retiredAt?.toISOString() ?? null });
+
+async function requireOrganization(db: Db, organizationId: string) {
+  if (!(await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } }))) throw new NotFoundError('Organization', organizationId);
+}
+
+program
+  .command('keys:rotate')
+  .description("Make a new key to sign the organization's visitor claims; the previous ones are retired, still published until deleted")
+  .requiredOption('--org <organizationId>', 'the organization id')
+  .action(async (opts: { org: string }) => {
+    await withDb(async (db, _urls, config) => {
+      await requireOrganization(db, opts.org);
+      const { key, retired } = await rotateSigningKey(db, signingKeySealer(config), opts.org);
+      console.log(JSON.stringify({ key: presentKey(key), retired: retired.map(presentKey) }));
+    });
+  });
+
+program
+  .command('keys:list')
+  .description("List the organization's visitor claims signing keys, newest first (public information only)")
+  .requiredOption('--org <organizationId>', 'the organization id')
+  .action(async (opts: { org: string }) => {
+    await withDb(async (db) => {
+      await requireOrganization(db, opts.org);
+      console.log(JSON.stringify({ keys: (await listSigningKeys(db, opts.org)).map(presentKey) }));
+    });
+  });
+
+program
+  .command('keys:delete')
+  .description('Delete a retired signing key: it is no longer published, so what it signed stops verifying')
+  .requiredOption('--org <organizationId>', 'the organization id')
+  .requiredOption('--kid <kid>', 'the key id (keys:list shows it)')
+  .action(async (opts: { org: string; kid: string }) => {
+    await withDb(async (db) => {
+      console.log(JSON.stringify({ deleted: presentKey(await deleteSigningKey(db, opts.org, opts.kid)) }));
     });
   });
 

@@ -33,11 +33,13 @@ import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
+import { useMemberActivity } from './plugins/use-member-activity.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSaml } from './plugins/use-saml.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
+import { useVisitorKeys } from './plugins/use-visitor-keys.ts';
 import { createSubscriptionShutdown } from './plugins/use-subscription-shutdown.ts';
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
@@ -246,10 +248,14 @@ export function createApp(options: AppOptions): App {
       // First: text no database stores stops an operation before any other plugin's execution starts.
       useStorableText(),
       useLiveLoaders(liveLoaders),
+      // Member.lastSeenAt from real use: at most one write per member per minute.
+      useMemberActivity(),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => jobs.bus.ping() : undefined }),
       useOperationMetrics(metrics),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
+      // GET /.well-known/jwks/{organizationId}.json, without a token: the keys visitor claims verify with.
+      useVisitorKeys({ db }),
       useGraphiQL({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
       // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
       useApiReference({ config }),

@@ -15,6 +15,7 @@
  */
 import type { TeamMemberRole, TokenScope } from '../db/value-sets.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
+import { isSeenStale } from './member-activity.ts';
 import type { Subject } from './policies.ts';
 import { atLeast, highest, isMemberRole, type MemberRole, type RoleOrGuest } from './roles.ts';
 import type { Viewer } from './viewer.ts';
@@ -56,6 +57,8 @@ export interface ShareGrants {
 export class Access {
   /** Read-only access share keys gave the caller beyond their memberships; published URLs of those sites carry the key. */
   readonly shareGrants: ShareGrants = { sites: new Map(), spaces: new Set() };
+  /** The organizations this request touched where the caller is an enabled member (their `lastSeenAt`, ./member-activity.ts). */
+  private readonly used = new Set<string>();
 
   constructor(
     readonly viewer: Viewer | null,
@@ -84,6 +87,7 @@ export class Access {
   }
 
   organization(organizationId: string): Subject {
+    this.noteUse(organizationId);
     return { organizationId, role: this.viewer?.memberships.get(organizationId), scopes: this.scopes, ...this.disabledIn(organizationId) };
   }
 
@@ -102,6 +106,28 @@ export class Access {
     const subject = this.organization(organizationId);
     if (!this.viewer || subject.role === undefined) return subject;
     return { ...subject, teamOwner: await this.lookups.ownsTeamIn(organizationId) };
+  }
+
+  /**
+   * Notes that the request touched an organization the caller is an enabled member of: their
+   * `lastSeenAt` there is kept from such use (`takeStaleSeen`).
+   */
+  private noteUse(organizationId: string): void {
+    if (this.viewer?.memberships.has(organizationId) && !this.viewer.disabledIn.has(organizationId)) this.used.add(organizationId);
+  }
+
+  /**
+   * The organizations this request touched whose `lastSeenAt` (as the request read it) is old
+   * enough to be written again at `now`; they are then taken as written, so a request writes each
+   * at most once.
+   */
+  takeStaleSeen(now: Date): string[] {
+    const viewer = this.viewer;
+    if (!viewer) return [];
+    const stale = [...this.used].filter((organizationId) => isSeenStale(viewer.lastSeenIn.get(organizationId), now));
+    for (const organizationId of stale) viewer.lastSeenIn.set(organizationId, now);
+    this.used.clear();
+    return stale;
   }
 
   /** `disabled` when an admin disabled the caller's membership of the organization. */
@@ -152,6 +178,7 @@ export class Access {
   }
 
   private async content(kind: 'space' | 'collection', node: ContentNode): Promise<Subject> {
+    this.noteUse(node.organizationId);
     const own = this.viewer?.memberships.get(node.organizationId);
     const subject = { organizationId: node.organizationId, scopes: this.scopes, ...this.disabledIn(node.organizationId) };
     // Nothing outranks admin; a disabled member gets nothing, whatever raised their role.

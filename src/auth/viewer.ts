@@ -15,6 +15,8 @@ export interface Viewer {
   readonly disabledIn: ReadonlySet<string>;
   /** The organizations where the viewer, or a team of theirs, holds a grant (only there are grants read). */
   readonly grantsIn: Set<string>;
+  /** organization id -> when the viewer was last seen there (`Member.lastSeenAt`, null: never), as the request read it. */
+  readonly lastSeenIn: Map<string, Date | null>;
   /** The scopes the token is limited to; null: none, it acts with its user's roles. */
   readonly scopes: ReadonlySet<TokenScope> | null;
 }
@@ -55,6 +57,8 @@ interface ViewerRow {
   role: string | null;
   /** kind m: whether the membership is disabled (the driver's boolean: true/false, or 1/0 on SQLite). */
   disabled: boolean | number | null;
+  /** kind m: `Member.lastSeenAt`. */
+  seenAt: Date | string | number | null;
 }
 
 /** Raw rows give a DateTime as the driver reads it (a Date, an ISO text or epoch milliseconds). */
@@ -76,15 +80,15 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
   const hash = hashToken(token);
   const rows = await db.$queryRaw<ViewerRow[]>`
     SELECT t."id" AS "tokenId", t."userId" AS "userId", t."expiresAt" AS "expiresAt", t."lastUsedAt" AS "lastUsedAt",
-      'm' AS "kind", m."organizationId" AS "value", m."role" AS "role", m."disabled" AS "disabled"
+      'm' AS "kind", m."organizationId" AS "value", m."role" AS "role", m."disabled" AS "disabled", m."lastSeenAt" AS "seenAt"
     FROM "ApiToken" t LEFT JOIN "Member" m ON m."userId" = t."userId"
     WHERE t."tokenHash" = ${hash}
     UNION ALL
-    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", CAST(NULL AS TEXT), CAST(NULL AS BOOLEAN)
+    SELECT t."id", t."userId", t."expiresAt", t."lastUsedAt", 's', s."scope", CAST(NULL AS TEXT), CAST(NULL AS BOOLEAN), CAST(NULL AS TIMESTAMP)
     FROM "ApiToken" t JOIN "ApiTokenScope" s ON s."tokenId" = t."id"
     WHERE t."tokenHash" = ${hash}
     UNION ALL
-    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", CAST(NULL AS TEXT), CAST(NULL AS BOOLEAN)
+    SELECT DISTINCT t."id", t."userId", t."expiresAt", t."lastUsedAt", 'g', g."organizationId", CAST(NULL AS TEXT), CAST(NULL AS BOOLEAN), CAST(NULL AS TIMESTAMP)
     FROM "ApiToken" t JOIN "ContentGrant" g
       ON (g."granteeKind" = 'user' AND g."granteeId" = t."userId")
       OR (g."granteeKind" = 'team' AND g."granteeId" IN (SELECT tm."teamId" FROM "TeamMember" tm WHERE tm."userId" = t."userId"))
@@ -97,6 +101,7 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
   }
   const memberships = new Map<string, RoleOrGuest>();
   const disabledIn = new Set<string>();
+  const lastSeenIn = new Map<string, Date | null>();
   const grantsIn = new Set<string>();
   const scopes = new Set<TokenScope>();
   for (const row of rows) {
@@ -108,10 +113,11 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
     } else if (row.value !== null) {
       memberships.set(row.value, isMemberRole(row.role) ? row.role : null);
       if (row.disabled === true || row.disabled === 1) disabledIn.add(row.value);
+      lastSeenIn.set(row.value, toDate(row.seenAt));
     }
   }
   await noteTokenUse(db, { id: first.tokenId, lastUsedAt: toDate(first.lastUsedAt) }, now);
   // A token whose every scope is unknown keeps a scope nobody has, rather than acting unscoped.
   const scoped = rows.some((row) => row.kind === 's');
-  return { userId: first.userId, tokenId: first.tokenId, memberships, disabledIn, grantsIn, scopes: scoped ? scopes : null };
+  return { userId: first.userId, tokenId: first.tokenId, memberships, disabledIn, grantsIn, lastSeenIn, scopes: scoped ? scopes : null };
 }

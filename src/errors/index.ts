@@ -97,6 +97,15 @@ export class MemberDisabledError extends AppError {
   }
 }
 
+/**
+ * 403: the organization's own settings refuse this, whatever the caller's role: invite links
+ * turned off (`inviteLinks: false`), or new members admitted only through SAML (`sso: true`).
+ */
+export class OrganizationSettingError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+}
+
 /** 403: the caller's role allows the action, but their token's scopes do not. */
 export class MissingScopeError extends AppError {
   readonly code = 'FORBIDDEN';
@@ -134,9 +143,18 @@ export class SignInRefusedError extends AppError {
 export class SsoRequiredError extends AppError {
   readonly code = 'FORBIDDEN';
   readonly status = 403;
-  constructor(organizationId: string) {
-    super(`Organization ${JSON.stringify(organizationId)} requires single sign-on: new members join by signing in through its identity provider (its start URL)`);
+  /** `detail`: what of the request it refused (the e-mails of an invite that are not members yet). */
+  constructor(organizationId: string, detail?: string) {
+    super(
+      `Organization ${JSON.stringify(organizationId)} requires single sign-on: new members join by signing in through its identity provider (its start URL), or by an invite with sso${detail ? `. ${detail}` : ''}`,
+    );
   }
+}
+
+/** 410: what was asked for existed but is no longer usable (an expired or used-up invite link). */
+export class GoneError extends AppError {
+  readonly code = 'GONE';
+  readonly status = 410;
 }
 
 export class MethodNotAllowedError extends AppError {

@@ -1,8 +1,16 @@
-/** Members of an organization: loading one, and changing roles or memberships without losing the last admin. */
+/**
+ * Members of an organization: loading one, changing roles, disabling and
+ * removing members without losing the last enabled admin, and keeping
+ * `lastSeenAt` from real use.
+ */
+import { noteMemberSeen } from '../auth/member-activity.ts';
 import { authorize } from '../auth/policies.ts';
+import { signVisitorClaims, type KeySealer } from '../auth/visitor-claims.ts';
+import type { AppConfig } from '../config.ts';
+import { openSecret, sealSecret } from '../git-sync/credentials.ts';
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
-import { isOneOf, MEMBER_ROLES } from '../db/value-sets.ts';
+import { isOneOf, MEMBER_ROLES, type MemberRole } from '../db/value-sets.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { isUniqueViolation, isWriteConflict } from '../errors/prisma.ts';
 import { newId } from '../ids.ts';
@@ -15,12 +23,93 @@ export async function loadMember<Q extends object>(ctx: Context, organizationId:
   return member;
 }
 
-export type MemberTx = Pick<Db, 'member'>;
+export type MemberTx = Pick<Db, 'member' | 'user' | 'contentGrant' | 'teamMember' | 'inviteLink'>;
 
-/** An organization never loses its last admin. */
-export async function assertAnotherAdmin(tx: MemberTx, organizationId: string, userId: string) {
-  const others = await tx.member.count({ where: { organizationId, role: 'admin', userId: { not: userId } } });
-  if (others === 0) throw new ConflictError('The organization must keep at least one admin: make another member admin first');
+/**
+ * An organization never loses its last enabled admin: demoting, disabling or removing the only
+ * admin whose membership is not disabled is refused (409). A disabled admin cannot act, so they
+ * do not count.
+ */
+export async function assertAnotherAdmin(tx: Pick<Db, 'member'>, organizationId: string, userId: string) {
+  const others = await tx.member.count({ where: { organizationId, role: 'admin', disabled: false, userId: { not: userId } } });
+  if (others === 0) throw new ConflictError('The organization must keep at least one admin (an enabled one): make another member admin, or enable one, first');
+}
+
+/**
+ * Writes `lastSeenAt` for the organizations the request touched (Access notes them) where the
+ * caller's stored time is a minute old or more: at most one statement per request, and none for
+ * most (src/auth/member-activity.ts).
+ */
+export async function recordMemberActivity(ctx: Pick<Context, 'access' | 'db'>, now = new Date()): Promise<void> {
+  const viewer = ctx.access.viewer;
+  if (!viewer) return;
+  const organizationIds = ctx.access.takeStaleSeen(now);
+  if (organizationIds.length) await noteMemberSeen(ctx.db, viewer.userId, organizationIds, now);
+}
+
+/** Seals organizations' private signing keys with the service's secrets key (SECRETS_KEY, as Git credentials). */
+export function signingKeySealer(config: Pick<AppConfig, 'secretsKey' | 'storage'>): KeySealer {
+  return { seal: (text) => sealSecret(config, text), open: (text) => openSecret(config, text) };
+}
+
+/** What `POST /v1/orgs/{organizationId}/ping` answers: the member's visitor claims, signed. */
+export interface Ping {
+  /** A JWT of the visitor claims (src/auth/visitor-claims.ts), verifiable with the organization's JWKS. */
+  visitorClaims: string;
+}
+
+/**
+ * A member says they are here: `lastSeenAt` is written now (at most once a minute, as for any
+ * use), and the answer carries their visitor claims, signed with the organization's key (made on
+ * first use): what a `visitor-auth` site renderer verifies with the organization's public keys.
+ */
+export async function pingOrganization(ctx: Context, organizationId: string, now = new Date()): Promise<Ping> {
+  const viewer = ctx.access.requireViewer();
+  const subject = ctx.access.organization(organizationId);
+  authorize(subject, 'organization:ping', { type: 'Organization', id: organizationId });
+  await recordMemberActivity(ctx, now);
+  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true, displayName: true } });
+  const visitorClaims = await signVisitorClaims(ctx.db, signingKeySealer(ctx.config), organizationId, {
+    issuer: ctx.urls.api(`/orgs/${organizationId}`),
+    subject: viewer.userId,
+    claims: { organization: organizationId, email: user.email, name: user.displayName, role: subject.role ?? null },
+    now,
+  });
+  return { visitorClaims };
+}
+
+/**
+ * What goes with a membership: the user's own grants on the organization's spaces and
+ * collections, and their places in its teams. Run in the transaction that deletes the member.
+ */
+export async function removeMembershipTraces(tx: MemberTx, organizationId: string, userId: string): Promise<void> {
+  await tx.contentGrant.deleteMany({ where: { organizationId, granteeKind: 'user', granteeId: userId } });
+  await tx.teamMember.deleteMany({ where: { userId, team: { organizationId } } });
+}
+
+/** A change of a member: their role (null: guest) and whether their membership is disabled. */
+export interface MemberChange {
+  role?: MemberRole | null;
+  disabled?: boolean | null;
+}
+
+/**
+ * Changes a member's role or disabled state (admins, `member:update`), in one transaction with
+ * the last-enabled-admin check. Nothing to change: the member as they are.
+ */
+export async function changeMember<Q extends object>(ctx: Context, organizationId: string, userId: string, change: MemberChange, query?: Q) {
+  const member = await loadMember(ctx, organizationId, userId);
+  authorize(ctx.access.organization(organizationId), 'member:update', { type: 'Member', id: userId });
+  const { role, disabled } = change;
+  if (disabled === null) throw new InvalidInputError('disabled: must be true or false');
+  if (role === undefined && disabled === undefined) return ctx.db.member.findUniqueOrThrow({ ...(query ?? {}), where: { id: member.id } });
+  return changeMembership(ctx, async (tx) => {
+    // The member as they are now, inside the transaction: a concurrent request may have changed them.
+    const current = await tx.member.findUniqueOrThrow({ where: { id: member.id }, select: { role: true, disabled: true } });
+    const enabledAdminAfter = (role === undefined ? current.role : role) === 'admin' && !(disabled ?? current.disabled);
+    if (current.role === 'admin' && !current.disabled && !enabledAdminAfter) await assertAnotherAdmin(tx, organizationId, userId);
+    return tx.member.update({ ...(query ?? {}), where: { id: member.id }, data: { role, disabled: disabled ?? undefined } });
+  });
 }
 
 const ATTEMPTS = 5;
@@ -43,12 +132,13 @@ const ATTEMPTS = 5;
  * transactions one at a time on its single connection), and SERIALIZABLE is
  * the one level the adapter accepts, so the same call is correct on both.
  */
-export async function changeMembership<T>(ctx: Context, fn: (tx: MemberTx) => Promise<T>): Promise<T> {
+export async function changeMembership<T>(ctx: Pick<Context, 'db'>, fn: (tx: MemberTx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.$transaction(fn, { isolationLevel: 'Serializable' });
     } catch (error) {
-      if (!isWriteConflict(error)) throw error;
+      // A unique violation here is a concurrent request that made the same member, user or grant first.
+      if (!isWriteConflict(error) && !isUniqueViolation(error)) throw error;
       if (attempt === ATTEMPTS) throw new ConflictError('The members of the organization were changed at the same time: try again');
       // A short random pause, so that two retrying requests do not collide again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));

@@ -148,6 +148,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const idp = createIdentityProvider('fixture');
   const samlSettings = { ssoURL: idp.ssoURL, entityID: idp.entityID, certificate: idp.certificate, defaultTeam: teamId };
   const samlProvider = await ok('POST', `/v1/orgs/${organizationId}/saml`, { label: 'Fixture IdP', ...samlSettings });
+  // An invite link to the organization: routes take its id (`inviteId`); joining takes its secret, which no table sends.
+  const inviteLink = await ok('POST', `/v1/orgs/${organizationId}/link-invites`, { role: 'read' });
 
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
@@ -181,7 +183,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { defaultContent: { type: 'site', site: site.id } },
     ],
     UpdateOrganizationAgentInstructions: [{ instructions: document }],
-    UpdateMemberInOrganizationById: [{ role: 'read' }],
+    UpdateMemberInOrganizationById: [{ role: 'read', disabled: false }],
     CreateOrganizationTeam: [{ title: 'Reviewers', members: [member.id, member.email] }],
     UpdateTeamInOrganizationById: [{ title: 'Writers 2' }],
     // Ada (the admin) is not in the team: removing her changes nothing.
@@ -189,6 +191,13 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     AddMemberToOrganizationTeamById: [{ role: 'owner' }],
     CreateOrganizationSAMLProvider: [{ label: 'Okta', ...samlSettings, defaultRole: 'edit' }],
     UpdateOrganizationSAMLProvider: [{ label: 'Fixture IdP 2', ...samlSettings, defaultRole: 'read' }],
+    InviteUsersToOrganization: [{ emails: ['invitee@example.com', { email: 'editor-invitee@example.com', role: 'edit' }], role: 'read', sso: false }],
+    CreateOrganizationInvite: [
+      { role: 'read', expiresAt: '2099-01-01T00:00:00.000Z', maxUses: 10 },
+      { level: 'edit', space: space.id },
+      { level: 'read', collection: collection.id },
+    ],
+    UpdateOrganizationInviteById: [{ role: 'edit', expiresAt: '2099-06-30T00:00:00.000Z', maxUses: 5 }],
     CreateCollection: [{ title: 'Tutorials', parent: collection.id }],
     UpdateCollectionById: [{ title: 'Guides 2', description: 'Every guide', defaultLevel: 'read' }],
     MoveCollection: [
@@ -297,6 +306,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       teamId: team.id,
       pageId,
       fileId: content.insertedFiles[0].id,
+      inviteId: inviteLink.id,
     },
     bodies,
   };

@@ -148,15 +148,16 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
   });
 
   it('sorts by lastSeenAt, listing only members seen at least once', async () => {
+    // Ada's own requests are real use of the organization: she was seen just now, the newest.
     const desc = await list('sort=lastSeenAt');
     expect(desc.status).toBe(200);
-    expect(ids(desc.body)).toEqual([guest.id, grace.id]);
-    expect(desc.body.count).toBe(2);
-    expect(ids((await list('sort=lastSeenAt&order=asc')).body)).toEqual([grace.id, guest.id]);
+    expect(ids(desc.body)).toEqual([ada.id, guest.id, grace.id]);
+    expect(desc.body.count).toBe(3);
+    expect(ids((await list('sort=lastSeenAt&order=asc')).body)).toEqual([grace.id, guest.id, ada.id]);
     // paging with the lastSeenAt cursor
-    const first = await list('sort=lastSeenAt&limit=1');
-    expect(ids(first.body)).toEqual([guest.id]);
-    const second = await list(`sort=lastSeenAt&limit=1&page=${encodeURIComponent(first.body.next.page)}`);
+    const first = await list('sort=lastSeenAt&limit=2');
+    expect(ids(first.body)).toEqual([ada.id, guest.id]);
+    const second = await list(`sort=lastSeenAt&limit=2&page=${encodeURIComponent(first.body.next.page)}`);
     expect(ids(second.body)).toEqual([grace.id]);
     expect(second.body.next).toBeUndefined();
     expect((await list('sort=bogus')).status).toBe(400);

@@ -329,6 +329,48 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "POST",
+    "path": "/v1/orgs/{organizationId}/invites",
+    "status": 200,
+    "reply": "inviteUsers",
+    "operationName": "InviteUsersToOrganization",
+    "file": "src/rest/operations/invite/invite-users-to-organization.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "InviteUsersInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation InviteUsersToOrganization($organizationId: ID!, $input: InviteUsersInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/invites\") {\n  inviteUsers(organizationId: $organizationId, input: $input) {\n    users\n    invited\n    failedSSOEmails\n    redundant\n    updated\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/invites/{inviteId}",
+    "status": 200,
+    "reply": "joinWithInvite",
+    "operationName": "JoinOrganizationWithInvite",
+    "file": "src/rest/operations/invite/join-organization-with-invite.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "inviteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation JoinOrganizationWithInvite($organizationId: ID!, $inviteId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/invites/{inviteId}\") {\n  joinWithInvite(organizationId: $organizationId, inviteId: $inviteId) {\n    organization\n    redundant\n    member {\n      ...MemberFields\n    }\n    space\n    collection\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
     "path": "/v1/orgs/{organizationId}/join",
     "status": 204,
     "reply": "joinOrganization",
@@ -342,6 +384,121 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation JoinOrganization($organizationId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/join\", status: 204) {\n  joinOrganization(organizationId: $organizationId)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/link-invites",
+    "status": 200,
+    "reply": "organization.inviteLinkList",
+    "operationName": "ListOrganizationInviteLinks",
+    "file": "src/rest/operations/invite/list-organization-invite-links.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListOrganizationInviteLinks($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/link-invites\", reply: \"organization.inviteLinkList\") {\n  organization(id: $organizationId) {\n    inviteLinkList(page: $page, limit: $limit, target: organization) {\n      items {\n        ...InviteLinkFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}\n\nfragment InviteLinkFields on InviteLink {\n  object\n  id\n  redundant\n  expiresAt\n  maxUses\n  uses\n  createdAt\n  ... on OrganizationInviteLink {\n    role @keepNull\n  }\n  ... on SpaceInviteLink {\n    level\n    space {\n      ...SpaceFields\n    }\n  }\n  ... on CollectionInviteLink {\n    level\n    collection {\n      ...CollectionFields\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/link-invites",
+    "status": 201,
+    "reply": "createInviteLink",
+    "operationName": "CreateOrganizationInvite",
+    "file": "src/rest/operations/invite/create-organization-invite.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateInviteLinkInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateOrganizationInvite($organizationId: ID!, $input: CreateInviteLinkInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/link-invites\", status: 201) {\n  createInviteLink(organizationId: $organizationId, input: $input) {\n    ...InviteLinkFields\n    secret\n    urls {\n      location @omit\n    }\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}\n\nfragment InviteLinkFields on InviteLink {\n  object\n  id\n  redundant\n  expiresAt\n  maxUses\n  uses\n  createdAt\n  ... on OrganizationInviteLink {\n    role @keepNull\n  }\n  ... on SpaceInviteLink {\n    level\n    space {\n      ...SpaceFields\n    }\n  }\n  ... on CollectionInviteLink {\n    level\n    collection {\n      ...CollectionFields\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/link-invites/{inviteId}",
+    "status": 205,
+    "reply": "deleteInviteLink",
+    "operationName": "DeleteOrganizationInviteById",
+    "file": "src/rest/operations/invite/delete-organization-invite-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "inviteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteOrganizationInviteById($organizationId: ID!, $inviteId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/link-invites/{inviteId}\", status: 205) {\n  deleteInviteLink(organizationId: $organizationId, inviteId: $inviteId)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/link-invites/{inviteId}",
+    "status": 200,
+    "reply": "inviteLink",
+    "operationName": "GetOrganizationInviteLink",
+    "file": "src/rest/operations/invite/get-organization-invite-link.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "inviteId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetOrganizationInviteLink($organizationId: ID!, $inviteId: ID!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/link-invites/{inviteId}\") {\n  inviteLink(organizationId: $organizationId, inviteId: $inviteId) {\n    ...InviteLinkFields\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}\n\nfragment InviteLinkFields on InviteLink {\n  object\n  id\n  redundant\n  expiresAt\n  maxUses\n  uses\n  createdAt\n  ... on OrganizationInviteLink {\n    role @keepNull\n  }\n  ... on SpaceInviteLink {\n    level\n    space {\n      ...SpaceFields\n    }\n  }\n  ... on CollectionInviteLink {\n    level\n    collection {\n      ...CollectionFields\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/link-invites/{inviteId}",
+    "status": 200,
+    "reply": "updateInviteLink",
+    "operationName": "UpdateOrganizationInviteById",
+    "file": "src/rest/operations/invite/update-organization-invite-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "inviteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateInviteLinkInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateOrganizationInviteById($organizationId: ID!, $inviteId: ID!, $input: UpdateInviteLinkInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/link-invites/{inviteId}\") {\n  updateInviteLink(\n    organizationId: $organizationId\n    inviteId: $inviteId\n    input: $input\n  ) {\n    ...InviteLinkFields\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}\n\nfragment InviteLinkFields on InviteLink {\n  object\n  id\n  redundant\n  expiresAt\n  maxUses\n  uses\n  createdAt\n  ... on OrganizationInviteLink {\n    role @keepNull\n  }\n  ... on SpaceInviteLink {\n    level\n    space {\n      ...SpaceFields\n    }\n  }\n  ... on CollectionInviteLink {\n    level\n    collection {\n      ...CollectionFields\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "GET",
@@ -513,6 +670,22 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "query ListTeamsForOrganizationMember($organizationId: ID!, $userId: ID!, $page: String, $limit: Int, $title: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/members/{userId}/teams\", reply: \"member.teamMemberships\") {\n  member(organizationId: $organizationId, userId: $userId) {\n    teamMemberships(page: $page, limit: $limit, title: $title) {\n      items {\n        team {\n          ...TeamFields\n        }\n        member: teamMember {\n          role\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/ping",
+    "status": 200,
+    "reply": "pingOrganization",
+    "operationName": "UpdateOrganizationMemberLastSeenAt",
+    "file": "src/rest/operations/member/update-organization-member-last-seen-at.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation UpdateOrganizationMemberLastSeenAt($organizationId: ID!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/ping\") {\n  pingOrganization(organizationId: $organizationId) {\n    serviceVisitorClaims\n    gitbookVisitorClaims\n  }\n}"
   },
   {
     "method": "GET",

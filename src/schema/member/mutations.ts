@@ -2,7 +2,7 @@ import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { InvalidInputError, NotFoundError, SsoRequiredError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { loadMember, changeMembership, assertAnotherAdmin } from '../../services/member.ts';
+import { changeMember, changeMembership, assertAnotherAdmin, pingOrganization, removeMembershipTraces, type Ping } from '../../services/member.ts';
 import { storedEmailDomains } from '../../services/organization.ts';
 import { MemberRole } from '../shared/enums.ts';
 import { Member } from './type.ts';
@@ -10,10 +10,29 @@ import { Member } from './type.ts';
 const UpdateMemberInput = builder.inputType('UpdateMemberInput', {
   fields: (t) => ({
     role: t.field({ type: MemberRole, description: 'null makes the member a guest' }),
+    disabled: t.boolean({
+      description:
+        'true disables the membership (the member is refused everything of the organization, 403, until enabled again); false enables it. Never the last enabled admin. An extension of the wire contract.',
+    }),
+  }),
+});
+
+const OrganizationPing = builder.objectRef<Ping>('OrganizationPing').implement({
+  description: "A member's ping: their visitor claims, a JWT signed with the organization's key (ES256; public keys at /.well-known/jwks/{organizationId}.json)",
+  fields: (t) => ({
+    serviceVisitorClaims: t.string({ description: 'The signed visitor claims (the name the product spec gives them)', resolve: (p) => p.visitorClaims }),
+    gitbookVisitorClaims: t.string({ description: "The same JWT, under the name GitBook's OpenAPI document gives it", resolve: (p) => p.visitorClaims }),
   }),
 });
 
 builder.mutationFields((t) => ({
+  pingOrganization: t.field({
+    type: OrganizationPing,
+    description: "Record that the caller was seen in the organization (`lastSeenAt`, at most once a minute) and get their visitor claims, signed",
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => pingOrganization(ctx, String(args.organizationId)),
+  }),
   updateMember: t.prismaField({
     type: Member,
     authScopes: { authenticated: true },
@@ -25,17 +44,22 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const organizationId = String(args.organizationId);
       const userId = String(args.userId);
-      const member = await loadMember(ctx, organizationId, userId);
-      authorize(ctx.access.organization(organizationId), 'member:update', { type: 'Member', id: userId });
-      const role = args.input.role;
-      if (role === undefined) return ctx.db.member.findUniqueOrThrow({ ...query, where: { id: member.id } });
-      return changeMembership(ctx, async (tx) => {
-        // The role as it is now, inside the transaction: a concurrent request may have changed it.
-        const current = await tx.member.findUniqueOrThrow({ where: { id: member.id }, select: { role: true } });
-        if (current.role === 'admin' && role !== 'admin') await assertAnotherAdmin(tx, organizationId, userId);
-        return tx.member.update({ ...query, where: { id: member.id }, data: { role } });
-      });
+      return changeMember(ctx, organizationId, userId, args.input, query);
     },
+  }),
+  disableMember: t.prismaField({
+    type: Member,
+    description: "Disable a member (admins): they are refused everything of the organization (403) until enabled again. Never the last enabled admin.",
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => changeMember(ctx, String(args.organizationId), String(args.userId), { disabled: true }, query),
+  }),
+  enableMember: t.prismaField({
+    type: Member,
+    description: 'Enable a member an admin disabled (admins).',
+    authScopes: { authenticated: true },
+    args: { organizationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => changeMember(ctx, String(args.organizationId), String(args.userId), { disabled: false }, query),
   }),
   joinOrganization: t.boolean({
     description:
@@ -49,7 +73,8 @@ builder.mutationFields((t) => ({
       if (can(ctx.access.organization(organizationId), 'organization:read')) return true;
       const organization = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { emailDomains: true, defaultRole: true, sso: true } });
       if (!organization) throw new NotFoundError('Organization', organizationId);
-      if (organization.sso) throw new SsoRequiredError(organizationId);
+      // An existing (disabled) member is no new member: only new ones are kept to SAML.
+      if (organization.sso && !viewer.memberships.has(organizationId)) throw new SsoRequiredError(organizationId);
       // Users are made by the operator (CLI), never by sign-up: their e-mail addresses are taken as verified.
       const { email } = await ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { email: true } });
       const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
@@ -65,7 +90,8 @@ builder.mutationFields((t) => ({
     },
   }),
   removeMember: t.boolean({
-    description: 'Remove a member (admins, or a member leaving). False when the user was not a member.',
+    description:
+      "Remove a member (admins, or a member leaving), with their grants on the organization's spaces and collections and their team memberships. False when the user was not a member.",
     authScopes: { authenticated: true },
     args: { organizationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
@@ -78,7 +104,8 @@ builder.mutationFields((t) => ({
       return changeMembership(ctx, async (tx) => {
         const member = await tx.member.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
         if (!member) return false;
-        if (member.role === 'admin') await assertAnotherAdmin(tx, organizationId, userId);
+        if (member.role === 'admin' && !member.disabled) await assertAnotherAdmin(tx, organizationId, userId);
+        await removeMembershipTraces(tx, organizationId, userId);
         await tx.member.delete({ where: { id: member.id } });
         return true;
       });
