@@ -334,12 +334,12 @@ describe('organizations whose new members join only through SAML (sso: true)', (
     const newcomer = await server.createUser('Newcomer'); // @example.com
 
     const before = await databaseFingerprint(server);
-    expectError(await server.request('POST', join(orgLink.secret, ssoOrg), { token: newcomer.token }), 403, /only through SAML/);
-    expectError(await server.request('POST', `/v1/orgs/${ssoOrg}/join`, { token: newcomer.token }), 403, /only through SAML/);
+    expectError(await server.request('POST', join(orgLink.secret, ssoOrg), { token: newcomer.token }), 403, /requires single sign-on/);
+    expectError(await server.request('POST', `/v1/orgs/${ssoOrg}/join`, { token: newcomer.token }), 403, /requires single sign-on/);
     expectError(
       await server.request('POST', `/v1/orgs/${ssoOrg}/invites`, { token: ada.token, body: { emails: [newcomer.email, 'someone-new@example.com'] } }),
       403,
-      /only through SAML.*Not members: .*newcomer.*someone-new@example\.com/,
+      /requires single sign-on.*Not members: .*newcomer.*someone-new@example\.com/,
     );
     expect(await databaseFingerprint(server)).toEqual(before);
     expect(await memberRow(newcomer.id, ssoOrg)).toBeNull();
