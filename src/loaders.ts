@@ -343,6 +343,13 @@ export class Loaders {
     return keys.map((key) => (byNode.get(key) ?? []).sort((a, b) => a.depth - b.depth).map((a) => a.id) as readonly string[]);
   });
 
+  /** collection id -> its row, or null (the parent of a space or collection, checked before it is shown). */
+  readonly collectionById = this.cached(['Collection'], async (ids: readonly string[]) => {
+    const rows = await this.db.collection.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
   /**
    * A collection -> its id and the ids of every collection below it, at any depth (one recursive
    * statement for every collection asked in a tick): what a grant on a collection opens.

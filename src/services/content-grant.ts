@@ -92,6 +92,10 @@ const quoted = (values: readonly string[]) => values.map((v) => JSON.stringify(v
  * team of another organization: 404; either way nothing is written (one transaction).
  */
 export async function inviteToContent(ctx: Context, target: GrantTarget, input: InviteInput): Promise<void> {
+  // GitBook's body takes `users`, `teams` or both, each with at least one item.
+  for (const field of ['users', 'teams'] as const) {
+    if (input[field]?.length === 0) throw new InvalidInputError(`${field}: must hold at least one item (leave it out to invite no ${field})`);
+  }
   const refs = unique(input.users ?? []);
   const teamIds = unique(input.teams ?? []);
   if (refs.length === 0 && teamIds.length === 0) throw new InvalidInputError('give at least one user in `users` or one team in `teams`');
@@ -392,4 +396,17 @@ export async function memberRolesOn(
       return effectiveContentRole({ kind: 'space', id: space.id, own, level, grants, ancestors });
     }),
   );
+}
+
+/**
+ * The parent collection of a space or collection, when the caller may read it (null otherwise, or
+ * at the top level): a guest reaching a space through a grant of their own sees nothing of the
+ * collection it is in. No statement for a member with a role beyond reading the rows (batched).
+ */
+export async function readableParent(ctx: Context, node: { organizationId: string; parentId: string | null }) {
+  if (!node.parentId) return null;
+  const collection = await ctx.loaders.collectionById.load(node.parentId);
+  if (!collection) return null;
+  if (can(ctx.access.organization(collection.organizationId), 'collection:read')) return collection;
+  return can(await ctx.access.collection(collection), 'collection:read') ? collection : null;
 }

@@ -135,7 +135,7 @@ export function describeContentPermissions(kind: Kind) {
         [{ role: 'guest', users: [rita.id] }, /^role: /],
         [{ role: 'owner', teams: [team] }, /^role: /],
         [{ role: 'read' }, /at least one user in `users` or one team in `teams`/],
-        [{ role: 'read', users: [], teams: [] }, /at least one user/],
+        [{ role: 'read', users: [], teams: [team] }, /^users: must hold at least one item/],
         [{ role: 'read', users: 'rita' }, /^users: must be an array/],
       ];
       for (const [body, message] of cases) expectError(await call('POST', base(), ada, body), 400, message);

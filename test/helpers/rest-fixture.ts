@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll } from 'vitest';
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
+import { newId } from '../../src/ids.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
 import { useTestServer, type TestServer } from './server.ts';
 
@@ -142,6 +143,15 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
 
+  // A team, and roles held on the space and the collection by the member and the team (rows: the team endpoints are another part).
+  const teamId = newId();
+  await server.app.db.team.create({ data: { id: teamId, organizationId, title: 'Writers', members: { create: [{ userId: member.id, role: 'member' }] } } });
+  for (const [resourceKind, resourceId] of [['space', space.id], ['collection', collection.id]] as const) {
+    for (const [granteeKind, granteeId] of [['user', member.id], ['team', teamId]] as const) {
+      await server.app.db.contentGrant.create({ data: { id: newId(), organizationId, resourceKind, resourceId, granteeKind, granteeId, role: 'read' } });
+    }
+  }
+
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
     url: 'https://git.example.com/docs.git',
@@ -262,6 +272,12 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { changes: [{ operation: 'insert_files', files: [{ name: 'health.json', url: `${server.baseUrl}/healthz` }] }] },
     ],
     ApplyTemplateToSpace: [{ id: 'blank', changeRequestId: changeRequest.id, params: {} }],
+    InviteToSpace: [{ role: 'comment', users: [member.email], teams: [teamId] }],
+    UpdateUserPermissionInSpace: [{ role: 'edit' }],
+    UpdateTeamPermissionInSpace: [{ role: 'edit' }],
+    InviteToCollection: [{ role: 'comment', users: [member.id], teams: [teamId] }],
+    UpdateUserPermissionInCollection: [{ role: 'edit' }],
+    UpdateTeamPermissionInCollection: [{ role: 'edit' }],
     ImportGitRepository: [{ ...gitFields, standalone: true }],
     ExportToGitRepository: [{ ...gitFields, commitMessage: 'Sync from the fixture' }],
   };
@@ -279,6 +295,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       changeRequestId: changeRequest.id,
       translationId: translation.id,
       userId: member.id,
+      teamId,
       pageId,
       fileId: content.insertedFiles[0].id,
     },
