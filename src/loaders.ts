@@ -343,6 +343,39 @@ export class Loaders {
     return keys.map((key) => (byNode.get(key) ?? []).sort((a, b) => a.depth - b.depth).map((a) => a.id) as readonly string[]);
   });
 
+  /** organization id -> its members' user ids, roles and whether they are disabled (who reaches a space or collection). */
+  readonly membersOf = this.cached(['Member'], async (organizationIds: readonly string[]) => {
+    const rows = await this.db.member.findMany({
+      where: { organizationId: { in: [...organizationIds] } },
+      select: { organizationId: true, userId: true, role: true, disabled: true },
+    });
+    return groupBy(organizationIds, rows, (r) => r.organizationId, (r) => ({ userId: r.userId, role: r.role, disabled: r.disabled }));
+  });
+
+  /** A space or collection -> the grants held on it, by users and teams (one statement for every node asked in a tick). */
+  readonly grantsOn = this.cached(['ContentGrant'], async (keys: readonly ContentNodeKey[]) => {
+    const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
+    const on = (['space', 'collection'] as const).filter((kind) => ids(kind).length).map((kind) => ({ resourceKind: kind, resourceId: { in: ids(kind) } }));
+    const rows = await this.db.contentGrant.findMany({
+      where: { OR: on },
+      select: { organizationId: true, resourceKind: true, resourceId: true, granteeKind: true, granteeId: true, role: true },
+    });
+    return groupBy(keys, rows, (r) => `${r.resourceKind}:${r.resourceId}`, (r) => r);
+  });
+
+  /** team id -> the user ids of its members. */
+  readonly teamMemberIds = this.cached(['TeamMember'], async (teamIds: readonly string[]) => {
+    const rows = await this.db.teamMember.findMany({ where: { teamId: { in: [...teamIds] } }, select: { teamId: true, userId: true } });
+    return groupBy(teamIds, rows, (r) => r.teamId, (r) => r.userId);
+  });
+
+  /** user id -> the user's row, or null. */
+  readonly userById = this.cached(['User'], async (ids: readonly string[]) => {
+    const rows = await this.db.user.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
   /** collection id -> its row, or null (the parent of a space or collection, checked before it is shown). */
   readonly collectionById = this.cached(['Collection'], async (ids: readonly string[]) => {
     const rows = await this.db.collection.findMany({ where: { id: { in: [...ids] } } });

@@ -251,21 +251,17 @@ const SOURCE_ORDER: Record<AccessSource['type'], number> = { organization: 0, de
 export async function whoReaches(ctx: Context, target: GrantTarget): Promise<UserAccess[]> {
   const node = `${target.kind}:${target.id}` as ContentNodeKey;
   const [members, ancestors, level] = await Promise.all([
-    ctx.db.member.findMany({ where: { organizationId: target.organizationId }, select: { userId: true, role: true, disabled: true } }),
+    ctx.loaders.membersOf.load(target.organizationId),
     ctx.loaders.ancestorsOf.load(node),
     levelOf(ctx, target.kind, target),
   ]);
-  const grants = await ctx.db.contentGrant.findMany({
-    where: {
-      organizationId: target.organizationId,
-      OR: [{ resourceKind: target.kind, resourceId: target.id }, ...(ancestors.length ? [{ resourceKind: 'collection', resourceId: { in: [...ancestors] } }] : [])],
-    },
-    select: { resourceKind: true, resourceId: true, granteeKind: true, granteeId: true, role: true },
-  });
+  const nodes: ContentNodeKey[] = [node, ...ancestors.map((id) => `collection:${id}` as ContentNodeKey)];
+  const grants = (await ctx.loaders.grantsOn.loadMany(nodes))
+    .flatMap((list) => (list instanceof Error ? [] : list))
+    .filter((g) => g.organizationId === target.organizationId);
   const teamIds = unique(grants.filter((g) => g.granteeKind === 'team').map((g) => g.granteeId));
-  const teamMembers = teamIds.length ? await ctx.db.teamMember.findMany({ where: { teamId: { in: teamIds } }, select: { teamId: true, userId: true } }) : [];
-  const usersOfTeam = new Map<string, string[]>();
-  for (const tm of teamMembers) usersOfTeam.set(tm.teamId, [...(usersOfTeam.get(tm.teamId) ?? []), tm.userId]);
+  const teamMembers = await ctx.loaders.teamMemberIds.loadMany(teamIds);
+  const usersOfTeam = new Map(teamIds.map((id, i) => [id, (teamMembers[i] instanceof Error ? [] : teamMembers[i]) as readonly string[]]));
 
   interface Candidate {
     own: RoleOrGuest | undefined;

@@ -46,7 +46,7 @@ async function rowsById<Row extends { id: string }>(ids: string[], read: (ids: s
 }
 
 /** The users holding a grant of their own on the target, a page of them. */
-async function userGrants(ctx: Context, info: GraphQLResolveInfo, target: GrantTarget, args: PageArgs): Promise<ListResult<UserPermissionShape>> {
+async function userGrants(ctx: Context, target: GrantTarget, args: PageArgs): Promise<ListResult<UserPermissionShape>> {
   const list = await paginate({
     ...args,
     orderBy: GRANT_ORDER,
@@ -54,14 +54,10 @@ async function userGrants(ctx: Context, info: GraphQLResolveInfo, target: GrantT
     findMany: (a) => ctx.db.contentGrant.findMany({ ...a, select: { id: true, createdAt: true, granteeId: true, role: true } }),
     count: (a) => ctx.db.contentGrant.count(a),
   });
-  const query = queryFromInfo({ context: ctx, info, path: ['items', 'user'] }) as object;
-  const users = await rowsById(
-    list.items.map((g) => g.granteeId),
-    (ids) => ctx.db.user.findMany({ ...query, where: { id: { in: ids } } }),
-  );
-  const items = list.items.flatMap((g) => {
-    const user = users.get(g.granteeId);
-    return user && isMemberRole(g.role) ? [{ permission: g.role, user, sources: [{ type: 'user' as const, role: g.role }] }] : [];
+  const users = await ctx.loaders.userById.loadMany(list.items.map((g) => g.granteeId));
+  const items = list.items.flatMap((g, i) => {
+    const user = users[i];
+    return user && !(user instanceof Error) && isMemberRole(g.role) ? [{ permission: g.role, user, sources: [{ type: 'user' as const, role: g.role }] }] : [];
   });
   return { ...list, items };
 }
@@ -90,20 +86,15 @@ async function teamGrants(ctx: Context, info: GraphQLResolveInfo, target: GrantT
 /** Every user who reaches the target, a page of them (strongest role first). */
 async function aggregate(
   ctx: Context,
-  info: GraphQLResolveInfo,
   target: GrantTarget,
   args: PageArgs & { role?: string | null },
 ): Promise<ListResult<UserPermissionShape>> {
   const all = (await whoReaches(ctx, target)).filter((a) => !args.role || a.role === args.role);
   const page = sliceList(all, args.page, args.limit, accessKey);
-  const query = queryFromInfo({ context: ctx, info, path: ['items', 'user'] }) as object;
-  const users = await rowsById(
-    page.items.map((a) => a.userId),
-    (ids) => ctx.db.user.findMany({ ...query, where: { id: { in: ids } } }),
-  );
-  const items = page.items.flatMap((a) => {
-    const user = users.get(a.userId);
-    return user ? [{ permission: a.role, user, sources: a.sources }] : [];
+  const users = await ctx.loaders.userById.loadMany(page.items.map((a) => a.userId));
+  const items = page.items.flatMap((a, i) => {
+    const user = users[i];
+    return user && !(user instanceof Error) ? [{ permission: a.role, user, sources: a.sources }] : [];
   });
   return { ...page, items };
 }
@@ -116,7 +107,7 @@ function grantFields(kind: ContentKind) {
       type: UserContentPermissionList,
       description: `Users holding a role on the ${name} of their own (grants), oldest grant first`,
       args: pageArgs,
-      resolve: async (row: any, args: PageArgs, ctx: Context, info: GraphQLResolveInfo) => userGrants(ctx, info, await authorizeGrantTarget(ctx, kind, row, 'list'), args),
+      resolve: async (row: any, args: PageArgs, ctx: Context) => userGrants(ctx, await authorizeGrantTarget(ctx, kind, row, 'list'), args),
     }),
     teamPermissions: t.field({
       type: TeamContentPermissionList,
@@ -128,8 +119,8 @@ function grantFields(kind: ContentKind) {
       type: UserContentPermissionList,
       description: `Every user who can reach the ${name}, with their effective role and its sources; strongest role first, then by user id`,
       args: { ...pageArgs, role: t.arg({ type: MemberRole, description: 'Only users with this effective role' }) },
-      resolve: async (row: any, args: PageArgs & { role?: string | null }, ctx: Context, info: GraphQLResolveInfo) =>
-        aggregate(ctx, info, await authorizeGrantTarget(ctx, kind, row, 'list'), args),
+      resolve: async (row: any, args: PageArgs & { role?: string | null }, ctx: Context) =>
+        aggregate(ctx, await authorizeGrantTarget(ctx, kind, row, 'list'), args),
     }),
   });
 }
