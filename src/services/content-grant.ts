@@ -250,11 +250,14 @@ const SOURCE_ORDER: Record<AccessSource['type'], number> = { organization: 0, de
  */
 export async function whoReaches(ctx: Context, target: GrantTarget): Promise<UserAccess[]> {
   const node = `${target.kind}:${target.id}` as ContentNodeKey;
-  const [members, ancestors, level] = await Promise.all([
+  // Each stage loads the same things for every node of a response, so that the nodes of a list move
+  // from stage to stage together and each loader sends one batch (a fixed number of statements).
+  const [members, ancestors, facts] = await Promise.all([
     ctx.loaders.membersOf.load(target.organizationId),
     ctx.loaders.ancestorsOf.load(node),
-    levelOf(ctx, target.kind, target),
+    ctx.loaders.contentFacts.load(node),
   ]);
+  const level = facts.level;
   const nodes: ContentNodeKey[] = [node, ...ancestors.map((id) => `collection:${id}` as ContentNodeKey)];
   const grants = (await ctx.loaders.grantsOn.loadMany(nodes))
     .flatMap((list) => (list instanceof Error ? [] : list))
