@@ -12,6 +12,7 @@ import { purgeDeletedSpaces } from '../../src/services/space-purge.ts';
 import { SPACE_RETENTION_MS } from '../../src/services/space.ts';
 import { describeContentPermissions, permissionsPath, rows } from '../helpers/content-permissions.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { databaseFingerprint } from '../helpers/rest-fixture.ts';
 import { expectError, type TestUser } from '../helpers/server.ts';
 
 const { server, users, org, otherOrg } = describeContentPermissions('space');
@@ -137,6 +138,29 @@ describe('a guest with one space grant', () => {
     // A guest knows the organization (they are a member of it) but may not list its members.
     expect((await server.request('GET', `/v1/orgs/${organization}/members`, { token: guest.token })).status).toBe(403);
     expect(await server.listIds(guest, `/v1/orgs/${organization}/collections`, 'listCollectionsInOrganizationById')).toEqual([]);
+  });
+});
+
+describe('invites with limits', () => {
+  it('adds no one outside an organization that lets new members in only through SAML (400, nothing written); its members are invited', async () => {
+    const organization = await server.createOrg(users.ada, 'Single sign-on');
+    await server.app.db.organization.update({ where: { id: organization }, data: { sso: true } });
+    const space = (await server.createSpace(users.ada, organization, { title: 'SSO' })).id;
+    const stranger = await server.createUser('Stranger');
+    const member = await server.createUser('Member');
+    await server.addMember(organization, member, 'read');
+    const before = await databaseFingerprint(server);
+    const res = await server.request('POST', permissionsPath('space', space), { token: users.ada.token, body: { role: 'edit', users: [member.id, stranger.email] } });
+    expectError(res, 400, /^users: ".*" is not a member of the organization, which lets new members in only through SAML single sign-on$/);
+    expect(await databaseFingerprint(server)).toEqual(before);
+    expect((await server.request('POST', permissionsPath('space', space), { token: users.ada.token, body: { role: 'edit', users: [member.id] } })).status).toBe(204);
+  });
+
+  it('takes at most 1,000 users and 1,000 teams in one call', async () => {
+    const space = (await server.createSpace(users.ada, org(), { title: 'Crowded' })).id;
+    const many = Array.from({ length: 1001 }, (_, i) => `user-${i}`);
+    expectError(await server.request('POST', permissionsPath('space', space), { token: users.ada.token, body: { role: 'read', users: many } }), 400, /^users: at most 1000 users/);
+    expectError(await server.request('POST', permissionsPath('space', space), { token: users.ada.token, body: { role: 'read', teams: many } }), 400, /^teams: at most 1000 teams/);
   });
 });
 
