@@ -4,7 +4,7 @@ import { builder } from '../../builder.ts';
 const TeamPermissions = builder.objectRef<{ admin: boolean; view: boolean }>('TeamPermissions').implement({
   description: 'What the caller may do with the team',
   fields: (t) => ({
-    admin: t.exposeBoolean('admin', { description: 'Manage the team: rename it, delete it' }),
+    admin: t.exposeBoolean('admin', { description: "May manage the team's members (an admin of the organization, or an owner of the team)" }),
     view: t.exposeBoolean('view', { description: 'See the team and list its members' }),
   }),
 });
@@ -24,9 +24,9 @@ export const Team = builder.prismaObject('Team', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     permissions: t.field({
       type: TeamPermissions,
-      resolve: (team, _args, ctx) => {
-        const subject = ctx.access.organization(team.organizationId);
-        return { admin: can(subject, 'team:update'), view: can(subject, 'team:read') };
+      resolve: async (team, _args, ctx) => {
+        const subject = await ctx.access.team(team);
+        return { admin: can(subject, 'team:manage-members'), view: can(subject, 'team:read') };
       },
     }),
   }),
