@@ -387,6 +387,69 @@ export class Loaders {
     return keys.map((key) => owned.has(key));
   });
 
+  /** organization id -> its members' user ids, roles and whether they are disabled (who reaches a space or collection). */
+  readonly membersOf = this.cached(['Member'], async (organizationIds: readonly string[]) => {
+    const rows = await this.db.member.findMany({
+      where: { organizationId: { in: [...organizationIds] } },
+      select: { organizationId: true, userId: true, role: true, disabled: true },
+    });
+    return groupBy(organizationIds, rows, (r) => r.organizationId, (r) => ({ userId: r.userId, role: r.role, disabled: r.disabled }));
+  });
+
+  /** A space or collection -> the grants held on it, by users and teams (one statement for every node asked in a tick). */
+  readonly grantsOn = this.cached(['ContentGrant'], async (keys: readonly ContentNodeKey[]) => {
+    const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
+    const on = (['space', 'collection'] as const).filter((kind) => ids(kind).length).map((kind) => ({ resourceKind: kind, resourceId: { in: ids(kind) } }));
+    const rows = await this.db.contentGrant.findMany({
+      where: { OR: on },
+      select: { organizationId: true, resourceKind: true, resourceId: true, granteeKind: true, granteeId: true, role: true },
+    });
+    return groupBy(keys, rows, (r) => `${r.resourceKind}:${r.resourceId}`, (r) => r);
+  });
+
+  /** team id -> the user ids of its members. */
+  readonly teamMemberIds = this.cached(['TeamMember'], async (teamIds: readonly string[]) => {
+    const rows = await this.db.teamMember.findMany({ where: { teamId: { in: [...teamIds] } }, select: { teamId: true, userId: true } });
+    return groupBy(teamIds, rows, (r) => r.teamId, (r) => r.userId);
+  });
+
+  /** user id -> the user's row, or null. */
+  readonly userById = this.cached(['User'], async (ids: readonly string[]) => {
+    const rows = await this.db.user.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /** collection id -> its row, or null (the parent of a space or collection, checked before it is shown). */
+  readonly collectionById = this.cached(['Collection'], async (ids: readonly string[]) => {
+    const rows = await this.db.collection.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /**
+   * A collection -> its id and the ids of every collection below it, at any depth (one recursive
+   * statement for every collection asked in a tick): what a grant on a collection opens.
+   */
+  readonly collectionSubtreeOf = this.cached(['Collection'], async (ids: readonly string[]) => {
+    const rows = await this.db.$queryRaw<Array<{ root: string; id: string }>>`
+      WITH RECURSIVE tree("root", "id", "depth") AS (
+        SELECT c."id", c."id", 0 FROM "Collection" c WHERE c."id" IN (${Prisma.join(ids)})
+        UNION ALL
+        SELECT tree."root", c."id", tree."depth" + 1
+        FROM tree JOIN "Collection" c ON c."parentId" = tree."id"
+        WHERE tree."depth" < ${MAX_COLLECTION_DEPTH}
+      )
+      SELECT "root", "id" FROM tree`;
+    const byRoot = new Map<string, string[]>();
+    for (const row of rows) {
+      const list = byRoot.get(row.root) ?? [];
+      list.push(row.id);
+      byRoot.set(row.root, list);
+    }
+    return ids.map((id) => (byRoot.get(id) ?? []) as readonly string[]);
+  });
+
   /** `${teamId}:${userId}` -> the user's role in the team, or null when they are not in it. */
   readonly teamRoleOf = this.cached(['TeamMember'], async (keys: readonly string[]) => {
     const pairs = keys.map((key) => {

@@ -81,6 +81,14 @@ export class Access {
     this.viewer?.grantsIn.add(organizationId);
   }
 
+  /**
+   * The roles the caller holds through grants in an organization (theirs and their teams'), by
+   * `space:<id>` and `collection:<id>`: what lists show a guest. No statement without grants there.
+   */
+  contentGrants(organizationId: string): Promise<ReadonlyMap<string, MemberRole>> {
+    return this.viewer ? this.lookups.grantsIn(organizationId) : Promise.resolve(new Map());
+  }
+
   /** The organizations the caller is a member of. */
   memberOrganizationIds(): string[] {
     return this.viewer ? [...this.viewer.memberships.keys()] : [];

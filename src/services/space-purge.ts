@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import { deleteSpaceIndex } from '../search/search-index.ts';
+import { dropGrantsOn } from './content-grant.ts';
 import { SPACE_RETENTION_MS } from './space.ts';
 
 /** Deletes, for good, every space deleted before `now - 7 days` (with its search index); returns how many. */
@@ -13,7 +14,10 @@ export async function purgeDeletedSpaces(db: Db, provider: Provider, now = new D
   for (const { id } of spaces) {
     await db.$transaction(async (tx) => {
       await deleteSpaceIndex(tx, provider, id);
-      count += (await tx.space.deleteMany({ where: { id, ...expired } })).count;
+      const deleted = (await tx.space.deleteMany({ where: { id, ...expired } })).count;
+      // The roles held on the space go with it.
+      if (deleted) await dropGrantsOn(tx, { spaceIds: [id] });
+      count += deleted;
     });
   }
   return count;

@@ -151,6 +151,13 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   // An invite link to the organization: routes take its id (`inviteId`); joining takes its secret, which no table sends.
   const inviteLink = await ok('POST', `/v1/orgs/${organizationId}/link-invites`, { role: 'read' });
 
+  // Roles held on the space and the collection by the member and the team.
+  for (const [resourceKind, resourceId] of [['space', space.id], ['collection', collection.id]] as const) {
+    for (const [granteeKind, granteeId] of [['user', member.id], ['team', teamId]] as const) {
+      await server.app.db.contentGrant.create({ data: { id: newId(), organizationId, resourceKind, resourceId, granteeKind, granteeId, role: 'read' } });
+    }
+  }
+
   const document = paragraphDocument('Keep answers short.');
   const gitFields = {
     url: 'https://git.example.com/docs.git',
@@ -285,6 +292,12 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { changes: [{ operation: 'insert_files', files: [{ name: 'health.json', url: `${server.baseUrl}/healthz` }] }] },
     ],
     ApplyTemplateToSpace: [{ id: 'blank', changeRequestId: changeRequest.id, params: {} }],
+    InviteToSpace: [{ role: 'comment', users: [member.email], teams: [teamId] }],
+    UpdateUserPermissionInSpace: [{ role: 'edit' }],
+    UpdateTeamPermissionInSpace: [{ role: 'edit' }],
+    InviteToCollection: [{ role: 'comment', users: [member.id], teams: [teamId] }],
+    UpdateUserPermissionInCollection: [{ role: 'edit' }],
+    UpdateTeamPermissionInCollection: [{ role: 'edit' }],
     ImportGitRepository: [{ ...gitFields, standalone: true }],
     ExportToGitRepository: [{ ...gitFields, commitMessage: 'Sync from the fixture' }],
   };

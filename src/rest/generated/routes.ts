@@ -77,6 +77,204 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation MoveCollection($collectionId: ID!, $input: MoveCollectionInput!) @rest(method: POST, path: \"/v1/collections/{collectionId}/move\") {\n  moveCollection(collectionId: $collectionId, input: $input) {\n    ...CollectionFields\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}"
   },
   {
+    "method": "POST",
+    "path": "/v1/collections/{collectionId}/permissions",
+    "status": 204,
+    "reply": "inviteToCollection",
+    "operationName": "InviteToCollection",
+    "file": "src/rest/operations/collection/invite-to-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "InviteToContentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation InviteToCollection($collectionId: ID!, $input: InviteToContentInput!) @rest(method: POST, path: \"/v1/collections/{collectionId}/permissions\", status: 204) {\n  inviteToCollection(collectionId: $collectionId, input: $input)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/collections/{collectionId}/permissions/aggregate",
+    "status": 200,
+    "reply": "collection.permissionsAggregate",
+    "operationName": "ListPermissionsAggregateInCollection",
+    "file": "src/rest/operations/collection/list-permissions-aggregate-in-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "role",
+        "type": "MemberRole",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPermissionsAggregateInCollection($collectionId: ID!, $page: String, $limit: Int, $role: MemberRole) @rest(method: GET, path: \"/v1/collections/{collectionId}/permissions/aggregate\", reply: \"collection.permissionsAggregate\") {\n  collection(id: $collectionId) {\n    permissionsAggregate(page: $page, limit: $limit, role: $role) {\n      items {\n        permission\n        user {\n          ...UserFields\n        }\n        sources {\n          type\n          role\n          team: teamId\n          collection: collectionId\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/collections/{collectionId}/permissions/teams",
+    "status": 200,
+    "reply": "collection.teamPermissions",
+    "operationName": "ListTeamPermissionsInCollection",
+    "file": "src/rest/operations/collection/list-team-permissions-in-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListTeamPermissionsInCollection($collectionId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/collections/{collectionId}/permissions/teams\", reply: \"collection.teamPermissions\") {\n  collection(id: $collectionId) {\n    teamPermissions(page: $page, limit: $limit) {\n      items {\n        permission\n        team {\n          ...TeamFields\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/collections/{collectionId}/permissions/teams/{teamId}",
+    "status": 205,
+    "reply": "removeTeamFromCollection",
+    "operationName": "RemoveTeamFromCollection",
+    "file": "src/rest/operations/collection/remove-team-from-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RemoveTeamFromCollection($collectionId: ID!, $teamId: ID!) @rest(method: DELETE, path: \"/v1/collections/{collectionId}/permissions/teams/{teamId}\", status: 205) {\n  removeTeamFromCollection(collectionId: $collectionId, teamId: $teamId)\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/collections/{collectionId}/permissions/teams/{teamId}",
+    "status": 204,
+    "reply": "updateTeamPermissionInCollection",
+    "operationName": "UpdateTeamPermissionInCollection",
+    "file": "src/rest/operations/collection/update-team-permission-in-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateContentPermissionInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateTeamPermissionInCollection($collectionId: ID!, $teamId: ID!, $input: UpdateContentPermissionInput!) @rest(method: PATCH, path: \"/v1/collections/{collectionId}/permissions/teams/{teamId}\", status: 204) {\n  updateTeamPermissionInCollection(\n    collectionId: $collectionId\n    teamId: $teamId\n    input: $input\n  ) {\n    permission\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/collections/{collectionId}/permissions/users",
+    "status": 200,
+    "reply": "collection.userPermissions",
+    "operationName": "ListUserPermissionsInCollection",
+    "file": "src/rest/operations/collection/list-user-permissions-in-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListUserPermissionsInCollection($collectionId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/collections/{collectionId}/permissions/users\", reply: \"collection.userPermissions\") {\n  collection(id: $collectionId) {\n    userPermissions(page: $page, limit: $limit) {\n      items {\n        permission\n        user {\n          ...UserFields\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/collections/{collectionId}/permissions/users/{userId}",
+    "status": 205,
+    "reply": "removeUserFromCollection",
+    "operationName": "RemoveUserFromCollection",
+    "file": "src/rest/operations/collection/remove-user-from-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RemoveUserFromCollection($collectionId: ID!, $userId: ID!) @rest(method: DELETE, path: \"/v1/collections/{collectionId}/permissions/users/{userId}\", status: 205) {\n  removeUserFromCollection(collectionId: $collectionId, userId: $userId)\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/collections/{collectionId}/permissions/users/{userId}",
+    "status": 204,
+    "reply": "updateUserPermissionInCollection",
+    "operationName": "UpdateUserPermissionInCollection",
+    "file": "src/rest/operations/collection/update-user-permission-in-collection.graphql",
+    "variables": [
+      {
+        "name": "collectionId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateContentPermissionInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateUserPermissionInCollection($collectionId: ID!, $userId: ID!, $input: UpdateContentPermissionInput!) @rest(method: PATCH, path: \"/v1/collections/{collectionId}/permissions/users/{userId}\", status: 204) {\n  updateUserPermissionInCollection(\n    collectionId: $collectionId\n    userId: $userId\n    input: $input\n  ) {\n    permission\n  }\n}"
+  },
+  {
     "method": "GET",
     "path": "/v1/collections/{collectionId}/spaces",
     "status": 200,
@@ -613,6 +811,42 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation UpdateMemberInOrganizationById($organizationId: ID!, $userId: ID!, $input: UpdateMemberInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/members/{userId}\") {\n  updateMember(organizationId: $organizationId, userId: $userId, input: $input) {\n    ...MemberFields\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/members/{userId}/spaces",
+    "status": 200,
+    "reply": "member.spaceAccess",
+    "operationName": "ListSpacesForOrganizationMember",
+    "file": "src/rest/operations/member/list-spaces-for-organization-member.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "order",
+        "type": "SortDirection",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSpacesForOrganizationMember($organizationId: ID!, $userId: ID!, $page: String, $limit: Int, $order: SortDirection) @rest(method: GET, path: \"/v1/orgs/{organizationId}/members/{userId}/spaces\", reply: \"member.spaceAccess\") {\n  member(organizationId: $organizationId, userId: $userId) {\n    spaceAccess(page: $page, limit: $limit, order: $order) {\n      items {\n        permission\n        space {\n          ...SpaceFields\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
     "method": "POST",
@@ -2992,6 +3226,204 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation MoveSpace($spaceId: ID!, $input: MoveSpaceInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/move\") {\n  moveSpace(spaceId: $spaceId, input: $input) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/permissions",
+    "status": 204,
+    "reply": "inviteToSpace",
+    "operationName": "InviteToSpace",
+    "file": "src/rest/operations/space/invite-to-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "InviteToContentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation InviteToSpace($spaceId: ID!, $input: InviteToContentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/permissions\", status: 204) {\n  inviteToSpace(spaceId: $spaceId, input: $input)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/permissions/aggregate",
+    "status": 200,
+    "reply": "space.permissionsAggregate",
+    "operationName": "ListPermissionsAggregateInSpace",
+    "file": "src/rest/operations/space/list-permissions-aggregate-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "role",
+        "type": "MemberRole",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPermissionsAggregateInSpace($spaceId: ID!, $page: String, $limit: Int, $role: MemberRole) @rest(method: GET, path: \"/v1/spaces/{spaceId}/permissions/aggregate\", reply: \"space.permissionsAggregate\") {\n  space(id: $spaceId) {\n    permissionsAggregate(page: $page, limit: $limit, role: $role) {\n      items {\n        permission\n        user {\n          ...UserFields\n        }\n        sources {\n          type\n          role\n          team: teamId\n          collection: collectionId\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/permissions/teams",
+    "status": 200,
+    "reply": "space.teamPermissions",
+    "operationName": "ListTeamPermissionsInSpace",
+    "file": "src/rest/operations/space/list-team-permissions-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListTeamPermissionsInSpace($spaceId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/permissions/teams\", reply: \"space.teamPermissions\") {\n  space(id: $spaceId) {\n    teamPermissions(page: $page, limit: $limit) {\n      items {\n        permission\n        team {\n          ...TeamFields\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/permissions/teams/{teamId}",
+    "status": 205,
+    "reply": "removeTeamFromSpace",
+    "operationName": "RemoveTeamFromSpace",
+    "file": "src/rest/operations/space/remove-team-from-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RemoveTeamFromSpace($spaceId: ID!, $teamId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/permissions/teams/{teamId}\", status: 205) {\n  removeTeamFromSpace(spaceId: $spaceId, teamId: $teamId)\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/spaces/{spaceId}/permissions/teams/{teamId}",
+    "status": 204,
+    "reply": "updateTeamPermissionInSpace",
+    "operationName": "UpdateTeamPermissionInSpace",
+    "file": "src/rest/operations/space/update-team-permission-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "teamId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateContentPermissionInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateTeamPermissionInSpace($spaceId: ID!, $teamId: ID!, $input: UpdateContentPermissionInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}/permissions/teams/{teamId}\", status: 204) {\n  updateTeamPermissionInSpace(spaceId: $spaceId, teamId: $teamId, input: $input) {\n    permission\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/permissions/users",
+    "status": 200,
+    "reply": "space.userPermissions",
+    "operationName": "ListUserPermissionsInSpace",
+    "file": "src/rest/operations/space/list-user-permissions-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListUserPermissionsInSpace($spaceId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/permissions/users\", reply: \"space.userPermissions\") {\n  space(id: $spaceId) {\n    userPermissions(page: $page, limit: $limit) {\n      items {\n        permission\n        user {\n          ...UserFields\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/permissions/users/{userId}",
+    "status": 205,
+    "reply": "removeUserFromSpace",
+    "operationName": "RemoveUserFromSpace",
+    "file": "src/rest/operations/space/remove-user-from-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RemoveUserFromSpace($spaceId: ID!, $userId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/permissions/users/{userId}\", status: 205) {\n  removeUserFromSpace(spaceId: $spaceId, userId: $userId)\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/spaces/{spaceId}/permissions/users/{userId}",
+    "status": 204,
+    "reply": "updateUserPermissionInSpace",
+    "operationName": "UpdateUserPermissionInSpace",
+    "file": "src/rest/operations/space/update-user-permission-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateContentPermissionInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateUserPermissionInSpace($spaceId: ID!, $userId: ID!, $input: UpdateContentPermissionInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}/permissions/users/{userId}\", status: 204) {\n  updateUserPermissionInSpace(spaceId: $spaceId, userId: $userId, input: $input) {\n    permission\n  }\n}"
   },
   {
     "method": "POST",

@@ -4,6 +4,7 @@ import { builder } from '../../builder.ts';
 import { ConflictError, InvalidInputError, PreconditionFailedError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { loadCollection, collectionSubtree, loadParentCollection } from '../../services/collection.ts';
+import { dropGrantsOn } from '../../services/content-grant.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
 import { loadOrganization } from '../../services/organization.ts';
 import { DefaultLevel } from '../shared/enums.ts';
@@ -86,6 +87,8 @@ builder.mutationFields((t) => ({
         await tx.space.updateMany({ where: { parentId: { in: ids } }, data: { parentId: null } });
         // Children first: the parent relation restricts deleting a collection that still has children.
         for (const childId of ids.reverse()) await tx.collection.delete({ where: { id: childId } });
+        // The roles held on the collections go with them (the spaces in the bin keep theirs, for a restore).
+        await dropGrantsOn(tx, { collectionIds: ids });
       });
       return true;
     },
@@ -132,8 +135,11 @@ builder.mutationFields((t) => ({
       }
       return ctx.db.$transaction(async (tx) => {
         const ids = await collectionSubtree(tx, id);
+        const spaces = await tx.space.findMany({ where: { parentId: { in: ids } }, select: { id: true } });
         await tx.collection.updateMany({ where: { id: { in: ids } }, data: { organizationId: target } });
         await tx.space.updateMany({ where: { parentId: { in: ids } }, data: { organizationId: target } });
+        // Roles held by the old organization's users and teams stay behind.
+        await dropGrantsOn(tx, { organizationId: collection.organizationId, collectionIds: ids, spaceIds: spaces.map((s) => s.id) });
         const position = await resolvePosition(tx, { organizationId: target, parentId: null, itemId: id });
         return tx.collection.update({ ...query, where: { id }, data: { position } });
       });

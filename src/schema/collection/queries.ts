@@ -1,7 +1,8 @@
-import { authorize, can, requireScope } from '../../auth/policies.ts';
+import { authorize, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
 import { loadCollection } from '../../services/collection.ts';
+import { readableContent, readableIn } from '../../services/content-grant.ts';
 import { Organization } from '../organization/type.ts';
 import { itemsQuery, listType, pageArgs } from '../shared/pagination.ts';
 import { Collection } from './type.ts';
@@ -29,10 +30,13 @@ builder.prismaObjectFields(Organization, (t) => ({
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
       requireScope(subject, 'collection:read');
-      // Members with a role read every collection (default levels only raise roles); guests need grants.
-      const where = can(subject, 'collection:read')
-        ? { organizationId: org.id, ...(args.nested === false ? { parentId: null } : {}) }
-        : { id: { in: [] as string[] } };
+      // Members with a role read every collection (default levels and grants only raise roles); guests what their grants open.
+      const opened = await readableContent(ctx, org.id, 'collection:read');
+      const where = {
+        organizationId: org.id,
+        ...(args.nested === false ? { parentId: null } : {}),
+        ...(opened ? { id: { in: opened.collectionIds } } : {}),
+      };
       const query = itemsQuery(ctx, info);
       return paginate({
         page: args.page,
@@ -49,14 +53,15 @@ builder.prismaObjectFields(Organization, (t) => ({
 builder.prismaObjectFields(Collection, (t) => ({
   collections: t.field({
     type: CollectionList,
-    description: 'Collections directly inside this one, in their order',
+    description: 'Collections directly inside this one, in their order (those the caller may read)',
     args: pageArgs,
-    resolve: (collection, args, ctx, info) => {
+    resolve: async (collection, args, ctx, info) => {
+      const opened = await readableIn(ctx, collection, 'collection:read');
       const query = itemsQuery(ctx, info);
       return paginate({
         ...args,
         orderBy: [['position', 'asc'], ['id', 'asc']],
-        where: { parentId: collection.id },
+        where: { parentId: collection.id, ...(opened ? { id: { in: opened.collectionIds } } : {}) },
         findMany: (a) => ctx.db.collection.findMany({ ...query, ...a }),
         count: (a) => ctx.db.collection.count(a),
       });

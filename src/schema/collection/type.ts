@@ -1,5 +1,6 @@
 import { can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import { readableParent } from '../../services/content-grant.ts';
 import { DefaultLevel } from '../shared/enums.ts';
 
 const CollectionUrls = builder.objectRef<{ location: string; app: string }>('CollectionUrls').implement({
@@ -27,7 +28,6 @@ export const Collection = builder.prismaObject('Collection', {
     organizationId: t.exposeID('organizationId'),
     organization: t.relation('organization'),
     parentId: t.exposeID('parentId', { nullable: true }),
-    parent: t.relation('parent', { nullable: true }),
     defaultLevel: t.field({ type: DefaultLevel, nullable: true, resolve: (c) => c.defaultLevel as never }),
     urls: t.field({
       type: CollectionUrls,
@@ -47,3 +47,12 @@ export const Collection = builder.prismaObject('Collection', {
     }),
   }),
 });
+
+builder.prismaObjectFields(Collection, (t) => ({
+  parent: t.field({
+    type: Collection,
+    nullable: true,
+    description: 'The parent collection (null at the top level, and when the caller may not read it)',
+    resolve: (c, _args, ctx) => readableParent(ctx, c),
+  }),
+}));

@@ -4,6 +4,7 @@ import { builder } from '../../builder.ts';
 import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { loadParentCollection } from '../../services/collection.ts';
+import { dropGrantsOn } from '../../services/content-grant.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
 import { spaceMergeRules } from '../../services/merge-rules.ts';
 import { loadOrganization } from '../../services/organization.ts';
@@ -197,6 +198,8 @@ builder.mutationFields((t) => ({
       return ctx.db.$transaction(async (tx) => {
         const position = await resolvePosition(tx, { organizationId: target, parentId: null, itemId: id });
         const visibility = space.visibility === 'in-collection' ? 'private' : undefined;
+        // Roles held by the old organization's users and teams stay behind.
+        await dropGrantsOn(tx, { organizationId: space.organizationId, spaceIds: [id] });
         return tx.space.update({ ...query, where: { id }, data: { organizationId: target, parentId: null, position, visibility } });
       });
     },

@@ -1,6 +1,7 @@
-import { authorize, can, requireScope } from '../../auth/policies.ts';
+import { authorize, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
+import { readableContent, readableIn, spacesOpened } from '../../services/content-grant.ts';
 import { loadSpace } from '../../services/space.ts';
 import { Collection } from '../collection/type.ts';
 import { Organization } from '../organization/type.ts';
@@ -32,11 +33,13 @@ builder.prismaObjectFields(Organization, (t) => ({
     type: SpaceList,
     description: 'Spaces of the organization (not those in the bin)',
     args: pageArgs,
-    resolve: (org, args, ctx, info) => {
+    resolve: async (org, args, ctx, info) => {
       const subject = ctx.access.organization(org.id);
       authorize(subject, 'organization:read', { type: 'Organization', id: org.id });
       requireScope(subject, 'space:read');
-      const where = can(subject, 'space:read') ? { organizationId: org.id, deletedAt: null } : { id: { in: [] as string[] } };
+      // Members with a role read every space (default levels and grants only raise roles); guests what their grants open.
+      const opened = await readableContent(ctx, org.id, 'space:read');
+      const where = { organizationId: org.id, deletedAt: null, ...(opened ? spacesOpened(opened) : {}) };
       const query = itemsQuery(ctx, info, CREATION_ORDER);
       return paginate({
         ...args,
@@ -52,14 +55,15 @@ builder.prismaObjectFields(Organization, (t) => ({
 builder.prismaObjectFields(Collection, (t) => ({
   spaces: t.field({
     type: SpaceList,
-    description: 'Spaces directly in the collection, in their order',
+    description: 'Spaces directly in the collection, in their order (those the caller may read)',
     args: pageArgs,
-    resolve: (collection, args, ctx, info) => {
+    resolve: async (collection, args, ctx, info) => {
+      const opened = await readableIn(ctx, collection, 'space:read');
       const query = itemsQuery(ctx, info, POSITION_ORDER);
       return paginate({
         ...args,
         orderBy: POSITION_ORDER,
-        where: { parentId: collection.id, deletedAt: null },
+        where: { parentId: collection.id, deletedAt: null, ...(opened ? spacesOpened(opened) : {}) },
         findMany: (a) => ctx.db.space.findMany({ ...query, ...a }),
         count: (a) => ctx.db.space.count(a),
       });

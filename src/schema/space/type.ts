@@ -1,9 +1,11 @@
 import { can, type Action } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import { readableParent } from '../../services/content-grant.ts';
 import { storedSpaceMergeRules } from '../../services/merge-rules.ts';
 import { publishedSpaceUrl } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
 import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
+import { Collection } from '../collection/type.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
 
 interface SpaceUrlsShape {
@@ -76,7 +78,12 @@ export const Space = builder.prismaObject('Space', {
     organizationId: t.id({ resolve: (s) => s.organizationId }),
     organization: t.relation('organization'),
     parentId: t.id({ nullable: true, description: 'Id of the parent collection', resolve: (s) => s.parentId }),
-    parent: t.relation('parent', { nullable: true, description: 'The parent collection' }),
+    parent: t.field({
+      type: Collection,
+      nullable: true,
+      description: 'The parent collection (null at the top level, and when the caller may not read it: a guest reaching the space through a grant of their own)',
+      resolve: (s, _args, ctx) => readableParent(ctx, s),
+    }),
     language: t.field({ type: TranslationLanguage, nullable: true, resolve: (s) => s.language }),
     revisionId: t.id({ description: 'The active revision', resolve: (s) => s.revisionId }),
     defaultLevel: t.field({ type: DefaultLevel, nullable: true, resolve: (s) => s.defaultLevel as never }),
