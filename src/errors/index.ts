@@ -99,7 +99,7 @@ export class MemberDisabledError extends AppError {
 
 /**
  * 403: the organization's own settings refuse this, whatever the caller's role: invite links
- * turned off (`inviteLinks: false`), or new members admitted only through SAML (`sso: true`).
+ * turned off (`inviteLinks: false`). Single sign-on (`sso: true`) has its own: SsoRequiredError.
  */
 export class OrganizationSettingError extends AppError {
   readonly code = 'FORBIDDEN';

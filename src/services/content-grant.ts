@@ -12,7 +12,7 @@ import { authorize, can, type Action } from '../auth/policies.ts';
 import { highest, isMemberRole, rank, type MemberRole, type RoleOrGuest } from '../auth/roles.ts';
 import type { Context } from '../context.ts';
 import type { Db } from '../db/client.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { ConflictError, InvalidInputError, NotFoundError, SsoRequiredError } from '../errors/index.ts';
 import { isUniqueViolation } from '../errors/prisma.ts';
 import { newId } from '../ids.ts';
 import type { ContentNodeKey } from '../loaders.ts';
@@ -131,9 +131,7 @@ export async function inviteToContent(ctx: Context, target: GrantTarget, input: 
   const newcomers = userIds.filter((id) => !isMember.has(id));
   if (newcomers.length && organization.sso) {
     const named = refs.filter((ref) => newcomers.includes(userIdOf(ref)!));
-    throw new InvalidInputError(
-      `users: ${quoted(named)} ${named.length > 1 ? 'are not members' : 'is not a member'} of the organization, which lets new members in only through SAML single sign-on`,
-    );
+    throw new SsoRequiredError(target.organizationId, `users: ${quoted(named)} ${named.length > 1 ? 'are not members' : 'is not a member'} of it`);
   }
   const grantees = [...userIds.map((id) => ({ granteeKind: 'user', granteeId: id })), ...teamIds.map((id) => ({ granteeKind: 'team', granteeId: id }))];
   try {
@@ -201,10 +199,11 @@ export async function removeGrant(ctx: Context, target: GrantTarget, granteeKind
 /**
  * Deletes the grants on spaces and collections that leave an organization or go away: `spaceIds`
  * and `collectionIds`, held in `organizationId` (transfers keep nothing of the old organization's
- * users and teams; a deletion keeps nothing at all).
+ * users and teams; a deletion keeps nothing at all), and the invite links to them (a link opens
+ * a place of its own organization only).
  */
 export async function dropGrantsOn(
-  tx: Pick<Db, 'contentGrant'>,
+  tx: Pick<Db, 'contentGrant' | 'inviteLink'>,
   resources: { organizationId?: string; spaceIds?: readonly string[]; collectionIds?: readonly string[] },
 ): Promise<void> {
   const on = [
@@ -213,6 +212,7 @@ export async function dropGrantsOn(
   ];
   if (on.length === 0) return;
   await tx.contentGrant.deleteMany({ where: { ...(resources.organizationId ? { organizationId: resources.organizationId } : {}), OR: on } });
+  await tx.inviteLink.deleteMany({ where: { OR: on.map((place) => ({ targetKind: place.resourceKind, targetId: place.resourceId })) } });
 }
 
 // ---------------------------------------------------------------- roles of others

@@ -1,7 +1,7 @@
 /**
  * The API reference in a real browser, as a self-hoster without internet opens it: headless
- * Chromium (Debian's, driven by playwright-core) loads /docs, Swagger UI draws the operations of
- * /v1/openapi.json, one of them opens to show its parameters, and, with a user's token in the
+ * Chromium (Debian's, driven by playwright-core) loads /docs, Swagger UI draws the tags of
+ * /v1/openapi.json, a tag opens to its operations, one of them opens to show its parameters, and, with a user's token in the
  * Authorize dialog, is tried out against this server. No request may leave this
  * server's origin, and nothing may break the page's Content-Security-Policy or fail to load.
  * GitBook's recursive document schemas once made the reference run out of memory here (Redoc):
@@ -66,12 +66,17 @@ describe.skipIf(!servicesConfigured('browser'))('The API reference in Chromium, 
 
     // Swagger UI has read the document: its title, then the operations, grouped by tag.
     await page.locator('#swagger-ui .info .title', { hasText: 'Docs publishing API' }).waitFor({ timeout: 20_000 });
+    // Every tag of the document is listed, closed; opened, a tag draws each of its operations.
+    const document = (await (await fetch(`${server.baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[] }>> };
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+    const tags = new Set(operations.map((operation) => operation.tags?.[0]));
+    await page.locator('#operations-tag-spaces').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#swagger-ui .opblock-tag').count()).toBe(tags.size);
+    await page.locator('#operations-tag-spaces').click();
     const getSpace = page.locator('#operations-spaces-getSpaceById');
     await getSpace.waitFor({ timeout: 10_000 });
     expect(await getSpace.locator('.opblock-summary-description').innerText()).toBe('Get a space by its ID');
-    const document = (await (await fetch(`${server.baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-    const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).length, 0);
-    expect(await page.locator('#swagger-ui .opblock').count()).toBe(operations);
+    expect(await page.locator('#swagger-ui .opblock').count()).toBe(operations.filter((operation) => operation.tags?.[0] === 'spaces').length);
     // The Authorize dialog offers the bearer scheme; a user's token goes there.
     await page.locator('#swagger-ui .btn.authorize').click();
     const dialog = page.locator('#swagger-ui .modal-ux');
@@ -102,6 +107,7 @@ describe.skipIf(!servicesConfigured('browser'))('The API reference in Chromium, 
 
     // An operation whose body is a GitBook document (block and inline schemas nesting into each
     // other) opens too: its example is drawn to a depth, not walked forever.
+    await page.locator('#operations-tag-organizations').click();
     const putInstructions = page.locator('#operations-organizations-updateOrganizationAgentInstructions');
     await putInstructions.locator('.opblock-summary-control').click();
     // Swagger UI resolves its schemas when it opens: seconds on a busy machine, but it ends.

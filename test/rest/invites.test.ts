@@ -185,6 +185,24 @@ describe('invite links', () => {
   });
 });
 
+describe('links to a place that leaves the organization', () => {
+  it('go with it: transferring a space or deleting a collection deletes the links to them', async () => {
+    const leaving = (await server.createSpace(ada, org, { title: 'Leaving' })).id;
+    const target = await server.createOrg(ada, 'Transfer target');
+    const spaceLink = await createLink({ level: 'edit', space: leaving });
+    const gone = (await server.createCollection(ada, org, { title: 'Gone' })).id;
+    const collectionLink = await createLink({ level: 'read', collection: gone });
+    const kept = await createLink({ level: 'read', space: otherSpace });
+    expect((await server.request('POST', `/v1/spaces/${leaving}/transfer`, { token: ada.token, body: { organization: target } })).status).toBe(200);
+    expect((await server.request('DELETE', `/v1/collections/${gone}`, { token: ada.token })).status).toBeLessThan(300);
+    for (const link of [spaceLink, collectionLink]) {
+      expectError(await server.request('GET', `${links()}/${link.id}`, { token: ada.token }), 404);
+      expectError(await server.request('POST', join(link.secret), { token: bob.token }), 404);
+    }
+    expect((await server.request('GET', `${links()}/${kept.id}`, { token: ada.token })).status).toBe(200);
+  });
+});
+
 describe('joining with an invite link', () => {
   it('makes a user a member with the link role, counts the use, and says a second join is redundant', async () => {
     const carol = await server.createUser('Carol');

@@ -142,7 +142,7 @@ describe('a guest with one space grant', () => {
 });
 
 describe('invites with limits', () => {
-  it('adds no one outside an organization that lets new members in only through SAML (400, nothing written); its members are invited', async () => {
+  it('adds no one outside an organization that lets new members in only through SAML (403, nothing written); its members are invited', async () => {
     const organization = await server.createOrg(users.ada, 'Single sign-on');
     await server.app.db.organization.update({ where: { id: organization }, data: { sso: true } });
     const space = (await server.createSpace(users.ada, organization, { title: 'SSO' })).id;
@@ -151,7 +151,7 @@ describe('invites with limits', () => {
     await server.addMember(organization, member, 'read');
     const before = await databaseFingerprint(server);
     const res = await server.request('POST', permissionsPath('space', space), { token: users.ada.token, body: { role: 'edit', users: [member.id, stranger.email] } });
-    expectError(res, 400, /^users: ".*" is not a member of the organization, which lets new members in only through SAML single sign-on$/);
+    expectError(res, 403, /requires single sign-on.*users: ".*" is not a member of it$/);
     expect(await databaseFingerprint(server)).toEqual(before);
     expect((await server.request('POST', permissionsPath('space', space), { token: users.ada.token, body: { role: 'edit', users: [member.id] } })).status).toBe(204);
   });

@@ -461,7 +461,8 @@ describe("another organization's members", () => {
       UpdateMembersInOrganizationTeam: { add: [bob.id], remove: [mia.id] },
       AddMemberToOrganizationTeamById: { role: 'owner' },
     };
-    const routes = restRoutes.filter((r) => r.path.includes('/teams'));
+    // The team routes (not the space and collection permission routes of teams).
+    const routes = restRoutes.filter((r) => /^\/v1\/orgs\/\{organizationId\}\/(teams|members\/\{userId\}\/teams)/.test(r.path));
     expect(routes).toHaveLength(10);
     for (const user of [bob, outsider]) {
       for (const route of routes) {
