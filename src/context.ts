@@ -63,7 +63,13 @@ export async function buildContext(
   const token = bearerToken(authorization);
   const viewer = token ? await loadViewer(deps.db, token) : null;
   const loaders = new Loaders(deps.db, deps.revisionChunks);
-  const access = new Access(viewer, {
+  const access = createAccess(viewer, loaders);
+  return { ...deps, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
+}
+
+/** The caller's Access, deciding through the request's loaders (the one place that wires them). */
+export function createAccess(viewer: Viewer | null, loaders: Loaders): Access {
+  return new Access(viewer, {
     inheritedLevel: async (kind, id) => (await loaders.contentFacts.load(`${kind}:${id}`)).level,
     // Read only where the viewer holds grants (loadViewer says where): most callers hold none, and pay no statement.
     grantsIn: (organizationId) =>
@@ -74,5 +80,4 @@ export async function buildContext(
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
     sitesPublishing: async (spaceId) => (await loaders.publishedPlacesBySpaceId.load(spaceId)).map((place) => place.siteId),
   });
-  return { ...deps, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
 }
