@@ -81,6 +81,21 @@ export class LiveLoaders {
 
 // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
 const MAX_BATCH = 30_000;
+/**
+ * The distinct ids on each side of `${a}:${b}` keys (organization and user, team and user): a
+ * loader keyed by a pair reads every id of both sides in one statement and picks its pairs.
+ */
+function pairSides(keys: readonly string[]): [string[], string[]] {
+  const firsts = new Set<string>();
+  const seconds = new Set<string>();
+  for (const key of keys) {
+    const at = key.indexOf(':');
+    firsts.add(key.slice(0, at));
+    seconds.add(key.slice(at + 1));
+  }
+  return [[...firsts], [...seconds]];
+}
+
 /** How far up ancestorsOf follows parent collections (a guard: writers never make a cycle). */
 const MAX_COLLECTION_DEPTH = 100;
 
@@ -257,12 +272,9 @@ export class Loaders {
    * `collection:<id>`). One statement for every user and organization asked in a tick.
    */
   readonly grantsOfUser = this.cached(['ContentGrant', 'TeamMember'], async (keys: readonly string[]) => {
-    const pairs = keys.map((key) => {
-      const at = key.indexOf(':');
-      return { organizationId: key.slice(0, at), userId: key.slice(at + 1) };
-    });
-    const organizations = Prisma.join([...new Set(pairs.map((p) => p.organizationId))]);
-    const users = Prisma.join([...new Set(pairs.map((p) => p.userId))]);
+    const [organizationIds, userIds] = pairSides(keys);
+    const organizations = Prisma.join(organizationIds);
+    const users = Prisma.join(userIds);
     const rows = await this.db.$queryRaw<Array<{ organizationId: string; userId: string; resourceKind: string; resourceId: string; role: string }>>`
       SELECT g."organizationId", g."granteeId" AS "userId", g."resourceKind", g."resourceId", g."role"
       FROM "ContentGrant" g
@@ -289,12 +301,7 @@ export class Loaders {
    * every member of a response.
    */
   readonly memberCounts = this.cached(['TeamMember', 'Team', 'ContentGrant'], async (keys: readonly string[]) => {
-    const pairs = keys.map((key) => {
-      const at = key.indexOf(':');
-      return { organizationId: key.slice(0, at), userId: key.slice(at + 1) };
-    });
-    const organizationIds = [...new Set(pairs.map((p) => p.organizationId))];
-    const userIds = [...new Set(pairs.map((p) => p.userId))];
+    const [organizationIds, userIds] = pairSides(keys);
     const [teams, spaces] = await Promise.all([
       this.db.$queryRaw<Array<{ organizationId: string; userId: string; n: number }>>`
         SELECT t."organizationId", tm."userId", CAST(COUNT(*) AS INTEGER) AS "n"
@@ -373,16 +380,13 @@ export class Loaders {
 
   /** `${organizationId}:${userId}` -> whether the user owns a team of the organization (one statement for every pair asked in a tick). */
   readonly ownsTeamIn = this.cached(['TeamMember', 'Team'], async (keys: readonly string[]) => {
-    const pairs = keys.map((key) => {
-      const at = key.indexOf(':');
-      return { organizationId: key.slice(0, at), userId: key.slice(at + 1) };
-    });
+    const [organizationIds, userIds] = pairSides(keys);
     const rows = await this.db.$queryRaw<Array<{ organizationId: string; userId: string }>>`
       SELECT DISTINCT t."organizationId", tm."userId"
       FROM "TeamMember" tm JOIN "Team" t ON t."id" = tm."teamId"
       WHERE tm."role" = 'owner'
-        AND tm."userId" IN (${Prisma.join([...new Set(pairs.map((p) => p.userId))])})
-        AND t."organizationId" IN (${Prisma.join([...new Set(pairs.map((p) => p.organizationId))])})`;
+        AND tm."userId" IN (${Prisma.join(userIds)})
+        AND t."organizationId" IN (${Prisma.join(organizationIds)})`;
     const owned = new Set(rows.map((r) => `${r.organizationId}:${r.userId}`));
     return keys.map((key) => owned.has(key));
   });
@@ -452,12 +456,9 @@ export class Loaders {
 
   /** `${teamId}:${userId}` -> the user's role in the team, or null when they are not in it. */
   readonly teamRoleOf = this.cached(['TeamMember'], async (keys: readonly string[]) => {
-    const pairs = keys.map((key) => {
-      const at = key.indexOf(':');
-      return { teamId: key.slice(0, at), userId: key.slice(at + 1) };
-    });
+    const [teamIds, userIds] = pairSides(keys);
     const rows = await this.db.teamMember.findMany({
-      where: { teamId: { in: [...new Set(pairs.map((p) => p.teamId))] }, userId: { in: [...new Set(pairs.map((p) => p.userId))] } },
+      where: { teamId: { in: teamIds }, userId: { in: userIds } },
       select: { teamId: true, userId: true, role: true },
     });
     const byKey = new Map(rows.map((r) => [`${r.teamId}:${r.userId}`, r.role]));
