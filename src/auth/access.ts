@@ -198,9 +198,7 @@ export class Access {
 
   /** The default level that raises a member's role on the node (members with a role only). */
   private async defaultLevel(kind: 'space' | 'collection', node: ContentNode, own: RoleOrGuest | undefined): Promise<MemberRole | null | undefined> {
-    if (!own) return undefined;
-    if (node.defaultLevel === 'inherit') return node.parentId ? this.lookups.inheritedLevel(kind, node.id) : undefined;
-    return isMemberRole(node.defaultLevel) ? node.defaultLevel : undefined;
+    return own ? nodeDefaultLevel(kind, node, this.lookups.inheritedLevel) : undefined;
   }
 
   /** Whether `shareKey` opens a site that publishes the space; if so it is recorded for the request. */
@@ -265,4 +263,17 @@ export function effectiveContentRole(input: ContentRoleInput): RoleOrGuest | und
 export function hasCollectionGrant(grants: ReadonlyMap<string, MemberRole>): boolean {
   for (const key of grants.keys()) if (key.startsWith('collection:')) return true;
   return false;
+}
+
+/**
+ * The default level a space or collection gives members with a role: its own, or with `inherit`
+ * the one it resolves to through its parents (`inheritedLevel`); undefined for none.
+ */
+export async function nodeDefaultLevel(
+  kind: 'space' | 'collection',
+  node: Pick<ContentNode, 'id' | 'parentId' | 'defaultLevel'>,
+  inheritedLevel: AccessLookups['inheritedLevel'],
+): Promise<MemberRole | null | undefined> {
+  if (node.defaultLevel === 'inherit') return node.parentId ? inheritedLevel(kind, node.id) : undefined;
+  return isMemberRole(node.defaultLevel) ? node.defaultLevel : undefined;
 }

@@ -7,7 +7,7 @@
  * `effectiveContentRole` (src/auth/access.ts), computed for whole lists in a fixed number of
  * statements (the batched loaders of src/loaders.ts).
  */
-import { effectiveContentRole, hasCollectionGrant } from '../auth/access.ts';
+import { effectiveContentRole, hasCollectionGrant, nodeDefaultLevel } from '../auth/access.ts';
 import { authorize, can, type Action } from '../auth/policies.ts';
 import { highest, isMemberRole, rank, type MemberRole, type RoleOrGuest } from '../auth/roles.ts';
 import type { Context } from '../context.ts';
@@ -218,9 +218,8 @@ export async function dropGrantsOn(
 // ---------------------------------------------------------------- roles of others
 
 /** The default level that raises a member's role on a node (members with a role only): as Access decides it. */
-async function levelOf(ctx: Context, kind: ContentKind, node: { id: string; parentId: string | null; defaultLevel: string | null }) {
-  if (node.defaultLevel === 'inherit') return node.parentId ? (await ctx.loaders.contentFacts.load(`${kind}:${node.id}`)).level : undefined;
-  return isMemberRole(node.defaultLevel) ? node.defaultLevel : undefined;
+function levelOf(ctx: Context, kind: ContentKind, node: { id: string; parentId: string | null; defaultLevel: string | null }) {
+  return nodeDefaultLevel(kind, node, async (k, id) => (await ctx.loaders.contentFacts.load(`${k}:${id}`)).level);
 }
 
 /** Where a role on a space or collection comes from (the aggregate's `sources`). */
