@@ -34,6 +34,8 @@ export interface Subject {
   readonly teamOwner?: boolean;
   /** An admin disabled the caller's membership of the organization: every action is refused (403). */
   readonly disabled?: boolean;
+  /** The caller wrote the comment or reply the action is on. */
+  readonly author?: boolean;
 }
 
 type Rule = (subject: Subject) => boolean;
@@ -50,6 +52,11 @@ const editContent: Rule = (s) => atLeast(s.role, 'edit') && !s.locked;
 
 /** Manage a team's members: an organization admin, or an owner of the team. */
 const manageTeam: Rule = (s) => atLeast(s.role, 'admin') || (s.teamOwner === true && s.role !== undefined);
+
+/** Change a comment's or reply's body: its author, while they may still comment. */
+const ownComment: Rule = (s) => s.author === true && atLeast(s.role, 'comment');
+/** Delete a comment or reply: its author (while they may comment), or an admin. */
+const ownCommentOrAdmin: Rule = (s) => atLeast(s.role, 'admin') || ownComment(s);
 
 /** The caller's own account (Access.account() makes its subject): any signed-in caller. */
 const ownAccount: Rule = () => true;
@@ -101,7 +108,6 @@ const rules = {
   'collection:manage-permissions': role('admin'),
 
   'space:read': readOrShared,
-  'space:comment': role('comment'),
   'space:edit': editContent,
   'space:update': role('edit'),
   'space:configure': role('admin'),
@@ -121,6 +127,15 @@ const rules = {
   'change-request:edit-content': editContent,
   'change-request:review': role('review'),
   'change-request:merge': role('review'),
+  // Asking someone to review: whoever may edit the change request's space (locked or not: no content changes).
+  'change-request:request-review': role('edit'),
+
+  // Discussions (comments and replies on a space or in a change request): readers read them;
+  // commenters post, reply, react and resolve; authors edit their own; authors and admins delete.
+  'comment:read': role('read'),
+  'comment:post': role('comment'),
+  'comment:edit': ownComment,
+  'comment:delete': ownCommentOrAdmin,
 
   // Sites follow the organization role: building one (structure, sections,
   // site spaces, share links) needs create, like other content; its settings
@@ -199,7 +214,6 @@ const scopeNeeds = {
   'collection:manage-permissions': 'space:write',
 
   'space:read': 'space:read',
-  'space:comment': 'space:write',
   'space:edit': 'space:write',
   'space:update': 'space:write',
   'space:configure': 'space:write',
@@ -218,6 +232,13 @@ const scopeNeeds = {
   'change-request:edit-content': 'space:write',
   'change-request:review': 'space:write',
   'change-request:merge': 'change-request:merge',
+  'change-request:request-review': 'space:write',
+
+  // GitBook counts discussions as space content.
+  'comment:read': 'space:read',
+  'comment:post': 'space:write',
+  'comment:edit': 'space:write',
+  'comment:delete': 'space:write',
 
   'site:read': 'site:read',
   'site:create': 'site:write',

@@ -16,7 +16,7 @@ import { ForbiddenError, MemberDisabledError, MissingScopeError, NotFoundError }
  * A role at least, any membership, or `anyone` (the caller's own account: every signed-in caller);
  * the facts that change it; and the scope a scoped token needs (`any`: every token; `unscoped`: a token without scopes only).
  */
-type Needs = { role: (typeof MEMBER_ROLES)[number] | 'member' | 'anyone'; notLocked?: true; orShared?: true; orTeamOwner?: true; scope: TokenScope | 'any' | 'unscoped' };
+type Needs = { role: (typeof MEMBER_ROLES)[number] | 'member' | 'anyone'; notLocked?: true; orShared?: true; orTeamOwner?: true; author?: 'only' | 'or'; scope: TokenScope | 'any' | 'unscoped' };
 
 /** What each action needs: a role at least (or any membership), and the facts that change it. */
 const EXPECTED: Record<Action, Needs> = {
@@ -56,7 +56,6 @@ const EXPECTED: Record<Action, Needs> = {
   'collection:list-permissions': { role: 'read', scope: 'space:read' },
   'collection:manage-permissions': { role: 'admin', scope: 'space:write' },
   'space:read': { role: 'read', orShared: true, scope: 'space:read' },
-  'space:comment': { role: 'comment', scope: 'space:write' },
   'space:edit': { role: 'edit', notLocked: true, scope: 'space:write' },
   'space:update': { role: 'edit', scope: 'space:write' },
   'space:configure': { role: 'admin', scope: 'space:write' },
@@ -74,6 +73,11 @@ const EXPECTED: Record<Action, Needs> = {
   'change-request:edit-content': { role: 'edit', notLocked: true, scope: 'space:write' },
   'change-request:review': { role: 'review', scope: 'space:write' },
   'change-request:merge': { role: 'review', scope: 'change-request:merge' },
+  'change-request:request-review': { role: 'edit', scope: 'space:write' },
+  'comment:read': { role: 'read', scope: 'space:read' },
+  'comment:post': { role: 'comment', scope: 'space:write' },
+  'comment:edit': { role: 'comment', author: 'only', scope: 'space:write' },
+  'comment:delete': { role: 'admin', author: 'or', scope: 'space:write' },
   'site:read': { role: 'read', orShared: true, scope: 'site:read' },
   'site:create': { role: 'create', scope: 'site:write' },
   'site:update': { role: 'create', scope: 'site:write' },
@@ -97,6 +101,9 @@ function expected(needs: Needs, subject: Subject): boolean {
     needs.role === 'anyone' ? true : needs.role === 'member' ? role !== undefined : role !== undefined && role !== null && MEMBER_ROLES.indexOf(role) >= MEMBER_ROLES.indexOf(needs.role);
   if (subject.disabled) return false;
   const teamOwner = needs.orTeamOwner === true && subject.teamOwner === true && role !== undefined;
+  const commenter = role !== undefined && role !== null && MEMBER_ROLES.indexOf(role) >= MEMBER_ROLES.indexOf('comment');
+  if (needs.author === 'only') return hasRole && subject.author === true;
+  if (needs.author === 'or') return hasRole || (subject.author === true && commenter);
   return ((hasRole || teamOwner) && !(needs.notLocked && subject.locked)) || (needs.orShared === true && subject.shared === true);
 }
 
@@ -131,10 +138,12 @@ describe('the policy table', () => {
           for (const shared of [false, true]) {
             for (const teamOwner of [false, true]) {
               for (const disabled of [false, true]) {
-                for (const token of tokenVariants(needs)) {
-                  const subject: Subject = { organizationId: 'org', role, locked, shared, teamOwner, disabled, scopes: token.scopes };
-                  const want = expected(needs, subject) && scopeAllows(needs, token.scopes);
-                  if (can(subject, action) !== want) rows.push(`${label(role)} locked=${locked} shared=${shared} teamOwner=${teamOwner} disabled=${disabled} token=${token.name}`);
+                for (const author of [false, true]) {
+                  for (const token of tokenVariants(needs)) {
+                    const subject: Subject = { organizationId: 'org', role, locked, shared, teamOwner, disabled, author, scopes: token.scopes };
+                    const want = expected(needs, subject) && scopeAllows(needs, token.scopes);
+                    if (can(subject, action) !== want) rows.push(`${label(role)} locked=${locked} shared=${shared} teamOwner=${teamOwner} disabled=${disabled} author=${author} token=${token.name}`);
+                  }
                 }
               }
             }

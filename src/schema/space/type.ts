@@ -35,7 +35,7 @@ const SPACE_PERMISSIONS = {
   viewInviteLinks: 'space:admin',
   edit: 'space:edit',
   triggerGitSync: 'space:edit',
-  comment: 'space:comment',
+  comment: 'comment:post',
   merge: 'change-request:merge',
   review: 'change-request:review',
   installIntegration: 'space:admin',
