@@ -21,6 +21,7 @@ import type { AppError } from './errors/index.ts';
 import { maskError, toGraphQLError } from './errors/mask.ts';
 import { isClientError, toAppError } from './errors/to-app-error.ts';
 import { createConversions } from './content/conversions.ts';
+import { createEventHub, deploymentNamespace } from './event-bus.ts';
 import { createJobs, type Jobs } from './jobs/jobs.ts';
 import type { JobKind } from './jobs/events.ts';
 import type { JobHandler } from './jobs/runner.ts';
@@ -214,7 +215,9 @@ export function createApp(options: AppOptions): App {
   };
   const conversions = createConversions({ pool: workers.requests, limits: config.markdownLimits, storage: config.storage });
   const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics });
+  // Job and comment events: in-process, or across processes through Redis (one pair of connections for both).
+  const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl), log });
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics, events });
 
   // Subscriptions never end by themselves: shutdown ends those answered over SSE.
   const subscriptionShutdown = createSubscriptionShutdown();
@@ -251,7 +254,7 @@ export function createApp(options: AppOptions): App {
       // Member.lastSeenAt from real use: at most one write per member per minute.
       useMemberActivity(),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => jobs.bus.ping() : undefined }),
+      useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => events.ping() : undefined }),
       useOperationMetrics(metrics),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
       // GET /.well-known/jwks/{organizationId}.json, without a token: the keys visitor claims verify with.
@@ -415,6 +418,7 @@ export function createApp(options: AppOptions): App {
       await yoga.dispose();
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
+      await events.close();
       await Promise.all([workers.requests.close(), workers.jobs.close()]);
       await db.$disconnect();
       return { webSockets, eventStreams };

@@ -3,16 +3,16 @@
  * store, the runner with every kind's handler, and the dispatch (embedded
  * polling, or BullMQ with REDIS_URL). Resolvers start jobs with `start`.
  */
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import type { JobMetrics } from '../metrics.ts';
+import { deploymentNamespace, type EventHub } from '../event-bus.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
 import { type WorkerPool } from '../worker-pool.ts';
 import { BullmqDispatch } from './bullmq-dispatch.ts';
-import { createJobEventBus, type JobEvent, type JobEventBus, type JobKind } from './events.ts';
+import { createJobEventBus, jobEventBus, type JobEvent, type JobEventBus, type JobKind } from './events.ts';
 import { followJob, followJobs, type FollowOptions } from './job-feed.ts';
 import { JobStore, type JobRow, type JobScope } from './job-store.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from './runner.ts';
@@ -43,11 +43,13 @@ export function createJobs(deps: {
   workers: WorkerPool;
   handlers: Partial<Record<JobKind, JobHandler>>;
   metrics?: JobMetrics;
+  /** The process's event hub (the server's); without, the jobs make one of their own. */
+  events?: EventHub;
 }): Jobs {
   const { config, log } = deps;
   // Deployments sharing one Redis (one per database) keep their queues and events apart.
-  const namespace = createHash('sha256').update(config.databaseUrl ?? 'default').digest('hex').slice(0, 12);
-  const bus = createJobEventBus(config.redisUrl, { namespace, log });
+  const namespace = deploymentNamespace(config.databaseUrl);
+  const bus = deps.events ? jobEventBus(deps.events) : createJobEventBus(config.redisUrl, { namespace, log });
   const store = new JobStore(deps.db, bus, config.jobs.leaseMs);
   const runner = new JobRunner({ ...deps, store });
   const dispatch = config.redisUrl

@@ -85,9 +85,9 @@ describe.skipIf(!servicesConfigured('redis'))('job events through Redis reconnec
   // Registered after the server's afterAll, so its clients are disposed first.
   const wsClient = useWsClients(() => server.baseUrl);
 
-  /** Kills the server's connections named `docs-api:<namespace>:job:<role>` (CLIENT KILL ID); how many. */
+  /** Kills the server's event connections, named `docs-api:<namespace>:events:<role>` (CLIENT KILL ID); how many. */
   async function killConnections(role: 'subscribe' | 'publish'): Promise<number> {
-    const name = `docs-api:${server.app.jobs.namespace}:job:${role}`;
+    const name = `docs-api:${server.app.jobs.namespace}:events:${role}`;
     const list = (await admin.client('LIST')) as string;
     const ids = list
       .split('\n')
