@@ -12,6 +12,7 @@ import type { Db } from './db/client.ts';
 import type { RevisionChunkCache } from './db/revision-chunks.ts';
 import { type Provider } from './db/provider/config.ts';
 import type { Jobs } from './jobs/jobs.ts';
+import type { CommentFeed } from './services/comment-feed.ts';
 import { Loaders } from './loaders.ts';
 import { type ObjectStorage } from './storage/object-storage.ts';
 import { Urls } from './urls.ts';
@@ -30,6 +31,8 @@ export interface Context extends YogaInitialContext {
   storage: ObjectStorage;
   /** Long operations: start them, read them, follow their events. */
   jobs: Jobs;
+  /** Live comment events: publish them after a write, follow them (src/services/comment-feed.ts). */
+  commentFeed: CommentFeed;
   /**
    * Event ids over SSE: the `Last-Event-ID` the request carries (an EventSource that
    * reconnects sends the last id it received), and the id of the event a subscription
@@ -50,6 +53,7 @@ export interface ContextDeps {
   log: Logger;
   storage: ObjectStorage;
   jobs: Jobs;
+  commentFeed: CommentFeed;
   conversions: Conversions;
   revisionChunks: RevisionChunkCache;
 }

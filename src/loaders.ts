@@ -391,6 +391,27 @@ export class Loaders {
     return keys.map((key) => owned.has(key));
   });
 
+  /**
+   * `${organizationId}:${userId}` -> the user's membership there as it is now (role, disabled), or null:
+   * what a long-lived subscription re-reads per event to learn that its caller lost access.
+   */
+  readonly membershipOf = this.cached(['Member'], async (keys: readonly string[]) => {
+    const [organizationIds, userIds] = pairSides(keys);
+    const rows = await this.db.member.findMany({
+      where: { organizationId: { in: organizationIds }, userId: { in: userIds } },
+      select: { organizationId: true, userId: true, role: true, disabled: true },
+    });
+    const byKey = new Map(rows.map((r) => [`${r.organizationId}:${r.userId}`, { role: r.role, disabled: r.disabled }]));
+    return keys.map((key) => byKey.get(key) ?? null);
+  });
+
+  /** API token id -> when it expires (null: never), or null when it no longer exists (revoked). */
+  readonly tokenById = this.cached(['ApiToken'], async (ids: readonly string[]) => {
+    const rows = await this.db.apiToken.findMany({ where: { id: { in: [...ids] } }, select: { id: true, expiresAt: true } });
+    const byId = new Map(rows.map((r) => [r.id, { expiresAt: r.expiresAt }]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
   /** organization id -> its members' user ids, roles and whether they are disabled (who reaches a space or collection). */
   readonly membersOf = this.cached(['Member'], async (organizationIds: readonly string[]) => {
     const rows = await this.db.member.findMany({

@@ -13,7 +13,7 @@ import pino, { type Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { bearerToken, loadViewer } from './auth/viewer.ts';
 import type { AppConfig } from './config.ts';
-import { buildContext, type Context } from './context.ts';
+import { buildContext, createAccess, type Context } from './context.ts';
 import { createDb, type Db } from './db/client.ts';
 import { RevisionChunkCache } from './db/revision-chunks.ts';
 import { parseDatabaseUrl, type Provider } from './db/provider/config.ts';
@@ -23,6 +23,7 @@ import { isClientError, toAppError } from './errors/to-app-error.ts';
 import { createConversions } from './content/conversions.ts';
 import { createEventHub, deploymentNamespace } from './event-bus.ts';
 import { createJobs, type Jobs } from './jobs/jobs.ts';
+import { CommentFeed, type CommentEvent } from './services/comment-feed.ts';
 import type { JobKind } from './jobs/events.ts';
 import type { JobHandler } from './jobs/runner.ts';
 import { LiveLoaders } from './loaders.ts';
@@ -76,6 +77,8 @@ export interface App {
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
   server: http.Server;
   jobs: Jobs;
+  /** Live comment events: what the mutations publish and `commentEvents` follows. */
+  commentFeed: CommentFeed;
   /**
    * The worker threads of CPU-heavy work: a request's conversions, and the Git layout of jobs, apart so
    * that neither waits behind the other (no thread starts before the first task).
@@ -219,6 +222,14 @@ export function createApp(options: AppOptions): App {
   const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl), log });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics, events });
 
+  const commentFeed = new CommentFeed({
+    db,
+    revisionChunks,
+    bus: events.topic<CommentEvent>('comment'),
+    accessFor: createAccess,
+    onError: (error) => log.error({ err: error }, 'comment events: delivery failed'),
+  });
+
   // Subscriptions never end by themselves: shutdown ends those answered over SSE.
   const subscriptionShutdown = createSubscriptionShutdown();
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -240,7 +251,7 @@ export function createApp(options: AppOptions): App {
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, conversions, revisionChunks }, authorizationOf(initial), lastEventId)) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, commentFeed, conversions, revisionChunks }, authorizationOf(initial), lastEventId)) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
@@ -383,6 +394,7 @@ export function createApp(options: AppOptions): App {
     yoga,
     server,
     jobs,
+    commentFeed,
     workers,
     listen: () =>
       new Promise((resolve, reject) => {
@@ -418,6 +430,7 @@ export function createApp(options: AppOptions): App {
       await yoga.dispose();
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
+      commentFeed.close();
       await events.close();
       await Promise.all([workers.requests.close(), workers.jobs.close()]);
       await db.$disconnect();

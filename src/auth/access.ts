@@ -38,6 +38,12 @@ export interface AccessLookups {
   sitesPublishing(spaceId: string): Promise<string[]>;
 }
 
+/**
+ * The columns of a space that who may do what with it depends on (Access.space); loadSpace
+ * selects them whatever the document asks for.
+ */
+export const SPACE_ACCESS_SELECT = { organizationId: true, parentId: true, defaultLevel: true, editMode: true } as const;
+
 /** A space or a collection as its access is decided. */
 export interface ContentNode {
   id: string;

@@ -297,6 +297,7 @@ const readActions: Record<string, Action> = {
   team: 'team:read',
   site: 'site:read',
   job: 'job:read',
+  comment: 'comment:read',
   translation: 'translation:read',
 };
 

@@ -55,6 +55,7 @@ import './change-request/type.ts';
 import './change-request/queries.ts';
 import './change-request/mutations.ts';
 import './change-request/pdf.ts';
+import './comment/events.ts';
 import './job/type.ts';
 import './job/queries.ts';
 import './job/mutations.ts';

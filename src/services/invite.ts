@@ -29,7 +29,7 @@ import {
 import { isUniqueViolation } from '../errors/prisma.ts';
 import { newId } from '../ids.ts';
 import { changeMembership } from './member.ts';
-import { SPACE_ACCESS_SELECT } from './space.ts';
+import { SPACE_ACCESS_SELECT } from '../auth/access.ts';
 
 /** An invite link as stored (never its secret hash), with the secret right after it was made. */
 export interface InviteLinkRow {

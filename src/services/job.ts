@@ -4,7 +4,7 @@ import type { Context } from '../context.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { JobScope } from '../jobs/job-store.ts';
-import { SPACE_ACCESS_SELECT } from './space.ts';
+import { SPACE_ACCESS_SELECT } from '../auth/access.ts';
 
 /**
  * Whether the caller may see a job (`job:read`): decided on its space, or

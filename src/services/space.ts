@@ -1,4 +1,5 @@
 /** Spaces: loading one the caller may act on, and creating one with its first revision. */
+import { SPACE_ACCESS_SELECT } from '../auth/access.ts';
 import { authorize, type Action } from '../auth/policies.ts';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
@@ -13,11 +14,6 @@ import { resolvePosition, type ContentPosition } from './content-position.ts';
 /** Deleted spaces stay in the bin this long, restorable, before the sweep removes them. */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/**
- * The columns of a space that who may do what with it depends on (ctx.access.space); loadSpace
- * selects them whatever the document asks for.
- */
-export const SPACE_ACCESS_SELECT = { organizationId: true, parentId: true, defaultLevel: true, editMode: true } as const;
 
 /**
  * Loads a space the caller may act on, or answers 404/403. Spaces in the bin

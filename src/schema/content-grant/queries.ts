@@ -16,7 +16,7 @@ import {
   type ContentKind,
   type GrantTarget,
 } from '../../services/content-grant.ts';
-import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
+import { SPACE_ACCESS_SELECT } from '../../auth/access.ts';
 import { Collection } from '../collection/type.ts';
 import { Member } from '../member/type.ts';
 import { MemberRole, SortDirection } from '../shared/enums.ts';

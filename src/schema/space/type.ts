@@ -4,7 +4,7 @@ import { readableParent } from '../../services/content-grant.ts';
 import { storedSpaceMergeRules } from '../../services/merge-rules.ts';
 import { publishedSpaceUrl } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
-import { SPACE_ACCESS_SELECT } from '../../services/space.ts';
+import { SPACE_ACCESS_SELECT } from '../../auth/access.ts';
 import { Collection } from '../collection/type.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
 
