@@ -12,7 +12,6 @@ import { loadSpace } from '../../services/space.ts';
 import { RevisionFile } from '../revision/type.ts';
 import { ChangeRequest, ChangeRequestStatus } from './type.ts';
 
-
 const CreateChangeRequestInput = builder.inputType('CreateChangeRequestInput', {
   fields: (t) => ({
     subject: t.string({ validate: changeRequestSubject }),
