@@ -44,6 +44,14 @@ export interface PublishedPlace {
 /** A space or a collection, as `contentFacts` keys them. */
 export type ContentNodeKey = `${'space' | 'collection'}:${string}`;
 
+/** What a user did in a change request: committed content (`edit`) or posted comments and replies (`comment`), how often, and when last. */
+export interface Contribution {
+  actionType: 'edit' | 'comment';
+  userId: string;
+  count: number;
+  updatedAt: Date;
+}
+
 /** What a space or collection answers with beyond its row. */
 export interface ContentFacts {
   /** The default level it resolves to through its parent collections (undefined: none; null: guests only). */
@@ -484,6 +492,57 @@ export class Loaders {
     });
     const byKey = new Map(rows.map((r) => [`${r.teamId}:${r.userId}`, r.role]));
     return keys.map((key) => (isOneOf(TEAM_MEMBER_ROLES, byKey.get(key)) ? (byKey.get(key) as TeamMemberRole) : null));
+  });
+
+  /**
+   * change request id -> what its reviews are judged by: the change request's space and current
+   * revision (null when there is no such change request), every review of it and its pending review
+   * requests, each oldest first. Three statements for every change request asked in a tick.
+   */
+  readonly reviewingOf = this.cached(['ChangeRequest', 'ChangeRequestReview', 'ChangeRequestReviewRequest'], async (ids: readonly string[]) => {
+    const list = [...ids];
+    const [changeRequests, reviews, requests] = await Promise.all([
+      this.db.changeRequest.findMany({ where: { id: { in: list } }, select: { id: true, spaceId: true, revisionId: true } }),
+      this.db.changeRequestReview.findMany({ where: { changeRequestId: { in: list } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      this.db.changeRequestReviewRequest.findMany({ where: { changeRequestId: { in: list } }, orderBy: [{ createdAt: 'asc' }, { reviewerId: 'asc' }] }),
+    ]);
+    const byId = new Map(changeRequests.map((c) => [c.id, c]));
+    const reviewsOf = groupBy(ids, reviews, (r) => r.changeRequestId, (r) => r);
+    const requestsOf = groupBy(ids, requests, (r) => r.changeRequestId, (r) => r);
+    return ids.map((id, i) => ({ changeRequest: byId.get(id) ?? null, reviews: reviewsOf[i]!, requests: requestsOf[i]! }));
+  });
+
+  /**
+   * change request id -> who contributed to it, unsorted: each user who committed content to it
+   * (`edit`: how many commits, the time of the latest) and each who posted comment threads or
+   * replies in it (`comment`: how many, the time of the latest). Two statements for every change
+   * request asked in a tick.
+   */
+  readonly contributionsTo = this.cached(['ChangeRequestContributor', 'Comment'], async (ids: readonly string[]) => {
+    const list = [...ids];
+    const [edits, comments] = await Promise.all([
+      this.db.changeRequestContributor.findMany({
+        where: { changeRequestId: { in: list } },
+        select: { changeRequestId: true, userId: true, count: true, updatedAt: true },
+      }),
+      this.db.comment.groupBy({
+        by: ['changeRequestId', 'authorId'],
+        where: { changeRequestId: { in: list } },
+        _count: { _all: true },
+        _max: { postedAt: true },
+      }),
+    ]);
+    const rows: Array<{ changeRequestId: string } & Contribution> = [
+      ...edits.map((e) => ({ changeRequestId: e.changeRequestId, actionType: 'edit' as const, userId: e.userId, count: e.count, updatedAt: e.updatedAt })),
+      ...comments.map((c) => ({
+        changeRequestId: c.changeRequestId!,
+        actionType: 'comment' as const,
+        userId: c.authorId,
+        count: c._count._all,
+        updatedAt: c._max.postedAt!,
+      })),
+    ];
+    return groupBy(ids, rows, (r) => r.changeRequestId, ({ changeRequestId: _, ...contribution }) => contribution as Contribution);
   });
 
   readonly revisionById = this.cached(['Revision'], async (ids: readonly string[]) => {

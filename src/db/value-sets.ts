@@ -56,6 +56,7 @@ export type ReferenceTargetKind = (typeof REFERENCE_TARGET_KINDS)[number];
 export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 export const REVIEW_STATUSES = ['approved', 'changes-requested'] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 /** The plan of a site. */
 export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;

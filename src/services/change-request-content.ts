@@ -74,8 +74,8 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
     });
     await tx.changeRequestContributor.upsert({
       where: { changeRequestId_userId: { changeRequestId: changeRequest.id, userId: viewer.userId } },
-      create: { changeRequestId: changeRequest.id, userId: viewer.userId },
-      update: {},
+      create: { changeRequestId: changeRequest.id, userId: viewer.userId, count: 1 },
+      update: { count: { increment: 1 } },
     });
     const row = await tx.revision.findUniqueOrThrow({ where: { id: revisionId } });
     return { applied, revision: { ...row, organizationId: space.organizationId } };

@@ -11,6 +11,7 @@ import type { Context } from '../context.ts';
 import type { Db, Prisma, Tx } from '../db/client.ts';
 import type { RevisionChunkCache } from '../db/revision-chunks.ts';
 import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
+import { currentReviewsIn } from './change-request-review.ts';
 import { commitChangeRequestRevision, lockChangeRequest, lockSpaceRevision } from './change-request.ts';
 import { storedOrganizationMergeRules, storedSpaceMergeRules } from './merge-rules.ts';
 import { commitSpaceRevision } from './space-content.ts';
@@ -49,11 +50,8 @@ async function unmetRules(db: Db | Tx, space: SpaceRow, changeRequest: ChangeReq
   const rules = await effectiveRules(db, space);
   if (rules.length === 0) return [];
   if (rules.some((r) => r.rule === 'allow_bypass' && r.users?.includes(viewerId))) return [];
-  const reviews = await db.changeRequestReview.findMany({ where: { changeRequestId: changeRequest.id }, orderBy: { createdAt: 'asc' } });
-  // A reviewer's latest review counts, and only if it is of the current content.
-  const latest = new Map<string, (typeof reviews)[number]>();
-  for (const review of reviews) latest.set(review.reviewerId, review);
-  const current = [...latest.values()].filter((r) => r.revisionId === changeRequest.revisionId);
+  // Only reviews that are not outdated count: each reviewer's latest, of the current content, and not requested again since.
+  const current = await currentReviewsIn(db, changeRequest);
   const approvedBy = new Set(current.filter((r) => r.status === 'approved').map((r) => r.reviewerId));
   const unmet: string[] = [];
   for (const rule of rules) {

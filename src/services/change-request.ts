@@ -2,14 +2,40 @@
  * Change requests: finding one of a space by id or number, loading one the
  * caller may act on, and moving one to new content.
  */
+import { z } from 'zod';
 import type { Action } from '../auth/policies.ts';
+import { documentProblem } from '../content/document/validate.ts';
 import { writeRevision, type WriteRevisionInput } from '../content/revision-store.ts';
 import type { Context } from '../context.ts';
 import type { Prisma, Tx } from '../db/client.ts';
+import { nullableJsonInput } from '../db/json.ts';
 import type { Provider } from '../db/provider/config.ts';
 import { lockRowStatement } from '../db/provider/statements.ts';
-import { ConflictError, NotFoundError } from '../errors/index.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { loadSpace } from './space.ts';
+
+/** The contract's ChangeRequestSubject (requests and replies alike): the inputs that take a subject validate it with this. */
+export const changeRequestSubject = z.string().max(100, 'must be at most 100 characters');
+
+/** A change request's subject and description as a caller changes them (undefined: unchanged; a null description removes it). */
+export interface ChangeRequestFieldsInput {
+  subject?: string | null;
+  description?: unknown;
+}
+
+/**
+ * The row changes of `input` (the subject already checked by `changeRequestSubject`); 400 when the
+ * description is not a document. Empty when nothing changes.
+ */
+export function changeRequestFieldsData(input: ChangeRequestFieldsInput): Prisma.ChangeRequestUpdateManyMutationInput {
+  const { subject, description } = input;
+  const problem = description === undefined || description === null ? null : documentProblem(description);
+  if (problem) throw new InvalidInputError(`description: ${problem}`);
+  return {
+    ...(subject !== undefined && subject !== null ? { subject } : {}),
+    ...(description !== undefined ? { description: nullableJsonInput(description) } : {}),
+  };
+}
 
 /** Finds a change request of a space by id or by its per-space number. */
 export async function findChangeRequest(ctx: Context, spaceId: string, idOrNumber: string) {

@@ -283,8 +283,9 @@ function upgradeSuite(provider: Provider, makeConfig: () => { config: DatabaseCo
     const archived = await get('/v1/spaces/sp1/change-requests/cr2');
     expect(archived.status).toBe('archived');
     expect(archived.description ?? null).toBeNull();
-    const data = await graphql('{ changeRequest(spaceId: "sp1", changeRequestId: "cr1") { reviews { id status } } }');
-    expect(data.changeRequest.reviews).toEqual([{ id: 'rv1', status: 'changes-requested' }]);
+    const reviews = await get('/v1/spaces/sp1/change-requests/cr1/reviews');
+    expect(reviews.items).toMatchObject([{ id: 'rv1', status: 'changes-requested', revision: 'rev1', outdated: false, reviewer: { id: 'u-review' } }]);
+    expect(reviews.items[0].requestedBy).toBeUndefined();
   });
 
   it('reads the site back: settings, icon, customizations and the adaptive schema in its own order', async () => {

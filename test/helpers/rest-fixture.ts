@@ -99,6 +99,7 @@ export function useFixtureServer(): { server: TestServer; fixture: RestFixture }
 export async function buildRestFixture(server: TestServer): Promise<RestFixture> {
   const user = await server.createUser('Ada');
   const member = await server.createUser('Bob');
+  const reviewer = await server.createUser('Rita');
   const ok = async (method: string, path: string, body?: unknown) => {
     const res = await server.request(method, path, { token: user.token, body });
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
@@ -108,6 +109,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const organizationId = await server.createOrg(user, 'Fixture org');
   const otherOrganizationId = await server.createOrg(user, 'Transfer target');
   await server.addMember(organizationId, member, 'edit');
+  await server.addMember(organizationId, reviewer, 'review');
   const collection = await server.createCollection(user, organizationId, { title: 'Guides' });
   const siblingCollection = await server.createCollection(user, organizationId, { title: 'Reference' });
   const space = await server.createSpace(user, organizationId, { title: 'Handbook', language: 'en' });
@@ -141,7 +143,11 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   });
   await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/merge`);
   const pageId: string = content.changes[0].page.id;
-  const changeRequest = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Fixture edits' });
+  // Opened by the member, so that the fixture's user (not its author) may review it.
+  const opened = await server.request('POST', `/v1/spaces/${space.id}/change-requests`, { token: member.token, body: { subject: 'Fixture edits' } });
+  if (opened.status !== 201) throw new Error(`The member's change request answered ${opened.status}: ${JSON.stringify(opened.body)}`);
+  const changeRequest = opened.body;
+  const review = await ok('POST', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/reviews`, { status: 'changes-requested' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
   const team = await ok('PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [member.id] });
   const teamId: string = team.id;
@@ -292,6 +298,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { changes: [{ operation: 'insert_files', files: [{ name: 'health.json', url: `${server.baseUrl}/healthz` }] }] },
     ],
     ApplyTemplateToSpace: [{ id: 'blank', changeRequestId: changeRequest.id, params: {} }],
+    SubmitChangeRequestReview: [{ status: 'approved' }],
+    RequestReviewersForChangeRequest: [{ users: [reviewer.id], subject: 'Ready for review', description: document }],
     InviteToSpace: [{ role: 'comment', users: [member.email], teams: [teamId] }],
     UpdateUserPermissionInSpace: [{ role: 'edit' }],
     UpdateTeamPermissionInSpace: [{ role: 'edit' }],
@@ -313,6 +321,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       siteSpaceId: siteSpace.id,
       shareLinkId: shareLink.id,
       changeRequestId: changeRequest.id,
+      reviewId: review.id,
       translationId: translation.id,
       samlProviderId: samlProvider.id,
       userId: member.id,

@@ -45,6 +45,7 @@ const JSON_FIELDS: Record<string, { refused: unknown } | { acceptsAnything: stri
   'CreateTranslationInput.instructions': { refused: 'Translate carefully.' },
   'UpdateTranslationInput.instructions': { refused: 'Translate carefully.' },
   'UpdateChangeRequestInput.description': { refused: 'A description' },
+  'RequestReviewersInput.description': { refused: 'A description' },
   'ChangeRequestContentChangeInput.document': { refused: { markdown: 42 } },
   'UpdateSiteInput.customizations': { refused: ['title'] },
   'UpdateSiteAdaptiveSchemaInput.jsonSchema': { refused: 'object' },

@@ -461,6 +461,11 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "requestedReviewer",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "page",
         "type": "String",
         "source": "query"
@@ -471,7 +476,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListChangeRequestsForOrganization($organizationId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/change-requests\", reply: \"organization.changeRequests\") {\n  organization(id: $organizationId) {\n    changeRequests(\n      status: $status\n      creator: $creator\n      contributor: $contributor\n      page: $page\n      limit: $limit\n    ) {\n      items {\n        ...ChangeRequestFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query ListChangeRequestsForOrganization($organizationId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $requestedReviewer: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/change-requests\", reply: \"organization.changeRequests\") {\n  organization(id: $organizationId) {\n    changeRequests(\n      status: $status\n      creator: $creator\n      contributor: $contributor\n      requestedReviewer: $requestedReviewer\n      page: $page\n      limit: $limit\n    ) {\n      items {\n        ...ChangeRequestFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -2334,6 +2339,11 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "requestedReviewer",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "page",
         "type": "String",
         "source": "query"
@@ -2344,7 +2354,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListChangeRequestsForSpace($spaceId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests\") {\n  spaceChangeRequests(\n    spaceId: $spaceId\n    status: $status\n    creator: $creator\n    contributor: $contributor\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ChangeRequestFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query ListChangeRequestsForSpace($spaceId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $requestedReviewer: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests\") {\n  spaceChangeRequests(\n    spaceId: $spaceId\n    status: $status\n    creator: $creator\n    contributor: $contributor\n    requestedReviewer: $requestedReviewer\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ChangeRequestFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "POST",
@@ -2739,6 +2749,37 @@ export const restRoutes: RestRoute[] = [
     "document": "query ListPagesInChangeRequest($spaceId: ID!, $changeRequestId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages\") {\n  revisionContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  layout\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
   },
   {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/contributors",
+    "status": 200,
+    "reply": "changeRequest.contributors",
+    "operationName": "GetContributorsByChangeRequestId",
+    "file": "src/rest/operations/change-request-review/get-contributors-by-change-request-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query GetContributorsByChangeRequestId($spaceId: ID!, $changeRequestId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/contributors\", reply: \"changeRequest.contributors\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    contributors(page: $page, limit: $limit) {\n      items {\n        ...ChangeRequestUserContributorFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestUserContributorFields on ChangeRequestUserContributor {\n  actionType\n  count\n  updatedAt\n  user {\n    ...UserFields\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
     "method": "POST",
     "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge",
     "status": 200,
@@ -2789,6 +2830,177 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "query GetChangeRequestPDF($spaceId: ID!, $changeRequestId: String!, $page: String, $only: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf\") {\n  changeRequestPdf(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    page: $page\n    only: $only\n  ) {\n    url\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers",
+    "status": 200,
+    "reply": "changeRequest.requestedReviewers",
+    "operationName": "GetRequestedReviewersByChangeRequestId",
+    "file": "src/rest/operations/change-request-review/get-requested-reviewers-by-change-request-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query GetRequestedReviewersByChangeRequestId($spaceId: ID!, $changeRequestId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers\", reply: \"changeRequest.requestedReviewers\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    requestedReviewers(page: $page, limit: $limit) {\n      items {\n        ...ChangeRequestRequestedReviewerFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestRequestedReviewerFields on ChangeRequestRequestedReviewer {\n  object\n  kind\n  user {\n    ...UserFields\n  }\n  revision\n  requestedBy {\n    ...UserFields\n  }\n  createdAt\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers",
+    "status": 200,
+    "reply": "requestReviewers",
+    "operationName": "RequestReviewersForChangeRequest",
+    "file": "src/rest/operations/change-request-review/request-reviewers-for-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "RequestReviewersInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation RequestReviewersForChangeRequest($spaceId: ID!, $changeRequestId: String!, $input: RequestReviewersInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers\") {\n  requestReviewers(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    users {\n      ...ChangeRequestRequestedReviewerFields\n    }\n  }\n}\n\nfragment ChangeRequestRequestedReviewerFields on ChangeRequestRequestedReviewer {\n  object\n  kind\n  user {\n    ...UserFields\n  }\n  revision\n  requestedBy {\n    ...UserFields\n  }\n  createdAt\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}",
+    "status": 205,
+    "reply": "removeRequestedReviewer",
+    "operationName": "RemoveRequestedReviewerFromChangeRequest",
+    "file": "src/rest/operations/change-request-review/remove-requested-reviewer-from-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation RemoveRequestedReviewerFromChangeRequest($spaceId: ID!, $changeRequestId: String!, $userId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}\", status: 205) {\n  removeRequestedReviewer(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    userId: $userId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews",
+    "status": 200,
+    "reply": "changeRequest.reviews",
+    "operationName": "GetReviewsByChangeRequestId",
+    "file": "src/rest/operations/change-request-review/get-reviews-by-change-request-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "outdated",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query GetReviewsByChangeRequestId($spaceId: ID!, $changeRequestId: String!, $outdated: Boolean, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews\", reply: \"changeRequest.reviews\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    reviews(outdated: $outdated, page: $page, limit: $limit) {\n      items {\n        ...ChangeRequestReviewFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestReviewFields on ChangeRequestReview {\n  object\n  id\n  revision\n  reviewer {\n    ...UserFields\n  }\n  requestedBy {\n    ...UserFields\n  }\n  status\n  outdated\n  createdAt\n  updatedAt\n  urls {\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews",
+    "status": 201,
+    "reply": "submitChangeRequestReview",
+    "operationName": "SubmitChangeRequestReview",
+    "file": "src/rest/operations/change-request-review/submit-change-request-review.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "SubmitChangeRequestReviewInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation SubmitChangeRequestReview($spaceId: ID!, $changeRequestId: String!, $input: SubmitChangeRequestReviewInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews\", status: 201) {\n  submitChangeRequestReview(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    ...ChangeRequestReviewFields\n  }\n}\n\nfragment ChangeRequestReviewFields on ChangeRequestReview {\n  object\n  id\n  revision\n  reviewer {\n    ...UserFields\n  }\n  requestedBy {\n    ...UserFields\n  }\n  status\n  outdated\n  createdAt\n  updatedAt\n  urls {\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}",
+    "status": 200,
+    "reply": "changeRequestReview",
+    "operationName": "GetChangeRequestReviewById",
+    "file": "src/rest/operations/change-request-review/get-change-request-review-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "reviewId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetChangeRequestReviewById($spaceId: ID!, $changeRequestId: String!, $reviewId: ID!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}\") {\n  changeRequestReview(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    reviewId: $reviewId\n  ) {\n    ...ChangeRequestReviewFields\n  }\n}\n\nfragment ChangeRequestReviewFields on ChangeRequestReview {\n  object\n  id\n  revision\n  reviewer {\n    ...UserFields\n  }\n  requestedBy {\n    ...UserFields\n  }\n  status\n  outdated\n  createdAt\n  updatedAt\n  urls {\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "POST",

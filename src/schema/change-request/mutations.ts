@@ -1,31 +1,26 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
-import { documentProblem } from '../../content/document/validate.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { FileSnapshot } from '../../content/snapshot.ts';
-import { nullableJsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { editChangeRequestContent } from '../../services/change-request-content.ts';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from '../../services/change-request-merge.ts';
-import { loadChangeRequest } from '../../services/change-request.ts';
+import { changeRequestFieldsData, changeRequestSubject, loadChangeRequest } from '../../services/change-request.ts';
 import { loadSpace } from '../../services/space.ts';
 import { RevisionFile } from '../revision/type.ts';
-import { ChangeRequest, ChangeRequestReview, ChangeRequestStatus, REVIEW_STATUSES } from './type.ts';
-
-/** The contract's ChangeRequestSubject (requests and replies alike). */
-const subject = z.string().max(100, 'must be at most 100 characters');
+import { ChangeRequest, ChangeRequestStatus } from './type.ts';
 
 const CreateChangeRequestInput = builder.inputType('CreateChangeRequestInput', {
   fields: (t) => ({
-    subject: t.string({ validate: subject }),
+    subject: t.string({ validate: changeRequestSubject }),
   }),
 });
 
 const UpdateChangeRequestInput = builder.inputType('UpdateChangeRequestInput', {
   fields: (t) => ({
-    subject: t.string({ validate: subject }),
+    subject: t.string({ validate: changeRequestSubject }),
     description: t.field({ type: 'JSON', description: 'A Document (JSON), or null to remove it' }),
     status: t.field({ type: ChangeRequestStatus, description: 'draft, open or archived (merging is `merge`)' }),
   }),
@@ -162,16 +157,10 @@ builder.mutationFields((t) => ({
       if (changeRequest.status === 'merged' && (status || newSubject !== undefined || description !== undefined)) {
         throw new ConflictError('A merged change request cannot be changed');
       }
-      const problem = description === undefined || description === null ? null : documentProblem(description);
-      if (problem) throw new InvalidInputError(`description: ${problem}`);
       return ctx.db.changeRequest.update({
         ...query,
         where: { id: changeRequest.id },
-        data: {
-          ...(newSubject !== undefined && newSubject !== null ? { subject: newSubject } : {}),
-          ...(description !== undefined ? { description: nullableJsonInput(description) } : {}),
-          ...(status ? { status } : {}),
-        },
+        data: { ...changeRequestFieldsData(args.input), ...(status ? { status } : {}) },
       });
     },
   }),
@@ -214,26 +203,6 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const { space, changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:edit-content');
       return updateChangeRequestFromSpace(ctx, space, changeRequest);
-    },
-  }),
-  submitChangeRequestReview: t.prismaField({
-    type: ChangeRequestReview,
-    description: 'Reviews the change request at its current revision',
-    authScopes: { authenticated: true },
-    args: {
-      spaceId: t.arg.id({ required: true }),
-      changeRequestId: t.arg.string({ required: true }),
-      status: t.arg.string({ required: true, description: 'approved | changes-requested', validate: z.enum(REVIEW_STATUSES) }),
-    },
-    resolve: async (query, _root, args, ctx) => {
-      const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:review');
-      if (changeRequest.status === 'merged' || changeRequest.status === 'archived') throw new ConflictError(`The change request is ${changeRequest.status}`);
-      const viewer = ctx.access.requireViewer();
-      if (viewer.userId === changeRequest.createdById) throw new ConflictError('The author of a change request cannot review it');
-      return ctx.db.changeRequestReview.create({
-        ...query,
-        data: { id: newId(), changeRequestId: changeRequest.id, reviewerId: viewer.userId, status: args.status, revisionId: changeRequest.revisionId },
-      });
     },
   }),
 }));

@@ -15,13 +15,15 @@ const filterArgs = builder.args((t) => ({
   status: t.field({ type: ChangeRequestStatus, description: 'Only change requests in this status (default: open)' }),
   creator: t.string({ description: 'Only change requests created by this user' }),
   contributor: t.string({ description: 'Only change requests this user edited' }),
+  requestedReviewer: t.string({ description: "Only change requests awaiting this user's review (a pending review request)" }),
 }));
 
-function filters(args: { status?: string | null; creator?: string | null; contributor?: string | null }) {
+function filters(args: { status?: string | null; creator?: string | null; contributor?: string | null; requestedReviewer?: string | null }) {
   return {
     status: args.status ?? 'open',
     ...(args.creator ? { createdById: args.creator } : {}),
     ...(args.contributor ? { contributors: { some: { userId: args.contributor } } } : {}),
+    ...(args.requestedReviewer ? { reviewRequests: { some: { reviewerId: args.requestedReviewer } } } : {}),
   };
 }
 

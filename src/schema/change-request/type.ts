@@ -1,26 +1,12 @@
 import { builder } from '../../builder.ts';
-import { CHANGE_REQUEST_STATUSES, REVIEW_STATUSES, type ChangeRequestStatus as ChangeRequestStatusValue } from '../../db/value-sets.ts';
+import { CHANGE_REQUEST_STATUSES, type ChangeRequestStatus as ChangeRequestStatusValue } from '../../db/value-sets.ts';
 import { revisionView } from '../../services/space-content.ts';
 import { Revision } from '../revision/type.ts';
 
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });
-/** REVIEW_STATUSES are strings in GraphQL: enum values cannot hold '-'. */
-export { REVIEW_STATUSES };
 
 const ChangeRequestUrls = builder.objectRef<{ app: string; location: string }>('ChangeRequestUrls').implement({
   fields: (t) => ({ app: t.exposeString('app'), location: t.exposeString('location') }),
-});
-
-export const ChangeRequestReview = builder.prismaObject('ChangeRequestReview', {
-  description: 'A review of a change request at one of its revisions',
-  fields: (t) => ({
-    object: t.string({ resolve: () => 'change-request-review' }),
-    id: t.exposeID('id'),
-    status: t.exposeString('status', { description: 'approved | changes-requested' }),
-    reviewer: t.relation('reviewer'),
-    revision: t.exposeString('revisionId', { description: 'The change request revision that was reviewed' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  }),
 });
 
 export const ChangeRequest = builder.prismaObject('ChangeRequest', {
@@ -65,15 +51,6 @@ export const ChangeRequest = builder.prismaObject('ChangeRequest', {
       select: { space: { select: { id: true, organizationId: true } } },
       resolve: async (cr, _a, ctx) => (await revisionView(ctx, cr.revisionId, cr.space))!,
     }),
-    contributors: t.relation('contributors', { query: { orderBy: [{ updatedAt: 'desc' }] } }),
-    reviews: t.relation('reviews', { query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
-  }),
-});
-
-builder.prismaObject('ChangeRequestContributor', {
-  fields: (t) => ({
-    user: t.relation('user'),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
