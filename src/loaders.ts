@@ -52,6 +52,19 @@ export interface ContentFacts {
   changeRequests: Record<string, number>;
 }
 
+/** A user who replied in a comment thread: how many replies, and when the latest was posted. */
+export interface CommentReplier {
+  userId: string;
+  count: number;
+  updatedAt: Date;
+}
+
+/** The reactions of one emoji to a comment or reply: who reacted, and when. */
+export interface CommentReactionGroup {
+  emoji: string;
+  users: Array<{ userId: string; reactedAt: Date }>;
+}
+
 type Model = Prisma.ModelName;
 
 /**
@@ -463,6 +476,94 @@ export class Loaders {
     });
     const byKey = new Map(rows.map((r) => [`${r.teamId}:${r.userId}`, r.role]));
     return keys.map((key) => (isOneOf(TEAM_MEMBER_ROLES, byKey.get(key)) ? (byKey.get(key) as TeamMemberRole) : null));
+  });
+
+  /** space id -> its row (every column; in the bin too), or null. */
+  readonly spaceById = this.cached(['Space'], async (ids: readonly string[]) => {
+    const rows = await this.db.space.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /** change request id -> its row, or null. */
+  readonly changeRequestById = this.cached(['ChangeRequest'], async (ids: readonly string[]) => {
+    const rows = await this.db.changeRequest.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /** comment id -> its row (a thread or a reply), or null: what a comment answers is read from it. */
+  readonly commentById = this.cached(['Comment'], async (ids: readonly string[]) => {
+    const rows = await this.db.comment.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /**
+   * `space:<id>` (the threads on the space's own content) or `change-request:<id>` (the threads of
+   * the change request) -> how many threads are open (not resolved): one statement for every
+   * space and change request of a response (Space.comments, ChangeRequest.comments).
+   */
+  readonly openCommentThreads = this.cached(['Comment'], async (keys: readonly string[]) => {
+    const ids = (kind: string) => [...new Set(keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1)))];
+    const none = Prisma.sql`SELECT NULL`;
+    const spaceIds = ids('space');
+    const changeRequestIds = ids('change-request');
+    const rows = await this.db.$queryRaw<Array<{ key: string; n: number }>>`
+      SELECT 'space:' || c."spaceId" AS "key", CAST(COUNT(*) AS INTEGER) AS "n" FROM "Comment" c
+      WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+        AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
+      GROUP BY c."spaceId"
+      UNION ALL
+      SELECT 'change-request:' || c."changeRequestId", CAST(COUNT(*) AS INTEGER) FROM "Comment" c
+      WHERE c."changeRequestId" IN (${changeRequestIds.length ? Prisma.join(changeRequestIds) : none})
+        AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
+      GROUP BY c."changeRequestId"`;
+    const counts = new Map(rows.map((r) => [r.key, Number(r.n)]));
+    return keys.map((key) => counts.get(key) ?? 0);
+  });
+
+  /**
+   * thread id -> how many replies it has, and who replied: per user, how many replies and when
+   * the latest was posted, latest first (Comment.replies, Comment.repliers). One statement for
+   * every thread of a response.
+   */
+  readonly commentReplyStats = this.cached(['Comment'], async (threadIds: readonly string[]) => {
+    const rows = await this.db.comment.groupBy({
+      by: ['parentId', 'authorId'],
+      where: { parentId: { in: [...threadIds] } },
+      _count: { _all: true },
+      _max: { postedAt: true },
+    });
+    const byThread = new Map<string, { count: number; repliers: CommentReplier[] }>();
+    for (const row of rows) {
+      const stats = byThread.get(row.parentId!) ?? { count: 0, repliers: [] };
+      stats.count += row._count._all;
+      stats.repliers.push({ userId: row.authorId, count: row._count._all, updatedAt: row._max.postedAt! });
+      byThread.set(row.parentId!, stats);
+    }
+    for (const stats of byThread.values()) stats.repliers.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || compare(a.userId, b.userId));
+    return threadIds.map((id) => byThread.get(id) ?? { count: 0, repliers: [] });
+  });
+
+  /**
+   * comment id -> its reactions by emoji (in the order each emoji was first used on it; emojis
+   * first used at the same time in code-unit order), each with the users who reacted, oldest
+   * first. One statement for every comment and reply of a response.
+   */
+  readonly commentReactions = this.cached(['CommentReaction'], async (commentIds: readonly string[]) => {
+    const rows = await this.db.commentReaction.findMany({ where: { commentId: { in: [...commentIds] } } });
+    // Ordered here: code-unit order of emojis and ids is the same on every database (collations differ).
+    rows.sort((a, b) => a.reactedAt.getTime() - b.reactedAt.getTime() || compare(a.emoji, b.emoji) || compare(a.userId, b.userId));
+    const byComment = new Map<string, Map<string, CommentReactionGroup>>();
+    for (const row of rows) {
+      let groups = byComment.get(row.commentId);
+      if (!groups) byComment.set(row.commentId, (groups = new Map()));
+      let group = groups.get(row.emoji);
+      if (!group) groups.set(row.emoji, (group = { emoji: row.emoji, users: [] }));
+      group.users.push({ userId: row.userId, reactedAt: row.reactedAt });
+    }
+    return commentIds.map((id) => [...(byComment.get(id)?.values() ?? [])]);
   });
 
   readonly revisionById = this.cached(['Revision'], async (ids: readonly string[]) => {
