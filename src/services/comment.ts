@@ -289,7 +289,7 @@ function checkSize(markdown: string, field: string, what: string): void {
 async function readBody(ctx: Context, place: LoadedPlace, body: CommentBodyInput, field: string): Promise<StoredBody> {
   const hasMarkdown = body.markdown !== undefined && body.markdown !== null;
   const hasDocument = body.document !== undefined && body.document !== null;
-  if (hasMarkdown && hasDocument) throw new InvalidInputError(`${field}: give either \`markdown\` or \`document\`, not both`);
+  if (hasMarkdown && hasDocument) throw new InvalidInputError(`${field}.document: give either \`markdown\` or \`document\`, not both`);
   if (!hasMarkdown && !hasDocument) throw new InvalidInputError(`${field}: must not be empty (give \`markdown\` or \`document\`)`);
   let document: JSONDocument;
   let markdown: string;
