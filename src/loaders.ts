@@ -50,6 +50,8 @@ export interface ContentFacts {
   level: MemberRole | null | undefined;
   /** Spaces: how many change requests it has in each status. */
   changeRequests: Record<string, number>;
+  /** Spaces: how many comment threads on its own content are open (not resolved). */
+  openComments: number;
 }
 
 /** A user who replied in a comment thread: how many replies, and when the latest was posted. */
@@ -231,14 +233,14 @@ export class Loaders {
    * for all those of a response: the default level each resolves to, walking
    * up its parent collections while they say `inherit` (a recursive query: any
    * depth costs the same), and for spaces how many change requests they have
-   * in each status.
+   * in each status and how many comment threads on their own content are open.
    */
-  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest'], async (keys: readonly ContentNodeKey[]) => {
+  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest', 'Comment'], async (keys: readonly ContentNodeKey[]) => {
     const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
     const spaceIds = ids('space');
     const collectionIds = ids('collection');
     const none = Prisma.sql`SELECT NULL`;
-    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests'; node: string; value: string | null; n: number }>>`
+    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests' | 'comments'; node: string; value: string | null; n: number }>>`
       WITH RECURSIVE chain("node", "parentId", "level", "depth") AS (
         SELECT start."node", start."parentId", start."defaultLevel", 0
         FROM (
@@ -258,24 +260,31 @@ export class Loaders {
       SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER)
       FROM "ChangeRequest" cr
       WHERE cr."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
-      GROUP BY cr."spaceId", cr."status"`;
+      GROUP BY cr."spaceId", cr."status"
+      UNION ALL
+      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER)
+      FROM "Comment" c
+      WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+        AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
+      GROUP BY c."spaceId"`;
     const facts = new Map<string, ContentFacts & { depth: number; resolved: string | null }>();
     const factsOf = (node: string) => {
       let f = facts.get(node);
-      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, depth: -1, resolved: null }));
+      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, openComments: 0, depth: -1, resolved: null }));
       return f;
     };
     for (const row of rows) {
       const f = factsOf(row.node);
       if (row.fact === 'changeRequests') f.changeRequests[row.value!] = Number(row.n);
+      else if (row.fact === 'comments') f.openComments = Number(row.n);
       // The deepest row of a node's chain holds the level it resolves to ('inherit': none up to the top).
       else if (Number(row.n) > f.depth) Object.assign(f, { depth: Number(row.n), resolved: row.value });
     }
     return keys.map((key) => {
       const f = facts.get(key);
-      if (!f) return { level: undefined, changeRequests: {} };
+      if (!f) return { level: undefined, changeRequests: {}, openComments: 0 };
       const level = f.resolved === null ? null : isMemberRole(f.resolved) ? f.resolved : undefined;
-      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests };
+      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests, openComments: f.openComments };
     });
   });
 
@@ -500,27 +509,18 @@ export class Loaders {
   });
 
   /**
-   * `space:<id>` (the threads on the space's own content) or `change-request:<id>` (the threads of
-   * the change request) -> how many threads are open (not resolved): one statement for every
-   * space and change request of a response (Space.comments, ChangeRequest.comments).
+   * change request id -> how many of its comment threads are open (not resolved): one statement
+   * for every change request of a response (ChangeRequest.comments; a space's count is one of
+   * its `contentFacts`).
    */
-  readonly openCommentThreads = this.cached(['Comment'], async (keys: readonly string[]) => {
-    const ids = (kind: string) => [...new Set(keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1)))];
-    const none = Prisma.sql`SELECT NULL`;
-    const spaceIds = ids('space');
-    const changeRequestIds = ids('change-request');
-    const rows = await this.db.$queryRaw<Array<{ key: string; n: number }>>`
-      SELECT 'space:' || c."spaceId" AS "key", CAST(COUNT(*) AS INTEGER) AS "n" FROM "Comment" c
-      WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
-        AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
-      GROUP BY c."spaceId"
-      UNION ALL
-      SELECT 'change-request:' || c."changeRequestId", CAST(COUNT(*) AS INTEGER) FROM "Comment" c
-      WHERE c."changeRequestId" IN (${changeRequestIds.length ? Prisma.join(changeRequestIds) : none})
-        AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
-      GROUP BY c."changeRequestId"`;
-    const counts = new Map(rows.map((r) => [r.key, Number(r.n)]));
-    return keys.map((key) => counts.get(key) ?? 0);
+  readonly openThreadsOfChangeRequest = this.cached(['Comment'], async (ids: readonly string[]) => {
+    const rows = await this.db.comment.groupBy({
+      by: ['changeRequestId'],
+      where: { changeRequestId: { in: [...ids] }, parentId: null, resolvedAt: null },
+      _count: { _all: true },
+    });
+    const counts = new Map(rows.map((r) => [r.changeRequestId!, r._count._all]));
+    return ids.map((id) => counts.get(id) ?? 0);
   });
 
   /**
