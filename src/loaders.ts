@@ -58,6 +58,21 @@ export interface ContentFacts {
   level: MemberRole | null | undefined;
   /** Spaces: how many change requests it has in each status. */
   changeRequests: Record<string, number>;
+  /** Spaces: how many comment threads on its own content are open (not resolved). */
+  openComments: number;
+}
+
+/** A user who replied in a comment thread: how many replies, and when the latest was posted. */
+export interface CommentReplier {
+  userId: string;
+  count: number;
+  updatedAt: Date;
+}
+
+/** The reactions of one emoji to a comment or reply: who reacted, and when. */
+export interface CommentReactionGroup {
+  emoji: string;
+  users: Array<{ userId: string; reactedAt: Date }>;
 }
 
 type Model = Prisma.ModelName;
@@ -226,14 +241,14 @@ export class Loaders {
    * for all those of a response: the default level each resolves to, walking
    * up its parent collections while they say `inherit` (a recursive query: any
    * depth costs the same), and for spaces how many change requests they have
-   * in each status.
+   * in each status and how many comment threads on their own content are open.
    */
-  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest'], async (keys: readonly ContentNodeKey[]) => {
+  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest', 'Comment'], async (keys: readonly ContentNodeKey[]) => {
     const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
     const spaceIds = ids('space');
     const collectionIds = ids('collection');
     const none = Prisma.sql`SELECT NULL`;
-    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests'; node: string; value: string | null; n: number }>>`
+    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests' | 'comments'; node: string; value: string | null; n: number }>>`
       WITH RECURSIVE chain("node", "parentId", "level", "depth") AS (
         SELECT start."node", start."parentId", start."defaultLevel", 0
         FROM (
@@ -253,24 +268,31 @@ export class Loaders {
       SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER)
       FROM "ChangeRequest" cr
       WHERE cr."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
-      GROUP BY cr."spaceId", cr."status"`;
+      GROUP BY cr."spaceId", cr."status"
+      UNION ALL
+      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER)
+      FROM "Comment" c
+      WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+        AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
+      GROUP BY c."spaceId"`;
     const facts = new Map<string, ContentFacts & { depth: number; resolved: string | null }>();
     const factsOf = (node: string) => {
       let f = facts.get(node);
-      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, depth: -1, resolved: null }));
+      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, openComments: 0, depth: -1, resolved: null }));
       return f;
     };
     for (const row of rows) {
       const f = factsOf(row.node);
       if (row.fact === 'changeRequests') f.changeRequests[row.value!] = Number(row.n);
+      else if (row.fact === 'comments') f.openComments = Number(row.n);
       // The deepest row of a node's chain holds the level it resolves to ('inherit': none up to the top).
       else if (Number(row.n) > f.depth) Object.assign(f, { depth: Number(row.n), resolved: row.value });
     }
     return keys.map((key) => {
       const f = facts.get(key);
-      if (!f) return { level: undefined, changeRequests: {} };
+      if (!f) return { level: undefined, changeRequests: {}, openComments: 0 };
       const level = f.resolved === null ? null : isMemberRole(f.resolved) ? f.resolved : undefined;
-      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests };
+      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests, openComments: f.openComments };
     });
   });
 
@@ -543,6 +565,85 @@ export class Loaders {
       })),
     ];
     return groupBy(ids, rows, (r) => r.changeRequestId, ({ changeRequestId: _, ...contribution }) => contribution as Contribution);
+  });
+
+  /** space id -> its row (every column; in the bin too), or null. */
+  readonly spaceById = this.cached(['Space'], async (ids: readonly string[]) => {
+    const rows = await this.db.space.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /** change request id -> its row, or null. */
+  readonly changeRequestById = this.cached(['ChangeRequest'], async (ids: readonly string[]) => {
+    const rows = await this.db.changeRequest.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /** comment id -> its row (a thread or a reply), or null: what a comment answers is read from it. */
+  readonly commentById = this.cached(['Comment'], async (ids: readonly string[]) => {
+    const rows = await this.db.comment.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  /**
+   * change request id -> how many of its comment threads are open (not resolved): one statement
+   * for every change request of a response (ChangeRequest.comments; a space's count is one of
+   * its `contentFacts`).
+   */
+  readonly openThreadsOfChangeRequest = this.cached(['Comment'], async (ids: readonly string[]) => {
+    const rows = await this.db.comment.groupBy({
+      by: ['changeRequestId'],
+      where: { changeRequestId: { in: [...ids] }, parentId: null, resolvedAt: null },
+      _count: { _all: true },
+    });
+    const counts = new Map(rows.map((r) => [r.changeRequestId!, r._count._all]));
+    return ids.map((id) => counts.get(id) ?? 0);
+  });
+
+  /**
+   * thread id -> how many replies it has, and who replied: per user, how many replies and when
+   * the latest was posted, latest first (Comment.replies, Comment.repliers). One statement for
+   * every thread of a response.
+   */
+  readonly commentReplyStats = this.cached(['Comment'], async (threadIds: readonly string[]) => {
+    const rows = await this.db.comment.groupBy({
+      by: ['parentId', 'authorId'],
+      where: { parentId: { in: [...threadIds] } },
+      _count: { _all: true },
+      _max: { postedAt: true },
+    });
+    const byThread = new Map<string, { count: number; repliers: CommentReplier[] }>();
+    for (const row of rows) {
+      const stats = byThread.get(row.parentId!) ?? { count: 0, repliers: [] };
+      stats.count += row._count._all;
+      stats.repliers.push({ userId: row.authorId, count: row._count._all, updatedAt: row._max.postedAt! });
+      byThread.set(row.parentId!, stats);
+    }
+    for (const stats of byThread.values()) stats.repliers.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || compare(a.userId, b.userId));
+    return threadIds.map((id) => byThread.get(id) ?? { count: 0, repliers: [] });
+  });
+
+  /**
+   * comment id -> its reactions by emoji (in the order each emoji was first used on it; emojis
+   * first used at the same time in code-unit order), each with the users who reacted, oldest
+   * first. One statement for every comment and reply of a response.
+   */
+  readonly commentReactions = this.cached(['CommentReaction'], async (commentIds: readonly string[]) => {
+    const rows = await this.db.commentReaction.findMany({ where: { commentId: { in: [...commentIds] } } });
+    // Ordered here: code-unit order of emojis and ids is the same on every database (collations differ).
+    rows.sort((a, b) => a.reactedAt.getTime() - b.reactedAt.getTime() || compare(a.emoji, b.emoji) || compare(a.userId, b.userId));
+    const byComment = new Map<string, Map<string, CommentReactionGroup>>();
+    for (const row of rows) {
+      let groups = byComment.get(row.commentId);
+      if (!groups) byComment.set(row.commentId, (groups = new Map()));
+      let group = groups.get(row.emoji);
+      if (!group) groups.set(row.emoji, (group = { emoji: row.emoji, users: [] }));
+      group.users.push({ userId: row.userId, reactedAt: row.reactedAt });
+    }
+    return commentIds.map((id) => [...(byComment.get(id)?.values() ?? [])]);
   });
 
   readonly revisionById = this.cached(['Revision'], async (ids: readonly string[]) => {

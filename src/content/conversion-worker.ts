@@ -18,11 +18,13 @@ export interface MarkdownToDocumentInput {
   /** What relative hrefs name (serializeHrefTable); null leaves them URLs. */
   hrefs: string | null;
   limits: MarkdownLimits;
+  /** false: a body (a comment's), not a page: no frontmatter, no title taken out (markdownToDocument's `page`). */
+  page?: boolean;
 }
 
 export const markdownToDocumentTask = workerTask(
-  ({ markdown, hrefs, limits }: MarkdownToDocumentInput): MarkdownToDocumentResult =>
-    markdownToDocument(markdown, { limits, resolveHref: hrefs ? resolveFromTable(parseHrefTable(hrefs)) : undefined }),
+  ({ markdown, hrefs, limits, page }: MarkdownToDocumentInput): MarkdownToDocumentResult =>
+    markdownToDocument(markdown, { limits, page, resolveHref: hrefs ? resolveFromTable(parseHrefTable(hrefs)) : undefined }),
 );
 
 export const documentsToMarkdownTask = workerTask(({ documents }: { documents: JSONDocument[] }): string[] => documents.map((document) => documentToMarkdown(document)));

@@ -13,8 +13,11 @@ import { type JSONDocument } from './document/model.ts';
 import { serializeHrefTable, type HrefTable } from './page-hrefs.ts';
 
 export interface Conversions {
-  /** Markdown to a document, its frontmatter and title; relative hrefs found in `hrefs` become references. */
-  markdownToDocument(markdown: string, hrefs?: HrefTable | null): Promise<MarkdownToDocumentResult>;
+  /**
+   * Markdown to a document, its frontmatter and title; relative hrefs found in `hrefs` become
+   * references. `page: false` reads a body (a comment's): no frontmatter, no title taken out.
+   */
+  markdownToDocument(markdown: string, hrefs?: HrefTable | null, options?: { page?: boolean }): Promise<MarkdownToDocumentResult>;
   /** Documents to Markdown, in order; tasks of DOCUMENTS_PER_TASK documents run side by side. */
   documentsToMarkdown(documents: readonly JSONDocument[]): Promise<string[]>;
   /** The PDF of `pages`; images are embedded when they are files of `files` (file id to storage key). */
@@ -32,7 +35,8 @@ const RENDER_PDF = taskRef<typeof renderPdfTask>(WORKER, 'renderPdfTask');
 export function createConversions(options: { pool: WorkerPool; limits: MarkdownLimits; storage: StorageConfig }): Conversions {
   const { pool, limits, storage } = options;
   return {
-    markdownToDocument: (markdown, hrefs = null) => pool.run(MARKDOWN_TO_DOCUMENT, { markdown, hrefs: hrefs && serializeHrefTable(hrefs), limits }, { what: 'Converting the Markdown' }),
+    markdownToDocument: (markdown, hrefs = null, options = {}) =>
+      pool.run(MARKDOWN_TO_DOCUMENT, { markdown, hrefs: hrefs && serializeHrefTable(hrefs), limits, page: options.page }, { what: 'Converting the Markdown' }),
     documentsToMarkdown: async (documents) => {
       const chunks: JSONDocument[][] = [];
       for (let i = 0; i < documents.length; i += DOCUMENTS_PER_TASK) chunks.push(documents.slice(i, i + DOCUMENTS_PER_TASK));

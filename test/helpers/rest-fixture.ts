@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll } from 'vitest';
+import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
 import { newId } from '../../src/ids.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
@@ -54,10 +55,17 @@ export function paragraphDocument(text: string) {
   };
 }
 
-/** `route.path` with its `{param}`s filled from `params`; throws on a parameter the fixture lacks. */
+/**
+ * `route.path` with its `{param}`s filled from `params`; throws on a parameter the fixture lacks.
+ * A comment of the change request is not one of the space's: under a change request, `<name>`
+ * holding the fixture's own value (`space.<name>`) stands for `changeRequest.<name>`
+ * (`commentId`); a test that puts another value in `<name>` gets that value.
+ */
 export function fillPath(route: Pick<RestRoute, 'path'>, params: Record<string, string>): string {
+  const underChangeRequest = route.path.includes('/change-requests/{changeRequestId}/');
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params[name];
+    const swapped = underChangeRequest && params[`changeRequest.${name}`] !== undefined && params[name] === params[`space.${name}`];
+    const value = swapped ? params[`changeRequest.${name}`] : params[name];
     if (value === undefined) throw new Error(`The fixture has no path parameter ${name} (${route.path})`);
     return encodeURIComponent(value);
   });
@@ -133,16 +141,33 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   });
   const sectionGroupId = ((await group.json()) as { data: { createSiteSectionGroup: { id: string } } }).data.createSiteSectionGroup.id;
 
+  // A table as the Markdown converter makes it (record `row-1`, definition `column-1`).
+  const markdownTable = markdownToDocument('| Plan |\n| --- |\n| Basic |\n').document;
   // A page and a file in the space's content (merged), then an open change request on it.
   const firstEdit = await ok('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'First page' });
   const content = await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/content?compat=false`, {
     changes: [
       { operation: 'insert_page', title: 'Welcome', document: { markdown: '# Welcome\n\nHello.\n' } },
       { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: 'aGVsbG8=' }] },
+      // A page comments point into: a keyed paragraph (a node) and a table (its cells).
+      {
+        operation: 'insert_page',
+        title: 'Discussed',
+        document: {
+          document: {
+            ...paragraphDocument('Discuss this.'),
+            nodes: [
+              { ...paragraphDocument('Discuss this.').nodes[0], key: 'fixture-note' },
+              ...markdownTable.nodes,
+            ],
+          },
+        },
+      },
     ],
   });
   await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/merge`);
   const pageId: string = content.changes[0].page.id;
+  const discussedPageId: string = content.changes[1].page.id;
   // Opened by the member, so that the fixture's user (not its author) may review it.
   const opened = await server.request('POST', `/v1/spaces/${space.id}/change-requests`, { token: member.token, body: { subject: 'Fixture edits' } });
   if (opened.status !== 201) throw new Error(`The member's change request answered ${opened.status}: ${JSON.stringify(opened.body)}`);
@@ -156,6 +181,11 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const samlProvider = await ok('POST', `/v1/orgs/${organizationId}/saml`, { label: 'Fixture IdP', ...samlSettings });
   // An invite link to the organization: routes take its id (`inviteId`); joining takes its secret, which no table sends.
   const inviteLink = await ok('POST', `/v1/orgs/${organizationId}/link-invites`, { role: 'read' });
+  // A comment thread with a reply on the space's Welcome page, and one in the change request.
+  const comment = await ok('POST', `/v1/spaces/${space.id}/comments`, { body: { markdown: 'Is this page up to date?' }, page: pageId });
+  const commentReply = await ok('POST', `/v1/spaces/${space.id}/comments/${comment.id}/replies`, { body: { markdown: 'Yes.' } });
+  const crComment = await ok('POST', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/comments`, { body: { markdown: 'Ready?' } });
+  const crCommentReply = await ok('POST', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/comments/${crComment.id}/replies`, { body: { markdown: 'Nearly.' } });
 
   // Roles held on the space and the collection by the member and the team.
   for (const [resourceKind, resourceId] of [['space', space.id], ['collection', collection.id]] as const) {
@@ -308,6 +338,21 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     UpdateTeamPermissionInCollection: [{ role: 'edit' }],
     ImportGitRepository: [{ ...gitFields, standalone: true }],
     ExportToGitRepository: [{ ...gitFields, commitMessage: 'Sync from the fixture' }],
+    // Ada wrote the fixture's comments and replies: she may change their bodies.
+    ...Object.fromEntries(
+      (['InSpace', 'InChangeRequest'] as const).flatMap((where) => [
+        [
+          `PostComment${where}`,
+          [
+            { body: { markdown: `Ping @${member.email}` }, page: discussedPageId, tableCell: { record: 'row-1', definition: 'column-1' } },
+            { body: { document: paragraphDocument('As a document.') }, page: discussedPageId, node: 'fixture-note' },
+          ],
+        ],
+        [`UpdateComment${where}`, [{ resolved: true, body: { markdown: 'Still up to date?' }, addedReactions: ['👍'], removedReactions: ['🎉'] }]],
+        [`PostCommentReply${where}`, [{ body: { markdown: 'Checking.' } }, { body: { document: paragraphDocument('Checked.') } }]],
+        [`UpdateCommentReply${where}`, [{ body: { markdown: 'Yes, checked.' }, addedReactions: ['🎉'], removedReactions: ['👍'] }]],
+      ]),
+    ),
   };
 
   return {
@@ -329,6 +374,12 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       pageId,
       fileId: content.insertedFiles[0].id,
       inviteId: inviteLink.id,
+      commentId: comment.id,
+      commentReplyId: commentReply.id,
+      'space.commentId': comment.id,
+      'space.commentReplyId': commentReply.id,
+      'changeRequest.commentId': crComment.id,
+      'changeRequest.commentReplyId': crCommentReply.id,
     },
     bodies,
   };

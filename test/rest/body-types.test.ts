@@ -49,6 +49,7 @@ const JSON_FIELDS: Record<string, { refused: unknown } | { acceptsAnything: stri
   'ChangeRequestContentChangeInput.document': { refused: { markdown: 42 } },
   'UpdateSiteInput.customizations': { refused: ['title'] },
   'UpdateSiteAdaptiveSchemaInput.jsonSchema': { refused: 'object' },
+  'CommentBodyInput.document': { refused: 'A comment' },
 };
 
 /** Custom scalars whose values are a fixed set of strings, and DateTime. */

@@ -38,6 +38,12 @@ export interface MarkdownToDocumentOptions {
   resolveHref?: (href: string) => ContentRef | null;
   /** What is refused before parsing (./markdown-limits.ts); DEFAULT_MARKDOWN_LIMITS when absent. */
   limits?: MarkdownLimits;
+  /**
+   * Read it as a page (the default): YAML frontmatter and a leading `# Title` are taken out of
+   * the document (`frontmatter`, `title`). false: a body (a comment's), where every line is
+   * content: no frontmatter, the first heading stays.
+   */
+  page?: boolean;
 }
 
 /** Result of `markdownToDocument`. */
@@ -155,6 +161,8 @@ function inside(ctx: ParseContext): ParseContext {
 }
 
 const parser = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm);
+/** A body's Markdown has no frontmatter: a leading `---` line is a thematic break. */
+const bodyParser = unified().use(remarkParse).use(remarkGfm);
 
 /**
  * Converts GitBook-flavoured Markdown to a Document, its frontmatter and its title.
@@ -162,7 +170,8 @@ const parser = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(r
  */
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownToDocumentResult {
   const limits = options.limits ?? DEFAULT_MARKDOWN_LIMITS;
-  const { tree, source } = parseMarkdown(markdown.replaceAll('\r\n', '\n'), limits);
+  const page = options.page ?? true;
+  const { tree, source } = parseMarkdown(markdown.replaceAll('\r\n', '\n'), limits, page ? parser : bodyParser);
   const ctx: ParseContext = { source, definitions: collectDefinitions(tree), resolveHref: options.resolveHref, limits, depth: 0, made: { tableCells: 0 } };
   const children = [...tree.children];
 
@@ -178,7 +187,7 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
 
   let title: string | null = null;
   const first = children[0];
-  if (first?.type === 'heading' && first.depth === 1) {
+  if (page && first?.type === 'heading' && first.depth === 1) {
     title = piecesText(phrasingPieces(first.children, ctx, [], 'heading')).trim();
     children.shift();
   }
@@ -203,14 +212,14 @@ function readFrontmatter(value: string): Record<string, unknown> | null {
  * the list before it); giving each tag line blank lines of its own makes it a
  * paragraph of its own, which is how GitBook reads it.
  */
-function parseMarkdown(markdown: string, limits: MarkdownLimits): { tree: md.Root; source: string } {
+function parseMarkdown(markdown: string, limits: MarkdownLimits, use: typeof parser | typeof bodyParser = parser): { tree: md.Root; source: string } {
   checkMarkdownLimits(markdown, limits);
-  const tree = parser.parse(markdown) as md.Root;
+  const tree = use.parse(markdown) as md.Root;
   const isolated = isolateTagLines(markdown, tree);
   if (isolated === null) return { tree, source: markdown };
   // Blank lines only split paragraphs: the limits hold for the result too (checked again all the same).
   checkMarkdownLimits(isolated, limits);
-  return { tree: parser.parse(isolated) as md.Root, source: isolated };
+  return { tree: use.parse(isolated) as md.Root, source: isolated };
 }
 
 /**

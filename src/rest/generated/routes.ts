@@ -2426,6 +2426,387 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/commenters",
+    "status": 200,
+    "reply": "changeRequest.commenters",
+    "operationName": "ListCommentersInChangeRequest",
+    "file": "src/rest/operations/comment/list-commenters-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListCommentersInChangeRequest($spaceId: ID!, $changeRequestId: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/commenters\", reply: \"changeRequest.commenters\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    commenters(page: $page, limit: $limit) {\n      items {\n        ...MemberFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments",
+    "status": 200,
+    "reply": "changeRequest.commentList",
+    "operationName": "ListCommentsInChangeRequest",
+    "file": "src/rest/operations/comment/list-comments-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "order",
+        "type": "SortDirection",
+        "source": "query"
+      },
+      {
+        "name": "status",
+        "type": "CommentStatusFilter",
+        "source": "query"
+      },
+      {
+        "name": "targetPage",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "authors",
+        "type": "[String!]",
+        "source": "query"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query ListCommentsInChangeRequest($spaceId: ID!, $changeRequestId: String!, $page: String, $limit: Int, $order: SortDirection, $status: CommentStatusFilter, $targetPage: String, $authors: [String!], $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments\", reply: \"changeRequest.commentList\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    commentList(\n      page: $page\n      limit: $limit\n      order: $order\n      status: $status\n      targetPage: $targetPage\n      authors: $authors\n    ) {\n      items {\n        ...CommentFields\n        body(format: $format) {\n          document\n          markdown\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments",
+    "status": 200,
+    "reply": "postComment",
+    "operationName": "PostCommentInChangeRequest",
+    "file": "src/rest/operations/comment/post-comment-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "PostCommentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation PostCommentInChangeRequest($spaceId: ID!, $changeRequestId: String!, $input: PostCommentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments\") {\n  postComment(spaceId: $spaceId, changeRequestId: $changeRequestId, input: $input) {\n    ...CommentFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}",
+    "status": 205,
+    "reply": "deleteComment",
+    "operationName": "DeleteCommentInChangeRequest",
+    "file": "src/rest/operations/comment/delete-comment-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteCommentInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}\", status: 205) {\n  deleteComment(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}",
+    "status": 200,
+    "reply": "comment",
+    "operationName": "GetCommentInChangeRequest",
+    "file": "src/rest/operations/comment/get-comment-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query GetCommentInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}\") {\n  comment(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n  ) {\n    ...CommentFields\n    body(format: $format) {\n      document\n      markdown\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}",
+    "status": 200,
+    "reply": "updateComment",
+    "operationName": "UpdateCommentInChangeRequest",
+    "file": "src/rest/operations/comment/update-comment-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateCommentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateCommentInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $input: UpdateCommentInput!) @rest(method: PUT, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}\") {\n  updateComment(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n    input: $input\n  ) {\n    ...CommentFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies",
+    "status": 200,
+    "reply": "comment.replyList",
+    "operationName": "ListCommentRepliesInChangeRequest",
+    "file": "src/rest/operations/comment/list-comment-replies-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query ListCommentRepliesInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $page: String, $limit: Int, $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies\", reply: \"comment.replyList\") {\n  comment(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n  ) {\n    replyList(page: $page, limit: $limit) {\n      items {\n        ...CommentReplyFields\n        body(format: $format) {\n          document\n          markdown\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies",
+    "status": 200,
+    "reply": "postCommentReply",
+    "operationName": "PostCommentReplyInChangeRequest",
+    "file": "src/rest/operations/comment/post-comment-reply-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "PostCommentReplyInput!",
+        "source": "body"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "mutation PostCommentReplyInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $input: PostCommentReplyInput!, $format: DocumentFormat = document) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies\") {\n  postCommentReply(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n    input: $input\n  ) {\n    ...CommentReplyFields\n    body(format: $format) {\n      document\n      markdown\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}",
+    "status": 205,
+    "reply": "deleteCommentReply",
+    "operationName": "DeleteCommentReplyInChangeRequest",
+    "file": "src/rest/operations/comment/delete-comment-reply-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentReplyId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteCommentReplyInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $commentReplyId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}\", status: 205) {\n  deleteCommentReply(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n    commentReplyId: $commentReplyId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}",
+    "status": 200,
+    "reply": "commentReply",
+    "operationName": "GetCommentReplyInChangeRequest",
+    "file": "src/rest/operations/comment/get-comment-reply-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentReplyId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query GetCommentReplyInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $commentReplyId: ID!, $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}\") {\n  commentReply(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n    commentReplyId: $commentReplyId\n  ) {\n    ...CommentReplyFields\n    body(format: $format) {\n      document\n      markdown\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}",
+    "status": 200,
+    "reply": "updateCommentReply",
+    "operationName": "UpdateCommentReplyInChangeRequest",
+    "file": "src/rest/operations/comment/update-comment-reply-in-change-request.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentReplyId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateCommentReplyInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateCommentReplyInChangeRequest($spaceId: ID!, $changeRequestId: String!, $commentId: ID!, $commentReplyId: ID!, $input: UpdateCommentReplyInput!) @rest(method: PUT, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}\") {\n  updateCommentReply(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    commentId: $commentId\n    commentReplyId: $commentReplyId\n    input: $input\n  ) {\n    ...CommentReplyFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content",
     "status": 200,
     "reply": "revisionContent",
@@ -3022,6 +3403,327 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation UpdateChangeRequest($spaceId: ID!, $changeRequestId: String!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/update\") {\n  updateChangeRequestFromSpace(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n  ) {\n    revision\n    result\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/commenters",
+    "status": 200,
+    "reply": "space.commenters",
+    "operationName": "ListCommentersInSpace",
+    "file": "src/rest/operations/comment/list-commenters-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListCommentersInSpace($spaceId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/commenters\", reply: \"space.commenters\") {\n  space(id: $spaceId) {\n    commenters(page: $page, limit: $limit) {\n      items {\n        ...MemberFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment MemberFields on Member {\n  object\n  id\n  role @keepNull\n  user {\n    ...UserFields\n  }\n  disabled\n  joinedAt\n  lastSeenAt\n  sso\n  spaces\n  teams\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/comments",
+    "status": 200,
+    "reply": "space.commentList",
+    "operationName": "ListCommentsInSpace",
+    "file": "src/rest/operations/comment/list-comments-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "order",
+        "type": "SortDirection",
+        "source": "query"
+      },
+      {
+        "name": "status",
+        "type": "CommentStatusFilter",
+        "source": "query"
+      },
+      {
+        "name": "targetPage",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "authors",
+        "type": "[String!]",
+        "source": "query"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query ListCommentsInSpace($spaceId: ID!, $page: String, $limit: Int, $order: SortDirection, $status: CommentStatusFilter, $targetPage: String, $authors: [String!], $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/comments\", reply: \"space.commentList\") {\n  space(id: $spaceId) {\n    commentList(\n      page: $page\n      limit: $limit\n      order: $order\n      status: $status\n      targetPage: $targetPage\n      authors: $authors\n    ) {\n      items {\n        ...CommentFields\n        body(format: $format) {\n          document\n          markdown\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/comments",
+    "status": 200,
+    "reply": "postComment",
+    "operationName": "PostCommentInSpace",
+    "file": "src/rest/operations/comment/post-comment-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "PostCommentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation PostCommentInSpace($spaceId: ID!, $input: PostCommentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/comments\") {\n  postComment(spaceId: $spaceId, input: $input) {\n    ...CommentFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}",
+    "status": 205,
+    "reply": "deleteComment",
+    "operationName": "DeleteCommentInSpace",
+    "file": "src/rest/operations/comment/delete-comment-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteCommentInSpace($spaceId: ID!, $commentId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/comments/{commentId}\", status: 205) {\n  deleteComment(spaceId: $spaceId, commentId: $commentId)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}",
+    "status": 200,
+    "reply": "comment",
+    "operationName": "GetCommentInSpace",
+    "file": "src/rest/operations/comment/get-comment-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query GetCommentInSpace($spaceId: ID!, $commentId: ID!, $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/comments/{commentId}\") {\n  comment(spaceId: $spaceId, commentId: $commentId) {\n    ...CommentFields\n    body(format: $format) {\n      document\n      markdown\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}",
+    "status": 200,
+    "reply": "updateComment",
+    "operationName": "UpdateCommentInSpace",
+    "file": "src/rest/operations/comment/update-comment-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateCommentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateCommentInSpace($spaceId: ID!, $commentId: ID!, $input: UpdateCommentInput!) @rest(method: PUT, path: \"/v1/spaces/{spaceId}/comments/{commentId}\") {\n  updateComment(spaceId: $spaceId, commentId: $commentId, input: $input) {\n    ...CommentFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentFields on Comment {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  replies\n  repliers {\n    updatedAt\n    count\n    user {\n      ...UserFields\n    }\n  }\n  target {\n    space\n    revision\n    changeRequest\n    review\n    page {\n      id\n      removed\n    }\n    node {\n      id\n      removed\n    }\n    tableCell {\n      record\n      definition\n      removed\n    }\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n  status\n  resolvedAt\n  resolvedBy {\n    ...UserFields\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}/replies",
+    "status": 200,
+    "reply": "comment.replyList",
+    "operationName": "ListCommentRepliesInSpace",
+    "file": "src/rest/operations/comment/list-comment-replies-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query ListCommentRepliesInSpace($spaceId: ID!, $commentId: ID!, $page: String, $limit: Int, $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/comments/{commentId}/replies\", reply: \"comment.replyList\") {\n  comment(spaceId: $spaceId, commentId: $commentId) {\n    replyList(page: $page, limit: $limit) {\n      items {\n        ...CommentReplyFields\n        body(format: $format) {\n          document\n          markdown\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}/replies",
+    "status": 200,
+    "reply": "postCommentReply",
+    "operationName": "PostCommentReplyInSpace",
+    "file": "src/rest/operations/comment/post-comment-reply-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "PostCommentReplyInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation PostCommentReplyInSpace($spaceId: ID!, $commentId: ID!, $input: PostCommentReplyInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/comments/{commentId}/replies\") {\n  postCommentReply(spaceId: $spaceId, commentId: $commentId, input: $input) {\n    ...CommentReplyFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
+    "status": 205,
+    "reply": "deleteCommentReply",
+    "operationName": "DeleteCommentReplyInSpace",
+    "file": "src/rest/operations/comment/delete-comment-reply-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentReplyId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteCommentReplyInSpace($spaceId: ID!, $commentId: ID!, $commentReplyId: ID!) @rest(method: DELETE, path: \"/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}\", status: 205) {\n  deleteCommentReply(\n    spaceId: $spaceId\n    commentId: $commentId\n    commentReplyId: $commentReplyId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
+    "status": 200,
+    "reply": "commentReply",
+    "operationName": "GetCommentReplyInSpace",
+    "file": "src/rest/operations/comment/get-comment-reply-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentReplyId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      }
+    ],
+    "document": "query GetCommentReplyInSpace($spaceId: ID!, $commentId: ID!, $commentReplyId: ID!, $format: DocumentFormat = document) @rest(method: GET, path: \"/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}\") {\n  commentReply(\n    spaceId: $spaceId\n    commentId: $commentId\n    commentReplyId: $commentReplyId\n  ) {\n    ...CommentReplyFields\n    body(format: $format) {\n      document\n      markdown\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
+    "status": 200,
+    "reply": "updateCommentReply",
+    "operationName": "UpdateCommentReplyInSpace",
+    "file": "src/rest/operations/comment/update-comment-reply-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "commentReplyId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateCommentReplyInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateCommentReplyInSpace($spaceId: ID!, $commentId: ID!, $commentReplyId: ID!, $input: UpdateCommentReplyInput!) @rest(method: PUT, path: \"/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}\") {\n  updateCommentReply(\n    spaceId: $spaceId\n    commentId: $commentId\n    commentReplyId: $commentReplyId\n    input: $input\n  ) {\n    ...CommentReplyFields\n    body {\n      document\n    }\n  }\n}\n\nfragment CommentReplyFields on CommentReply {\n  object\n  id\n  postedBy {\n    ...UserFields\n  }\n  postedAt\n  editedAt\n  reactions {\n    ...EmojiReactionFields\n  }\n  urls {\n    location\n  }\n  permissions {\n    view\n    edit\n    reply\n    delete\n  }\n}\n\nfragment EmojiReactionFields on EmojiReaction {\n  emoji\n  count\n  users {\n    user {\n      ...UserFields\n    }\n    reactedAt\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",

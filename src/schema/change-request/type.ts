@@ -30,7 +30,10 @@ export const ChangeRequest = builder.prismaObject('ChangeRequest', {
       description: 'The space revision it was last brought up to date with',
     }),
     revisionMerged: t.exposeString('revisionMergedId', { nullable: true, description: 'The revision its merge made' }),
-    comments: t.int({ description: 'Open comments (comment threads are not served yet)', resolve: () => 0 }),
+    comments: t.int({
+      description: 'Open (unresolved) comment threads',
+      resolve: (cr, _a, ctx) => ctx.loaders.openThreadsOfChangeRequest.load(cr.id),
+    }),
     outdated: t.boolean({
       description: 'Whether the space content changed since the change request was created or last updated',
       select: { space: { select: { revisionId: true } } },

@@ -87,8 +87,11 @@ export const Space = builder.prismaObject('Space', {
     language: t.field({ type: TranslationLanguage, nullable: true, resolve: (s) => s.language }),
     revisionId: t.id({ description: 'The active revision', resolve: (s) => s.revisionId }),
     defaultLevel: t.field({ type: DefaultLevel, nullable: true, resolve: (s) => s.defaultLevel as never }),
-    // Comment threads are not served yet: a space has none.
-    comments: t.int({ description: 'Open comments', resolve: () => 0 }),
+    // Counted with the space's other facts (one statement for every space of a response).
+    comments: t.int({
+      description: "Open (unresolved) comment threads on the space's own content",
+      resolve: async (s, _a, ctx) => (await ctx.loaders.contentFacts.load(`space:${s.id}`)).openComments,
+    }),
     // Counted with the space's other facts, in one statement for every space of a response
     // (three filtered relation counts would conflict in plugin-prisma's select).
     changeRequestsCount: t.int({
