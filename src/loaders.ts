@@ -588,6 +588,13 @@ export class Loaders {
     return ids.map((id) => byId.get(id) ?? null);
   });
 
+  /** review id -> the comment thread submitted with it (its body), or null. One statement for every review of a response. */
+  readonly reviewThreadOf = this.cached(['Comment'], async (reviewIds: readonly string[]) => {
+    const rows = await this.db.comment.findMany({ where: { reviewId: { in: [...reviewIds] }, parentId: null } });
+    const byReview = new Map(rows.map((r) => [r.reviewId!, r]));
+    return reviewIds.map((id) => byReview.get(id) ?? null);
+  });
+
   /**
    * change request id -> how many of its comment threads are open (not resolved): one statement
    * for every change request of a response (ChangeRequest.comments; a space's count is one of

@@ -19,6 +19,7 @@ import type { ReviewStatus } from '../db/value-sets.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import type { Contribution } from '../loaders.ts';
+import { announceComment, prepareThread, type CommentBodyInput } from './comment.ts';
 import { changeRequestFieldsData, lockChangeRequest, loadChangeRequest, type ChangeRequestFieldsInput } from './change-request.ts';
 import { memberRolesOn } from './content-grant.ts';
 
@@ -153,6 +154,8 @@ function assertReviewable(changeRequest: { status: string }, doing: string) {
 /** What a review says. */
 export interface SubmitReviewInput {
   status: ReviewStatus;
+  /** A comment thread submitted with the review (its body): posted in the change request, its target the review. */
+  comment?: CommentBodyInput | null;
 }
 
 /**
@@ -166,7 +169,9 @@ export async function submitReview(ctx: Context, changeRequest: ChangeRequestRow
   const viewer = ctx.access.requireViewer();
   assertReviewable(changeRequest, 'it cannot be reviewed');
   if (viewer.userId === changeRequest.createdById) throw new ConflictError('The author of a change request cannot review it');
-  return ctx.db.$transaction(async (tx) => {
+  // The thread's checks and Markdown conversion run before the transaction; its row is written in it, with the review.
+  const thread = input.comment ? await prepareThread(ctx, { spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id }, { body: input.comment }) : null;
+  const { review, comment } = await ctx.db.$transaction(async (tx) => {
     const current = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
     assertReviewable(current, 'it cannot be reviewed');
     const request = await tx.changeRequestReviewRequest.findUnique({
@@ -174,7 +179,7 @@ export async function submitReview(ctx: Context, changeRequest: ChangeRequestRow
     });
     if (request) await tx.changeRequestReviewRequest.delete({ where: { changeRequestId_reviewerId: { changeRequestId: current.id, reviewerId: viewer.userId } } });
     const now = new Date();
-    return tx.changeRequestReview.create({
+    const review = await tx.changeRequestReview.create({
       data: {
         id: newId(),
         changeRequestId: current.id,
@@ -186,7 +191,10 @@ export async function submitReview(ctx: Context, changeRequest: ChangeRequestRow
         updatedAt: now,
       },
     });
+    return { review, comment: thread ? await thread.write(tx, { reviewId: review.id }) : null };
   });
+  if (thread && comment) announceComment(ctx, thread.place.space.organizationId, comment, 'posted');
+  return review;
 }
 
 /** Whom to ask for a review, and what else changes with the request. */

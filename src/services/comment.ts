@@ -25,6 +25,7 @@ import { jsonInput } from '../db/json.ts';
 import { InvalidInputError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import { isUniqueViolation } from '../errors/prisma.ts';
 import { newId } from '../ids.ts';
+import type { CommentEventType } from './comment-feed.ts';
 import { findChangeRequest } from './change-request.ts';
 import { memberRolesOn } from './content-grant.ts';
 import { loadSpace, type SpaceRow } from './space.ts';
@@ -394,30 +395,59 @@ function checkEmojis(list: readonly string[] | null | undefined, field: string):
 type Writer = Tx | Context['db'];
 
 /**
- * Posts a thread in a place (`comment:post`), on the place's current revision, optionally on a
- * page, a node of its document, a table cell; `reviewId` attaches it to a review of the change
- * request (the review's body). With `tx`, written in the caller's transaction (reads and the
- * Markdown conversion happen before, outside it). Returns the row written.
+ * Checks a thread to post in a place (`comment:post`), on the place's current revision, optionally
+ * on a page, a node of its document, a table cell: every read and the Markdown conversion happen
+ * here, outside any transaction. Returns the write, which a caller may run in its own transaction
+ * (`reviewId` attaches the thread to a review of the change request: the review's body); that
+ * caller announces it (`announceComment`) once its transaction committed.
  */
-export async function postThread(ctx: Context, place: CommentPlace, input: PostThreadInput, options: { reviewId?: string; tx?: Tx } = {}): Promise<CommentRow> {
+export async function prepareThread(ctx: Context, place: CommentPlace, input: PostThreadInput): Promise<{ place: LoadedPlace; write: (db: Writer, options?: { reviewId?: string }) => Promise<CommentRow> }> {
   const loaded = await loadCommentPlace(ctx, place, 'comment:post');
-  if (options.reviewId && !loaded.changeRequest) throw new Error('postThread: a review thread belongs to a change request');
   const target = await checkTarget(ctx, loaded, input);
   const body = await readBody(ctx, loaded, input.body, 'body');
-  const db: Writer = options.tx ?? ctx.db;
-  return db.comment.create({
-    data: {
-      id: newId(),
-      spaceId: loaded.space.id,
-      changeRequestId: loaded.changeRequest?.id ?? null,
-      authorId: ctx.access.requireViewer().userId,
-      body: jsonInput(body.document),
-      markdown: body.markdown,
-      revisionId: currentRevisionOf(loaded),
-      ...target,
-      reviewId: options.reviewId ?? null,
-      mentions: { create: body.mentions.map((userId) => ({ userId })) },
-    },
+  const authorId = ctx.access.requireViewer().userId;
+  const write = (db: Writer, options: { reviewId?: string } = {}) => {
+    if (options.reviewId && !loaded.changeRequest) throw new Error('prepareThread: a review thread belongs to a change request');
+    return db.comment.create({
+      data: {
+        id: newId(),
+        spaceId: loaded.space.id,
+        changeRequestId: loaded.changeRequest?.id ?? null,
+        authorId,
+        body: jsonInput(body.document),
+        markdown: body.markdown,
+        revisionId: currentRevisionOf(loaded),
+        ...target,
+        reviewId: options.reviewId ?? null,
+        mentions: { create: body.mentions.map((userId) => ({ userId })) },
+      },
+    });
+  };
+  return { place: loaded, write };
+}
+
+/** Posts a thread in a place (`comment:post`; see prepareThread) and announces it. Returns the row written. */
+export async function postThread(ctx: Context, place: CommentPlace, input: PostThreadInput): Promise<CommentRow> {
+  const prepared = await prepareThread(ctx, place, input);
+  const row = await prepared.write(ctx.db);
+  announceComment(ctx, prepared.place.space.organizationId, row, 'posted');
+  return row;
+}
+
+/**
+ * Tells the subscribers of the comment's space (`commentEvents`, src/services/comment-feed.ts) what
+ * a committed write did to it: only after the commit, never from inside a transaction.
+ */
+export function announceComment(ctx: Context, organizationId: string, row: CommentRow, type: CommentEventType): void {
+  ctx.commentFeed.publish({
+    type,
+    organizationId,
+    spaceId: row.spaceId,
+    changeRequestId: row.changeRequestId,
+    commentId: row.parentId ?? row.id,
+    replyId: row.parentId ? row.id : null,
+    actorId: ctx.access.requireViewer().userId,
+    at: new Date().toISOString(),
   });
 }
 
@@ -425,7 +455,7 @@ export async function postThread(ctx: Context, place: CommentPlace, input: PostT
  * Posts a reply in a thread of the place (`comment:post`): 404 when the thread does not exist (or
  * was deleted), 400 when `commentId` is itself a reply. Returns the reply written.
  */
-export async function postReply(ctx: Context, place: CommentPlace, commentId: string, input: PostReplyInput, options: { tx?: Tx } = {}): Promise<CommentRow> {
+export async function postReply(ctx: Context, place: CommentPlace, commentId: string, input: PostReplyInput): Promise<CommentRow> {
   const loaded = await loadCommentPlace(ctx, place, 'comment:post');
   const thread = await findThread(ctx, loaded, commentId);
   if (!thread) {
@@ -436,8 +466,7 @@ export async function postReply(ctx: Context, place: CommentPlace, commentId: st
     throw new NotFoundError('Comment', commentId);
   }
   const body = await readBody(ctx, loaded, input.body, 'body');
-  const db: Writer = options.tx ?? ctx.db;
-  return db.comment.create({
+  const reply = await ctx.db.comment.create({
     data: {
       id: newId(),
       spaceId: loaded.space.id,
@@ -450,6 +479,8 @@ export async function postReply(ctx: Context, place: CommentPlace, commentId: st
       mentions: { create: body.mentions.map((userId) => ({ userId })) },
     },
   });
+  announceComment(ctx, loaded.space.organizationId, reply, 'posted');
+  return reply;
 }
 
 /**
@@ -507,13 +538,19 @@ export async function updateComment(ctx: Context, place: CommentPlace, ref: Comm
       const comment = await tx.comment.findUniqueOrThrow({ where: { id: row.id } });
       return { comment, edited: body !== null, resolved, addedReactions: toAdd, removedReactions: toRemove };
     });
+  let update: CommentUpdate;
   try {
-    return await write();
+    update = await write();
   } catch (error) {
     // The same reaction added by a concurrent request of the same user: it is there now; once more sees it held.
     if (!isUniqueViolation(error)) throw error;
-    return write();
+    update = await write();
   }
+  const organizationId = loaded.space.organizationId;
+  if (update.edited) announceComment(ctx, organizationId, update.comment, 'edited');
+  if (update.resolved !== null) announceComment(ctx, organizationId, update.comment, update.resolved ? 'resolved' : 'reopened');
+  if (update.addedReactions.length || update.removedReactions.length) announceComment(ctx, organizationId, update.comment, 'reacted');
+  return update;
 }
 
 /**
@@ -527,7 +564,9 @@ export async function deleteComment(ctx: Context, place: CommentPlace, ref: Comm
   if (!row) return null;
   authorize(await commentSubject(ctx, row), 'comment:delete', { type: row.parentId ? 'Comment reply' : 'Comment', id: row.id });
   const { count } = await ctx.db.comment.deleteMany({ where: { id: row.id } });
-  return count ? row : null;
+  if (!count) return null;
+  announceComment(ctx, loaded.space.organizationId, row, 'deleted');
+  return row;
 }
 
 // ----------------------------------------------------------------------------- lists

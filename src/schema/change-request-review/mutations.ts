@@ -3,12 +3,14 @@ import { builder } from '../../builder.ts';
 import { REVIEW_STATUSES, type ReviewStatus } from '../../db/value-sets.ts';
 import { removeRequestedReviewer, requestReviewers, submitReview, type ReviewRequestRow } from '../../services/change-request-review.ts';
 import { changeRequestSubject, loadChangeRequest } from '../../services/change-request.ts';
+import { CommentBodyInput } from '../comment/type.ts';
 import { ChangeRequestRequestedReviewer, ChangeRequestReview } from './type.ts';
 
 const SubmitChangeRequestReviewInput = builder.inputType('SubmitChangeRequestReviewInput', {
   fields: (t) => ({
     // REVIEW_STATUSES are strings in GraphQL: enum values cannot hold '-'.
     status: t.string({ required: true, description: 'approved | changes-requested', validate: z.enum(REVIEW_STATUSES) }),
+    comment: t.field({ type: CommentBodyInput, description: 'A comment thread submitted with the review (in the change request; its target is the review)' }),
   }),
 });
 
@@ -38,7 +40,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const { changeRequest } = await loadChangeRequest(ctx, String(args.spaceId), args.changeRequestId, 'change-request:review');
-      return submitReview(ctx, changeRequest, { status: args.input.status as ReviewStatus });
+      return submitReview(ctx, changeRequest, { status: args.input.status as ReviewStatus, comment: args.input.comment });
     },
   }),
   requestReviewers: t.field({

@@ -13,6 +13,7 @@ import {
   reviewsOf,
 } from '../../services/change-request-review.ts';
 import { ChangeRequest } from '../change-request/type.ts';
+import { Comment } from '../comment/type.ts';
 import { listType, pageArgs } from '../shared/pagination.ts';
 import { User } from '../user/type.ts';
 
@@ -46,6 +47,12 @@ export const ChangeRequestReview = builder.prismaObject('ChangeRequestReview', {
         'Superseded by a newer review request or submission: the change request has a newer revision than the one reviewed, ' +
         'the reviewer submitted a newer review, or the reviewer was requested again after it. Merge rules count only reviews that are not outdated',
       resolve: (review, _a, ctx) => isReviewOutdated(ctx, review),
+    }),
+    comment: t.field({
+      type: Comment,
+      nullable: true,
+      description: 'The comment thread submitted with the review, if any (null too once deleted)',
+      resolve: (review, _a, ctx) => ctx.loaders.reviewThreadOf.load(review.id),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

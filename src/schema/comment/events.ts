@@ -9,6 +9,7 @@ import { COMMENT_EVENT_TYPES, type CommentDelivery, type CommentEvent } from '..
 import { loadChangeRequest } from '../../services/change-request.ts';
 import { loadSpace } from '../../services/space.ts';
 import { User } from '../user/type.ts';
+import { Comment, CommentReply } from './type.ts';
 
 export const CommentEventType = builder.enumType('CommentEventType', {
   description: 'What happened to a discussion',
@@ -23,6 +24,18 @@ export const CommentEventRef = builder.objectRef<CommentEvent>('CommentEvent').i
     changeRequest: t.exposeID('changeRequestId', { nullable: true, description: 'The change request the discussion is in; null: on the space itself' }),
     commentId: t.exposeID('commentId', { description: 'The thread' }),
     replyId: t.exposeID('replyId', { nullable: true, description: 'The reply the event is about; null: the thread itself' }),
+    comment: t.field({
+      type: Comment,
+      nullable: true,
+      description: 'The thread as it is when the event is delivered (null once deleted)',
+      resolve: (event, _args, ctx) => ctx.loaders.commentById.load(event.commentId),
+    }),
+    reply: t.field({
+      type: CommentReply,
+      nullable: true,
+      description: 'The reply the event is about, as it is when the event is delivered (null for a thread event, or once deleted)',
+      resolve: (event, _args, ctx) => (event.replyId ? ctx.loaders.commentById.load(event.replyId) : null),
+    }),
     actor: t.field({
       type: User,
       nullable: true,

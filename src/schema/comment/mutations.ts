@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { deleteComment, MAX_COMMENT_MARKDOWN_BYTES, MAX_REACTIONS_PER_UPDATE, postReply, postThread, updateComment } from '../../services/comment.ts';
-import { Comment, CommentReply } from './type.ts';
-
-const CommentBodyInput = builder.inputType('CommentBodyInput', {
-  description: `The content of a comment or reply: \`markdown\` or \`document\` (a JSON document), at most ${MAX_COMMENT_MARKDOWN_BYTES / 1024} KiB of Markdown. \`@\` and a member's e-mail address or user id mentions them.`,
-  fields: (t) => ({
-    markdown: t.string(),
-    document: t.field({ type: 'JSON', description: 'A JSON document (GitBook\'s `{object: "document", nodes}`); `mention` inlines of users mention them' }),
-  }),
-});
+import { deleteComment, MAX_REACTIONS_PER_UPDATE, postReply, postThread, updateComment } from '../../services/comment.ts';
+import { Comment, CommentBodyInput, CommentReply } from './type.ts';
 
 const CommentTableCellInput = builder.inputType('CommentTableCellInput', {
   description: 'A cell of a table block: its record (row) id and its definition (column) id',

@@ -7,7 +7,7 @@
  */
 import { builder } from '../../builder.ts';
 import type { CommentReactionGroup, CommentReplier as CommentReplierValue } from '../../loaders.ts';
-import { commentPath, commentPermissions, targetPresence, type CommentRow } from '../../services/comment.ts';
+import { commentPath, commentPermissions, MAX_COMMENT_MARKDOWN_BYTES, targetPresence, type CommentRow } from '../../services/comment.ts';
 import { DocumentFormat } from '../revision/type.ts';
 import { User } from '../user/type.ts';
 
@@ -169,3 +169,12 @@ CommentReply.implement({
 function bodyOf(row: CommentRow, format: 'document' | 'markdown' | null | undefined) {
   return format === 'markdown' ? { markdown: row.markdown } : { document: row.body };
 }
+
+/** A comment's or reply's body as callers send it (posting, editing, and a review's comment). */
+export const CommentBodyInput = builder.inputType('CommentBodyInput', {
+  description: `The content of a comment or reply: \`markdown\` or \`document\` (a JSON document), at most ${MAX_COMMENT_MARKDOWN_BYTES / 1024} KiB of Markdown. \`@\` and a member's e-mail address or user id mentions them.`,
+  fields: (t) => ({
+    markdown: t.string(),
+    document: t.field({ type: 'JSON', description: 'A JSON document (GitBook\'s `{object: "document", nodes}`); `mention` inlines of users mention them' }),
+  }),
+});
