@@ -103,13 +103,18 @@ describe('the comment graph', () => {
   it('answers threads with replies, reactions, permissions and targets in the same statements for 10 threads as for 20', async () => {
     const small = await seed(10);
     const large = await seed(20);
-    const run = async (space: string) => {
-      const res = await server.graphql(threadsQuery, { token: cora.token, variables: { id: space } });
+    // A commenter whose token and membership are first used by the warm-up below (written then, at most once a
+    // minute): never during the measured requests, whenever the minute turns.
+    const counter = await server.createUser('Counter');
+    await server.addMember(org, counter, 'comment');
+    const run = async (space: string, token = counter.token) => {
+      const res = await server.graphql(threadsQuery, { token, variables: { id: space } });
       expect(res.body.errors).toBeUndefined();
       return res.body.data.space;
     };
     // A first request records the caller's activity in the organization (lastSeenAt): not part of the comparison.
     await run(small.space);
+    await run(large.space);
     const a = await server.countStatements(() => run(small.space));
     const b = await server.countStatements(() => run(large.space));
     expect(a.result.commentList.items).toHaveLength(10);
@@ -117,8 +122,10 @@ describe('the comment graph', () => {
     expect(b.statements).toBe(a.statements);
     expect(a.statements).toBeLessThanOrEqual(16);
 
-    const [first, second] = b.result.commentList.items;
-    expect(b.result.comments).toBe(15);
+    // The answer as Cora (a commenter who wrote some of them) sees it.
+    const asCora = await run(large.space, cora.token);
+    const [first, second] = asCora.commentList.items;
+    expect(asCora.comments).toBe(15);
     expect(first).toMatchObject({
       object: 'comment',
       status: 'resolved',
@@ -155,8 +162,12 @@ describe('the comment graph', () => {
     await spacesOf(few, 3);
     await spacesOf(many, 6);
     const query = `query($id: ID!) { organization(id: $id) { spaces(limit: 100) { items { id comments } } } }`;
-    const run = async (id: string) => (await server.graphql(query, { token: ada.token, variables: { id } })).body.data.organization.spaces.items;
+    const counter = await server.createUser('Space counter');
+    await server.addMember(few, counter, 'admin');
+    await server.addMember(many, counter, 'admin');
+    const run = async (id: string) => (await server.graphql(query, { token: counter.token, variables: { id } })).body.data.organization.spaces.items;
     await run(few);
+    await run(many);
     const a = await server.countStatements(() => run(few));
     const b = await server.countStatements(() => run(many));
     expect(b.statements).toBe(a.statements);

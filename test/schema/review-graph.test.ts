@@ -90,12 +90,18 @@ describe('a list of change requests with their reviews', () => {
   it('costs the same statements for 3 change requests as for 12', async () => {
     const small = await seed(3);
     const large = await seed(12);
-    await server.request('GET', `/v1/orgs/${org}`, { token: ada.token });
+    // A caller whose token and membership are first used by the warm-up below: those uses are written then
+    // (at most once a minute), never during the measured requests, whenever the minute turns.
+    const counter = await server.createUser('Counter');
+    await server.addMember(org, counter, 'admin');
     const run = (space: string) => async () => {
-      const body = await gql(listQuery, ada, { space });
+      const body = await gql(listQuery, counter, { space });
       expect(body.errors).toBeUndefined();
       return body.data.spaceChangeRequests.items.length;
     };
+    // Each once unmeasured: what a first request writes (token use, last seen) or caches stays out of the counts.
+    await run(small)();
+    await run(large)();
     const forSmall = await server.countStatements(run(small));
     const forLarge = await server.countStatements(run(large));
     expect([forSmall.result, forLarge.result]).toEqual([3, 12]);
