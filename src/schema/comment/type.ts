@@ -112,10 +112,9 @@ const CommentTarget = builder.objectRef<CommentRow>('CommentTarget').implement({
 export const Comment = builder.objectRef<CommentRow>('Comment');
 export const CommentReply = builder.objectRef<CommentRow>('CommentReply');
 
-Comment.implement({
-  description: 'A comment thread on a space or in a change request: its first comment, with its replies, reactions and resolution',
-  fields: (t) => ({
-    object: t.string({ resolve: () => 'comment' }),
+/** What a thread and a reply both answer: who posted what, when, its reactions, location and permissions. */
+function postFields(t: PothosSchemaTypes.ObjectFieldBuilder<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never, CommentRow>) {
+  return {
     id: t.exposeID('id'),
     postedBy: t.field({ type: User, resolve: async (row, _a, ctx) => (await ctx.loaders.userById.load(row.authorId))! }),
     postedAt: t.field({ type: 'DateTime', resolve: (row) => row.postedAt }),
@@ -126,6 +125,16 @@ Comment.implement({
       resolve: (row, { format }) => bodyOf(row, format),
     }),
     reactions: t.field({ type: [EmojiReaction], resolve: (row, _a, ctx) => ctx.loaders.commentReactions.load(row.id) }),
+    urls: t.field({ type: CommentUrls, resolve: (row, _a, ctx) => ({ location: ctx.urls.api(commentPath(row)) }) }),
+    permissions: t.field({ type: CommentPermissions, resolve: (row, _a, ctx) => commentPermissions(ctx, row) }),
+  };
+}
+
+Comment.implement({
+  description: 'A comment thread on a space or in a change request: its first comment, with its replies, reactions and resolution',
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'comment' }),
+    ...postFields(t),
     replies: t.int({ description: 'How many replies', resolve: async (row, _a, ctx) => (await ctx.loaders.commentReplyStats.load(row.id)).count }),
     repliers: t.field({
       type: [CommentReplier],
@@ -140,8 +149,6 @@ Comment.implement({
       nullable: true,
       resolve: (row, _a, ctx) => (row.resolvedAt && row.resolvedById ? ctx.loaders.userById.load(row.resolvedById) : null),
     }),
-    urls: t.field({ type: CommentUrls, resolve: (row, _a, ctx) => ({ location: ctx.urls.api(commentPath(row)) }) }),
-    permissions: t.field({ type: CommentPermissions, resolve: (row, _a, ctx) => commentPermissions(ctx, row) }),
   }),
 });
 
@@ -149,19 +156,8 @@ CommentReply.implement({
   description: 'A reply in a comment thread',
   fields: (t) => ({
     object: t.string({ resolve: () => 'comment-reply' }),
-    id: t.exposeID('id'),
+    ...postFields(t),
     comment: t.id({ description: 'The comment that starts the thread', resolve: (row) => row.parentId! }),
-    postedBy: t.field({ type: User, resolve: async (row, _a, ctx) => (await ctx.loaders.userById.load(row.authorId))! }),
-    postedAt: t.field({ type: 'DateTime', resolve: (row) => row.postedAt }),
-    editedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its body was last changed', resolve: (row) => row.editedAt }),
-    body: t.field({
-      type: CommentBody,
-      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'document' }) },
-      resolve: (row, { format }) => bodyOf(row, format),
-    }),
-    reactions: t.field({ type: [EmojiReaction], resolve: (row, _a, ctx) => ctx.loaders.commentReactions.load(row.id) }),
-    urls: t.field({ type: CommentUrls, resolve: (row, _a, ctx) => ({ location: ctx.urls.api(commentPath(row)) }) }),
-    permissions: t.field({ type: CommentPermissions, resolve: (row, _a, ctx) => commentPermissions(ctx, row) }),
   }),
 });
 
