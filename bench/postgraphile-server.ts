@@ -75,12 +75,10 @@ export async function createPostGraphileServer(options: PostGraphileServerOption
     ...(c.password !== undefined ? { password: c.password } : {}),
     options: `-c search_path=${schema}`,
   });
-  // Every statement sent on a connection of the pool (PostGraphile's own setup per connection included).
+  // Every statement sent on a connection of the pool (PostGraphile's own setup per connection included);
+  // 'connect' is emitted once per new connection.
   let statements = 0;
-  const counting = new WeakSet<pg.PoolClient>();
   pool.on('connect', (client) => {
-    if (counting.has(client)) return;
-    counting.add(client);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       statements++;
@@ -97,6 +95,7 @@ export async function createPostGraphileServer(options: PostGraphileServerOption
   // Build the schema now (introspection), not on the first request.
   await pgl.getSchema();
   const serv = pgl.createServ(grafserv);
+  // The plain request handler (not `serv.addTo`): GET /metrics is answered first, and no websocket is needed.
   const handler = serv.createHandler();
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') return sendMetrics(res, statements);
