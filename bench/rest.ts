@@ -63,7 +63,10 @@ import {
 import { postgraphileName, spaceByRowIdBody, spaceByRowIdEndpoint, type PostGraphileSpace } from './postgraphile-server.ts';
 import { restEndpoints, seed } from './seed.ts';
 
-const TARGET = 0.4;
+/** Issue 18: GET by id at least 25% of the ceiling's requests/s (it replaced the foundation's 40%, set before the access model). */
+const TARGET = 0.25;
+/** Issue 18: GET by id costs at most this many statements with a warm process. */
+const TARGET_STATEMENTS = 2;
 /** Issue 18: GET by id at least PostGraphile's `spaceByRowId` requests/s (at 10 connections, PostgreSQL). */
 const TARGET_VS_POSTGRAPHILE = 1;
 const SPACES = 1000;
@@ -239,6 +242,11 @@ async function run() {
   );
   const byIdRow = rows[0]!;
   md.push(`**Target**: GET by id ≥ ${TARGET * 100}% of the ceiling. **Measured: ${fmt(100 * byIdRow.ratio, 1)}% — ${byIdRow.ratio >= TARGET ? 'met' : 'NOT met'}.**`, '');
+  const statementsById = byIdRow.app.statementsPerRequest;
+  md.push(
+    `**Target**: GET by id ≤ ${TARGET_STATEMENTS} statements per request with a warm process. **Measured: ${fmt(statementsById, 2)} — ${statementsById <= TARGET_STATEMENTS ? 'met' : 'NOT met'}.**`,
+    '',
+  );
   const vsPostGraphile = results.postgraphile[0] ? { app: results.app[0]!, postgraphile: results.postgraphile[0], rpsRatio: results.app[0]!.rps / results.postgraphile[0].rps } : null;
   md.push(`## The app and ${pgName}`, '');
   if (vsPostGraphile) {
