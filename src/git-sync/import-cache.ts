@@ -15,11 +15,16 @@
  * resolved to then, and every asset is the same space file: a page whose file did not change but
  * whose link target was renamed, moved or removed is converted again. A href the conversion did
  * not ask about cannot change its result, so nothing else is compared.
+ *
+ * A reused page keeps its document by hash, without the document being read or sent: documents are
+ * stored once and never deleted, and the cache is written in the transaction of the revision that
+ * holds its documents. The table of contents is kept too, parsed, under the hash of its bytes.
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { MarkdownLimits } from '../content/document/markdown-limits.ts';
 import type { PageMeta } from './page-frontmatter.ts';
+import type { SummaryItem } from './summary.ts';
 
 /**
  * The version of a page's conversion (Markdown -> document, links resolved): raise it when the
@@ -49,6 +54,8 @@ export interface ImportCache {
   /** The conversion's version and limits, hashed: entries of another key are not used. */
   key: string;
   files: Record<string, ImportCacheEntry>;
+  /** The table of contents (structure.summary) as parsed, and the sha-256 of its bytes. */
+  summary?: { blob: string; items: SummaryItem[] };
 }
 
 /** The key of the cache an import with these settings reads and writes. */

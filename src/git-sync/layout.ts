@@ -73,12 +73,17 @@ export interface ImportRepositoryOptions {
   markdownLimits?: MarkdownLimits;
   /**
    * What the last import made of each page file (./import-cache.ts): a page whose file and links
-   * resolve as then takes its document from `previous` instead of being converted again.
+   * resolve as then keeps the document it had (stored, ContentDocument) instead of being converted
+   * again. Its documents must be stored: the cache is written with the revision that holds them.
    */
   cache?: ImportCache | null;
 }
 
 export interface ImportRepositoryResult {
+  /**
+   * The content. Its `documents` are those converted, and those reused from the cache that
+   * `previous.documents` held: a reused document is stored already (the cache's documents are).
+   */
   snapshot: RevisionSnapshot;
   /** What was skipped or could not be resolved, one sentence each, naming the file. */
   warnings: string[];
@@ -185,6 +190,9 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   const { config, warnings } = readContentConfig(files, options.projectDirectory);
   const previous = options.previous ?? null;
   const limits = options.markdownLimits ?? DEFAULT_MARKDOWN_LIMITS;
+  const cacheKey = importCacheKey(limits);
+  const cacheIn = options.cache?.key === cacheKey ? options.cache : null;
+  const cacheOut: ImportCache = { key: cacheKey, files: {} };
 
   /* ----------------------------- reading files ----------------------------- */
 
@@ -248,6 +256,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   const summaryText = files.has(config.summary) ? readText(config.summary, null) : null;
   const roots = summaryText !== null ? treeFromSummary(summaryText) : treeFromFolders();
 
+
   /** SUMMARY.md -> nodes; a page file referenced twice is one page, the other entries link to it. */
   function treeFromSummary(text: string): Node[] {
     const summaryDir = dirname(config.summary);
@@ -293,7 +302,11 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       }
       return proto;
     };
-    const protos = parseSummary(text).map(toProto);
+    // Parsing a table of contents of 1,000 entries takes longer than converting ten pages: kept in the cache too.
+    const blob = blobHash(files.get(config.summary)!);
+    const items = cacheIn?.summary?.blob === blob ? cacheIn.summary.items : parseSummary(text);
+    cacheOut.summary = { blob, items };
+    const protos = items.map(toProto);
 
     // Which entry of a file referenced several times is the page: the one with children, then the
     // one whose place in the tree matches the file's folder (as an export writes it), then the one
@@ -488,6 +501,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     });
   flatten(roots, null);
 
+
   /* ------------------------------- documents ------------------------------- */
 
   const assetPaths = new Set<string>();
@@ -525,16 +539,15 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
    * and the answers so far: the same bytes and the same answers give the same document.
    */
   interface Parsed {
-    document: JSONDocument;
+    /** null for a reused document `previous` does not hold (stored, not sent). */
+    document: JSONDocument | null;
     meta: PageMeta;
     title: string;
     /** The cache entry of a converted page (its documentHash and assets set once its files have ids), or the entry reused. */
     entry: ImportCacheEntry | null;
     reused: boolean;
   }
-  const cacheKey = importCacheKey(limits);
-  const cached = options.cache?.key === cacheKey ? options.cache.files : {};
-  const cacheOut: ImportCache = { key: cacheKey, files: {} };
+  const cached = cacheIn?.files ?? {};
   const stats = { converted: 0, reused: 0 };
   const pageTitle = (n: Node, heading: string | null) => n.tocTitle || (heading ?? n.fallbackTitle);
   /** The cached document of a page file, when its bytes and every link it resolved are the same. */
@@ -543,14 +556,12 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     if (!entry || entry.blob !== blob) return null;
     // The table of contents names the page (GitBook's rule); a different heading stays in the text.
     if (entry.kept !== (Boolean(n.tocTitle) && entry.title !== null && entry.title !== n.tocTitle)) return null;
-    const document = previous?.documents.get(entry.documentHash);
-    if (!document) return null;
     const resolve = resolveFrom(file);
     for (const [href, resolved] of entry.refs) {
       const ref = resolve(href);
       if ((ref === null ? null : stringify(ref)) !== resolved) return null;
     }
-    return { document, meta: entry.meta, title: pageTitle(n, entry.title), entry, reused: true };
+    return { document: previous?.documents.get(entry.documentHash) ?? null, meta: entry.meta, title: pageTitle(n, entry.title), entry, reused: true };
   };
   const convertPage = (n: Node, file: string, text: string, blob: string): Parsed => {
     const resolve = resolveFrom(file);
@@ -581,6 +592,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   };
   const parsed = new Map<Node, Parsed>();
   for (const { node: n } of all) if (n.kind === 'document') parsed.set(n, parsePage(n));
+
 
   // Referenced files of the content, and every file of the assets folder (a space's files are all exported there).
   const assetsDir = joinPath(config.root, ASSETS_DIRECTORY);
@@ -619,6 +631,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     fileIdByPath.set(path, file.id);
   };
   for (const path of [...assetPaths].sort()) await storeAsset(path);
+
   const patchAssets = (value: unknown): void => {
     if (Array.isArray(value)) for (const item of value) patchAssets(item);
     else if (value !== null && typeof value === 'object') {
@@ -662,12 +675,12 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   const documentOf = (n: Node, p: Parsed): string => {
     if (p.reused) {
       stats.reused++;
-      snapshot.documents.set(p.entry!.documentHash, p.document);
+      if (p.document) snapshot.documents.set(p.entry!.documentHash, p.document);
       cacheOut.files[n.file!] = p.entry!;
       return p.entry!.documentHash;
     }
     patchAssets(p.document);
-    const hash = putDocument(snapshot, p.document);
+    const hash = putDocument(snapshot, p.document!);
     if (p.entry) {
       const assets = new Set<string>();
       for (const [, resolved] of p.entry.refs) {
@@ -706,6 +719,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     });
   }
   // A page parsed twice (its heading kept) would repeat its link warnings.
+
   return { snapshot, warnings: [...new Set(warnings)], cache: cacheOut, stats };
 }
 

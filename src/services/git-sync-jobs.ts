@@ -152,7 +152,8 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
     await ctx.progress('reading pages', 50, `commit ${repository.commit.slice(0, 7)}, ${repository.files.size} files`);
     // Read again after the clone: the space may have moved on while it ran, and the import builds on its latest revision.
     const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
-    const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
+    // Without its documents: a page the import cache keeps has its document stored already, and one converted brings its own.
+    const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: false });
     // What the last import made of each page file: pages whose file and links are the same keep their document unparsed.
     const cacheKey = importCacheKey(ctx.config.markdownLimits);
     const storedCache = await ctx.db.gitImportCache.findUnique({ where: { spaceId }, select: { entries: true } });
