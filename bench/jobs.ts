@@ -50,8 +50,12 @@
  *    delta); the result checked (1,000 pages at their paths with their
  *    titles, 50 files, the Markdown of a few pages, a page's links). Then the
  *    same commit again (`unchanged`), then after a commit changing 10 pages
- *    (incremental; the changed pages read back). With BENCH_PROFILE > 0 one
- *    more run (not in the numbers) under the CPU profiler, its SQL captured.
+ *    (incremental; the changed pages read back), then after a commit renaming
+ *    the file of a page others link to, their files untouched (`renamed`:
+ *    none of them may still link to it, the import cache must not keep their
+ *    documents); each with the pages converted (the job's result) and its share
+ *    of the full import's time. With BENCH_PROFILE > 0 one more run (not in the
+ *    numbers) under the CPU profiler, its SQL captured.
  *
  * Before each measured run: waits for a quiet machine (harness
  * machineLoad.settle: no other benchmark or test runner, no busy core); the
