@@ -256,7 +256,6 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   const summaryText = files.has(config.summary) ? readText(config.summary, null) : null;
   const roots = summaryText !== null ? treeFromSummary(summaryText) : treeFromFolders();
 
-
   /** SUMMARY.md -> nodes; a page file referenced twice is one page, the other entries link to it. */
   function treeFromSummary(text: string): Node[] {
     const summaryDir = dirname(config.summary);
@@ -501,7 +500,6 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     });
   flatten(roots, null);
 
-
   /* ------------------------------- documents ------------------------------- */
 
   const assetPaths = new Set<string>();
@@ -592,7 +590,6 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   };
   const parsed = new Map<Node, Parsed>();
   for (const { node: n } of all) if (n.kind === 'document') parsed.set(n, parsePage(n));
-
 
   // Referenced files of the content, and every file of the assets folder (a space's files are all exported there).
   const assetsDir = joinPath(config.root, ASSETS_DIRECTORY);
@@ -719,7 +716,6 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     });
   }
   // A page parsed twice (its heading kept) would repeat its link warnings.
-
   return { snapshot, warnings: [...new Set(warnings)], cache: cacheOut, stats };
 }
 
