@@ -257,3 +257,31 @@ export function changedPages(repo: Repository, count: number, label: string): { 
   for (const page of chosen) files[page.file] = pageText(mulberry32(seedOf('page', page.index)), page, repo.pages, editMarker(label, page.index)).text;
   return { files, pages: chosen };
 }
+
+/**
+ * A commit renaming the file of a leaf page others link to (`<name>.md` -> `<name>-<label>.md`,
+ * SUMMARY.md following), the linking pages' files left as they are: their links now point at a
+ * missing file, which the import keeps as URLs. The page is one that `avoid` pages neither are nor
+ * link to. Gives the changes (null: a removed file), the repository as it is after them (the
+ * page at its new path) and the pages that link to it.
+ */
+export function renamedPage(
+  repo: Repository,
+  label: string,
+  avoid: readonly RepoPage[] = [],
+): { files: Record<string, string | null>; repo: Repository; page: RepoPage; linkedFrom: RepoPage[] } {
+  const avoided = new Set(avoid.flatMap((p) => [p.index, ...p.links]));
+  const linkers = (target: RepoPage) => repo.pages.filter((p) => p.links.includes(target.index));
+  const page = repo.pages.find((p) => p.level === 'page' && !avoided.has(p.index) && linkers(p).length >= 2 && linkers(p).every((l) => !avoided.has(l.index)))!;
+  const file = page.file.replace(/\.md$/, `-${label}.md`);
+  const summary = (repo.files['SUMMARY.md'] as string).replace(`](${page.file})`, `](${file})`);
+  const moved: RepoPage = { ...page, file, path: file.replace(/\.md$/, '') };
+  const files = { ...repo.files, [file]: repo.files[page.file]!, 'SUMMARY.md': summary };
+  delete files[page.file];
+  return {
+    files: { [page.file]: null, [file]: repo.files[page.file] as string, 'SUMMARY.md': summary },
+    repo: { ...repo, files, pages: repo.pages.map((p) => (p.index === page.index ? moved : p)) },
+    page: moved,
+    linkedFrom: linkers(page),
+  };
+}

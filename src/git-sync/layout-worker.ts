@@ -10,12 +10,15 @@ import type { RevisionSnapshot } from '../content/snapshot.ts';
 import { imageDimensions } from '../storage/image-dimensions.ts';
 import { createStorage, type StorageConfig } from '../storage/storage.ts';
 import { workerTask } from '../worker-pool.ts';
+import type { ImportCache } from './import-cache.ts';
 import { exportRepository, importRepository, type ImportRepositoryResult } from './layout.ts';
 
 export interface ImportLayoutInput {
   files: ReadonlyMap<string, Uint8Array>;
   projectDirectory: string | null;
   previous: RevisionSnapshot | null;
+  /** What the space's last import made of each page file (./import-cache.ts). */
+  cache: ImportCache | null;
   now: Date;
   markdownLimits: MarkdownLimits;
   storage: StorageConfig;
@@ -26,6 +29,7 @@ export const importRepositoryTask = workerTask(async (input: ImportLayoutInput):
   return importRepository(input.files, {
     projectDirectory: input.projectDirectory,
     previous: input.previous,
+    cache: input.cache,
     now: input.now,
     markdownLimits: input.markdownLimits,
     storeFile: async (bytes, name) => {

@@ -32,7 +32,8 @@ import { LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify, uniqueSlug } from '../slug.ts';
 import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig } from './content-config.ts';
-import { frontmatterFromMeta, metaFromFrontmatter } from './page-frontmatter.ts';
+import { blobHash, importCacheKey, type ImportCache, type ImportCacheEntry } from './import-cache.ts';
+import { frontmatterFromMeta, metaFromFrontmatter, type PageMeta } from './page-frontmatter.ts';
 import {
   basename,
   decodeLinkPath,
@@ -70,12 +71,26 @@ export interface ImportRepositoryOptions {
   now: Date;
   /** A Markdown file over one of these is skipped with a warning; DEFAULT_MARKDOWN_LIMITS when absent. */
   markdownLimits?: MarkdownLimits;
+  /**
+   * What the last import made of each page file (./import-cache.ts): a page whose file and links
+   * resolve as then keeps the document it had (stored, ContentDocument) instead of being converted
+   * again. Its documents must be stored: the cache is written with the revision that holds them.
+   */
+  cache?: ImportCache | null;
 }
 
 export interface ImportRepositoryResult {
+  /**
+   * The content. Its `documents` are those converted, and those reused from the cache that
+   * `previous.documents` held: a reused document is stored already (the cache's documents are).
+   */
   snapshot: RevisionSnapshot;
   /** What was skipped or could not be resolved, one sentence each, naming the file. */
   warnings: string[];
+  /** The import cache of this import's pages, for the next import (./import-cache.ts). */
+  cache: ImportCache;
+  /** Page files whose Markdown was converted, and those whose document was reused from the cache. */
+  stats: { converted: number; reused: number };
 }
 
 export interface ExportRepositoryOptions {
@@ -175,6 +190,9 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   const { config, warnings } = readContentConfig(files, options.projectDirectory);
   const previous = options.previous ?? null;
   const limits = options.markdownLimits ?? DEFAULT_MARKDOWN_LIMITS;
+  const cacheKey = importCacheKey(limits);
+  const cacheIn = options.cache?.key === cacheKey ? options.cache : null;
+  const cacheOut: ImportCache = { key: cacheKey, files: {} };
 
   /* ----------------------------- reading files ----------------------------- */
 
@@ -283,7 +301,11 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       }
       return proto;
     };
-    const protos = parseSummary(text).map(toProto);
+    // Parsing a table of contents of 1,000 entries takes longer than converting ten pages: kept in the cache too.
+    const blob = blobHash(files.get(config.summary)!);
+    const items = cacheIn?.summary?.blob === blob ? cacheIn.summary.items : parseSummary(text);
+    cacheOut.summary = { blob, items };
+    const protos = items.map(toProto);
 
     // Which entry of a file referenced several times is the page: the one with children, then the
     // one whose place in the tree matches the file's folder (as an export writes it), then the one
@@ -508,24 +530,66 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     return null;
   };
 
-  const parsed = new Map<Node, { document: JSONDocument; frontmatter: Record<string, unknown>; title: string }>();
-  for (const { node: n } of all) {
-    if (n.kind !== 'document') continue;
-    const text = n.file ? readText(n.file, null) : null;
-    if (text === null) {
-      parsed.set(n, { document: markdownToDocument('').document, frontmatter: {}, title: titleOf(n) });
-      continue;
-    }
-    const resolveHref = resolveFrom(n.file!);
-    let result = convert(n.file!, text, resolveHref) ?? markdownToDocument('');
-    let title = result.title ?? n.fallbackTitle;
-    if (n.tocTitle) {
-      // The table of contents names the page (GitBook's rule); a different heading stays in the text.
-      if (result.title !== null && result.title !== n.tocTitle) result = convert(n.file!, withLeadingPlaceholderTitle(text), resolveHref) ?? markdownToDocument('');
-      title = n.tocTitle;
-    }
-    parsed.set(n, { document: result.document, frontmatter: result.frontmatter, title });
+  /*
+   * A page's document: its file converted, or (./import-cache.ts) the document the last import
+   * made of the same bytes whose every link resolves now as it did then. The conversion is
+   * deterministic and asks `resolveHref` about its hrefs in an order that depends only on the text
+   * and the answers so far: the same bytes and the same answers give the same document.
+   */
+  interface Parsed {
+    /** null for a reused document `previous` does not hold (stored, not sent). */
+    document: JSONDocument | null;
+    meta: PageMeta;
+    title: string;
+    /** The cache entry of a converted page (its documentHash and assets set once its files have ids), or the entry reused. */
+    entry: ImportCacheEntry | null;
+    reused: boolean;
   }
+  const cached = cacheIn?.files ?? {};
+  const stats = { converted: 0, reused: 0 };
+  const pageTitle = (n: Node, heading: string | null) => n.tocTitle || (heading ?? n.fallbackTitle);
+  /** The cached document of a page file, when its bytes and every link it resolved are the same. */
+  const fromCache = (n: Node, file: string, blob: string): Parsed | null => {
+    const entry = cached[file];
+    if (!entry || entry.blob !== blob) return null;
+    // The table of contents names the page (GitBook's rule); a different heading stays in the text.
+    if (entry.kept !== (Boolean(n.tocTitle) && entry.title !== null && entry.title !== n.tocTitle)) return null;
+    const resolve = resolveFrom(file);
+    for (const [href, resolved] of entry.refs) {
+      const ref = resolve(href);
+      if ((ref === null ? null : stringify(ref)) !== resolved) return null;
+    }
+    return { document: previous?.documents.get(entry.documentHash) ?? null, meta: entry.meta, title: pageTitle(n, entry.title), entry, reused: true };
+  };
+  const convertPage = (n: Node, file: string, text: string, blob: string): Parsed => {
+    const resolve = resolveFrom(file);
+    let refs: ImportCacheEntry['refs'] = [];
+    const resolveHref = (href: string): ContentRef | null => {
+      const ref = resolve(href);
+      refs.push([href, ref === null ? null : stringify(ref)]);
+      return ref;
+    };
+    stats.converted++;
+    let result = convert(file, text, resolveHref);
+    const heading = result?.title ?? null;
+    const kept = result !== null && Boolean(n.tocTitle) && heading !== null && heading !== n.tocTitle;
+    if (kept) {
+      refs = [];
+      result = convert(file, withLeadingPlaceholderTitle(text), resolveHref);
+    }
+    if (result === null) return { document: markdownToDocument('').document, meta: metaFromFrontmatter({}), title: pageTitle(n, heading), entry: null, reused: false };
+    const meta = metaFromFrontmatter(result.frontmatter);
+    const entry: ImportCacheEntry = { blob, kept, refs, assets: [], documentHash: '', title: heading, meta };
+    return { document: result.document, meta, title: pageTitle(n, heading), entry, reused: false };
+  };
+  const parsePage = (n: Node): Parsed => {
+    const text = n.file ? readText(n.file, null) : null;
+    if (text === null) return { document: markdownToDocument('').document, meta: metaFromFrontmatter({}), title: titleOf(n), entry: null, reused: false };
+    const blob = blobHash(files.get(n.file!)!);
+    return fromCache(n, n.file!, blob) ?? convertPage(n, n.file!, text, blob);
+  };
+  const parsed = new Map<Node, Parsed>();
+  for (const { node: n } of all) if (n.kind === 'document') parsed.set(n, parsePage(n));
 
   // Referenced files of the content, and every file of the assets folder (a space's files are all exported there).
   const assetsDir = joinPath(config.root, ASSETS_DIRECTORY);
@@ -540,7 +604,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   const previousFiles = previous ? [...previous.files.values()] : [];
   const usedFileIds = new Set<string>();
   const fileByContent = new Map<string, FileSnapshot>();
-  for (const path of [...assetPaths].sort()) {
+  const storeAsset = async (path: string) => {
     const name = basename(path);
     const stored = await options.storeFile(files.get(path)!, name);
     const contentKey = `${name}\u0000${stored.storageKey}`;
@@ -562,7 +626,9 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       snapshot.files.set(file.id, file);
     }
     fileIdByPath.set(path, file.id);
-  }
+  };
+  for (const path of [...assetPaths].sort()) await storeAsset(path);
+
   const patchAssets = (value: unknown): void => {
     if (Array.isArray(value)) for (const item of value) patchAssets(item);
     else if (value !== null && typeof value === 'object') {
@@ -594,14 +660,41 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     }
   };
 
+  // A cached document's files are the ones it was made with, or it is converted again.
+  for (const [n, p] of parsed) {
+    if (!p.reused || p.entry!.assets.every(([path, fileId]) => fileIdByPath.get(path) === fileId)) continue;
+    const again = convertPage(n, n.file!, readText(n.file!, null)!, p.entry!.blob);
+    parsed.set(n, again);
+  }
+  for (const path of [...assetPaths].sort()) if (!fileIdByPath.has(path)) await storeAsset(path);
+
+  /** The page's document in the snapshot, and its cache entry for the next import. */
+  const documentOf = (n: Node, p: Parsed): string => {
+    if (p.reused) {
+      stats.reused++;
+      if (p.document) snapshot.documents.set(p.entry!.documentHash, p.document);
+      cacheOut.files[n.file!] = p.entry!;
+      return p.entry!.documentHash;
+    }
+    patchAssets(p.document);
+    const hash = putDocument(snapshot, p.document!);
+    if (p.entry) {
+      const assets = new Set<string>();
+      for (const [, resolved] of p.entry.refs) {
+        const ref = resolved === null ? null : (JSON.parse(resolved) as ContentRef);
+        if (ref?.kind === 'file' && typeof ref.file === 'string' && ref.file.startsWith(ASSET_PLACEHOLDER)) assets.add(ref.file.slice(ASSET_PLACEHOLDER.length));
+      }
+      cacheOut.files[n.file!] = { ...p.entry, documentHash: hash, assets: [...assets].sort().map((path) => [path, fileIdByPath.get(path)!]) };
+    }
+    return hash;
+  };
+
   for (const { node: n, parent, index } of all) {
     const base = { id: n.id, kind: n.kind, parentId: parent?.id ?? null, index, slug: n.slug };
     let page: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>;
     if (n.kind === 'document') {
-      const { document, frontmatter, title } = parsed.get(n)!;
-      patchAssets(document);
-      const meta = metaFromFrontmatter(frontmatter);
-      page = { ...base, title, ...meta, documentHash: putDocument(snapshot, document), linkTarget: null };
+      const p = parsed.get(n)!;
+      page = { ...base, title: p.title, ...p.meta, documentHash: documentOf(n, p), linkTarget: null };
     } else {
       page = {
         ...base,
@@ -623,7 +716,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     });
   }
   // A page parsed twice (its heading kept) would repeat its link warnings.
-  return { snapshot, warnings: [...new Set(warnings)] };
+  return { snapshot, warnings: [...new Set(warnings)], cache: cacheOut, stats };
 }
 
 function hasDotSegment(path: string): boolean {

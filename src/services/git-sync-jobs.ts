@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { loadSnapshot, writeRevision } from '../content/revision-store.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
-import type { Tx } from '../db/client.ts';
+import type { Prisma, Tx } from '../db/client.ts';
 import { decryptCredentials } from '../git-sync/credentials.ts';
+import { importCacheKey, readImportCache } from '../git-sync/import-cache.ts';
 import {
   readRepository,
   remoteBranchTip,
@@ -151,12 +152,18 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
     await ctx.progress('reading pages', 50, `commit ${repository.commit.slice(0, 7)}, ${repository.files.size} files`);
     // Read again after the clone: the space may have moved on while it ran, and the import builds on its latest revision.
     const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
-    const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
+    // Without its documents: a page the import cache keeps has its document stored already, and one converted brings its own.
+    const previous = await loadSnapshot(ctx.db, space.revisionId, { documents: false });
+    // What the last import made of each page file: pages whose file and links are the same keep their document unparsed.
+    const cacheKey = importCacheKey(ctx.config.markdownLimits);
+    const storedCache = await ctx.db.gitImportCache.findUnique({ where: { spaceId }, select: { entries: true } });
+    const cache = readImportCache(storedCache?.entries, cacheKey);
     // Converting every page is CPU work: on a worker thread, which stores the files the pages use.
-    const { snapshot, warnings } = await importRepositoryOffThread(ctx, {
+    const { snapshot, warnings, cache: nextCache, stats } = await importRepositoryOffThread(ctx, {
       files: repository.files,
       projectDirectory: input.projectDirectory ?? null,
       previous,
+      cache,
       now: new Date(),
     });
     await ctx.progress('writing the revision', 80, `${snapshot.pages.size} pages, ${snapshot.files.size} files${warnings.length ? `, ${warnings.length} warnings` : ''}`);
@@ -175,13 +182,26 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
               createdById: ctx.job.createdById,
             });
       }
+      // The cache goes with the revision its documents are in (an unchanged import's are the space's already).
+      const entries = nextCache as unknown as Prisma.InputJsonObject;
+      await tx.gitImportCache.upsert({ where: { spaceId }, create: { spaceId, entries }, update: { entries } });
       await recordSync(tx, spaceId, ctx.job.id, {
         lastSyncStatus: 'succeeded',
         lastCommit: repository.commit,
         // A standalone import (a new space's first content) is not the space's sync state.
         lastSyncFingerprint: input.standalone ? null : syncFingerprint(input, repository.commit, revision),
       });
-      await ctx.complete(tx, { revision, commit: repository.commit, pages: snapshot.pages.size, files: snapshot.files.size, unchanged, warnings });
+      await ctx.complete(tx, {
+        revision,
+        commit: repository.commit,
+        pages: snapshot.pages.size,
+        files: snapshot.files.size,
+        unchanged,
+        // Page files converted, and those whose document the import cache gave.
+        converted: stats.converted,
+        reused: stats.reused,
+        warnings,
+      });
     });
     return {};
   });
