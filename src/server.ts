@@ -39,6 +39,7 @@ import { useMemberActivity } from './plugins/use-member-activity.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSaml } from './plugins/use-saml.ts';
+import { useSharedSubscriptionResults } from './plugins/use-shared-subscription-results.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
 import { useVisitorKeys } from './plugins/use-visitor-keys.ts';
@@ -274,6 +275,8 @@ export function createApp(options: AppOptions): App {
       // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
       useApiReference({ config }),
       useSseEventIds(),
+      // Job subscriptions: one execution per event for the subscribers of the same document and variables.
+      useSharedSubscriptionResults(),
       subscriptionShutdown.plugin,
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
