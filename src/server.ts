@@ -360,6 +360,8 @@ export function createApp(options: AppOptions): App {
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
+          // The operation's id: a shared subscription result is written to the socket under it (use-shared-subscription-results.ts).
+          operationId: id,
         });
         // Everything that can fail for this operation alone stays inside the try:
         // an error returned here is answered as an `error` message for this id,

@@ -1,30 +1,47 @@
 /**
- * One execution per event for a group of subscribers, instead of one per subscriber.
+ * One execution and one serialisation per event for a group of subscribers, instead of one per
+ * subscriber.
  *
  * A subscription field whose result depends only on its event, the document and the variables
  * declares it (`extensions: { sharedResults: true }`, the job subscriptions): its feed authorizes
  * every subscriber per event and hands the very same event object to each one it allows. The
  * subscribers that receive the same event object with the same document, operation name and
- * variables then share one execution of their selection: the first to need it executes it, the
- * others take its result (the same object, answered by graphql-ws and SSE as before). A
- * subscriber refused for the event does not receive it at all; an event read for one subscriber
- * alone (a catch-up from the store) is an object of its own and executes for it alone.
+ * variables then share one execution of their selection and one JSON text of its result: the
+ * first to need it executes it, the others take it. A subscriber refused for the event does not
+ * receive it at all; an event read for one subscriber alone (a catch-up from the store) is an
+ * object of its own and executes for it alone.
+ *
+ * Over graphql-ws (the context holds the operation's `socket` and `operationId`, server.ts), a
+ * shared result is written straight to the socket as the operation's `next` message, the
+ * payload's JSON spliced after its id: the same bytes for every subscriber of the group but the
+ * id, without a message object, a `JSON.stringify` or a promise per subscriber. A result with
+ * errors goes the usual way (yoga masks them, graphql-ws writes them); so does every result over
+ * SSE, where the id of the event a resolver names (`ctx.eventIds.current`,
+ * src/plugins/use-sse-event-ids.ts) is passed on to each subscriber sharing it.
  *
  * Other subscriptions (the comment events, whose selections read the caller's permissions) run
- * as yoga runs them. The id of the event a resolver names for SSE (`ctx.eventIds.current`,
- * src/plugins/use-sse-event-ids.ts) is passed on to each subscriber sharing the result.
+ * as yoga runs them.
  */
 import { createSourceEventStream, execute, getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { WebSocket } from 'ws';
 import type { Context } from '../context.ts';
 
 interface Shared {
   result: ExecutionResult;
+  /** The result's JSON, for a result without errors. */
+  json: string | null;
   eventId: string | null;
 }
 
 /** Per event object: the shared result of each (document, operation name, variables). */
 type Results = WeakMap<object, Map<string, Promise<Shared>>>;
+
+/** A graphql-ws operation: its socket, and the start of its `next` messages. */
+interface Target {
+  socket: WebSocket;
+  prefix: string;
+}
 
 export function useSharedSubscriptionResults(): Plugin<Context> {
   const results: Results = new WeakMap();
@@ -40,7 +57,7 @@ export function useSharedSubscriptionResults(): Plugin<Context> {
       setSubscribeFn(async (subscribeArgs) => {
         const stream = await createSourceEventStream(subscribeArgs);
         if (!isAsyncIterable(stream)) return stream;
-        return mapIterator(stream, (event) => resultFor(results, key, subscribeArgs, event));
+        return sharedStream(stream, (event) => resultFor(results, key, subscribeArgs, event), targetOf(subscribeArgs.contextValue));
       });
     },
   };
@@ -55,45 +72,68 @@ function sharesResults(args: ExecutionArgs): boolean {
   return args.schema.getSubscriptionType()?.getFields()[field.name.value]?.extensions?.sharedResults === true;
 }
 
-async function resultFor(results: Results, key: string, args: ExecutionArgs, event: unknown): Promise<ExecutionResult> {
+/** The graphql-ws operation of a context (server.ts passes its socket and id), or null (SSE, HTTP). */
+function targetOf(context: unknown): Target | null {
+  const { socket, operationId } = (context ?? {}) as { socket?: WebSocket; operationId?: unknown };
+  if (!socket || typeof socket.send !== 'function' || typeof operationId !== 'string') return null;
+  return { socket, prefix: `{"id":${JSON.stringify(operationId)},"type":"next","payload":` };
+}
+
+async function resultFor(results: Results, key: string, args: ExecutionArgs, event: unknown): Promise<Shared> {
   const context = args.contextValue as Context;
-  if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event }) as Promise<ExecutionResult>;
+  if (typeof event !== 'object' || event === null) return shared(await execute({ ...args, rootValue: event }), null);
   let byKey = results.get(event);
   if (!byKey) results.set(event, (byKey = new Map()));
-  let shared = byKey.get(key);
-  if (!shared) {
-    shared = Promise.resolve(execute({ ...args, rootValue: event })).then((result) => ({ result, eventId: context.eventIds.current }));
-    byKey.set(key, shared);
+  let result = byKey.get(key);
+  if (!result) {
+    result = Promise.resolve(execute({ ...args, rootValue: event })).then((executed) => shared(executed, context.eventIds.current));
+    byKey.set(key, result);
   }
-  const { result, eventId } = await shared;
-  context.eventIds.current = eventId;
-  return result;
+  const found = await result;
+  context.eventIds.current = found.eventId;
+  return found;
+}
+
+function shared(result: ExecutionResult, eventId: string | null): Shared {
+  return { result, json: result.errors?.length ? null : JSON.stringify(result), eventId };
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-/** `source` mapped by `map`; return() reaches the source at once (a generator would wait for its next event). */
-function mapIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => Promise<U>): AsyncGenerator<U, void, void> {
+/**
+ * The results of `source`'s events: over graphql-ws, those without errors are written to the
+ * socket here and the iterator yields only the others; return() reaches the source at once.
+ */
+function sharedStream<T>(source: AsyncIterable<T>, resultOf: (event: T) => Promise<Shared>, target: Target | null): AsyncGenerator<ExecutionResult, void, void> {
   const iterator = source[Symbol.asyncIterator]();
   const done = { value: undefined, done: true } as const;
-  const mapped: AsyncGenerator<U, void, void> = {
-    async next() {
-      const next = await iterator.next();
-      return next.done ? done : { value: await map(next.value), done: false };
+  let ended = false;
+  const stream = {
+    async next(): Promise<IteratorResult<ExecutionResult, void>> {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done || ended) return done;
+        const { result, json } = await resultOf(next.value);
+        if (!target || json === null) return { value: result, done: false };
+        // A socket closing or closed takes nothing more (graphql-ws ends the operation with it).
+        if (!ended && target.socket.readyState === target.socket.OPEN) target.socket.send(target.prefix + json + '}');
+      }
     },
-    async return() {
+    async return(): Promise<IteratorResult<ExecutionResult, void>> {
+      ended = true;
       await iterator.return?.();
       return done;
     },
-    async throw(error: unknown) {
+    async throw(error: unknown): Promise<IteratorResult<ExecutionResult, void>> {
+      ended = true;
       await iterator.return?.();
       throw error;
     },
     [Symbol.asyncIterator]() {
-      return mapped;
+      return stream;
     },
-  } as AsyncGenerator<U, void, void>;
-  return mapped;
+  };
+  return stream as AsyncGenerator<ExecutionResult, void, void>;
 }
