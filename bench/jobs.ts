@@ -59,7 +59,7 @@
  *
  * Environment: see bench/harness.ts, and BENCH_FANOUT_RUNS,
  * BENCH_FANOUT_SUBSCRIBERS, BENCH_IMPORT_RUNS, BENCH_SKIP_IMPORT=1 (the fan-out
- * alone). Results:
+ * alone, reported in bench/results/<date>-jobs-<database>-fanout.md). Results:
  * bench/results/<date>-jobs-<sqlite|postgresql>.md (raw data and the CPU
  * profiles in bench/out/).
  */
@@ -765,7 +765,10 @@ const IMPORT_LAYERS: Layer[] = [
 const FANOUT_LAYERS: Layer[] = [
   ['graphql-ws + ws (messages, framing, send)', /node_modules\/(graphql-ws|ws)\//],
   ['GraphQL execution per subscriber (graphql-js, yoga, envelop, Pothos)', /node_modules\/(graphql|@graphql-tools|graphql-yoga|@graphql-yoga\/(?!subscription)|@envelop|@pothos|@escape\.tech)\//],
-  ['pub/sub, filter, permission check (Repeater, EventTarget, src/schema/job)', /node_modules\/(@repeaterjs|@whatwg-node\/events|@graphql-yoga\/subscription)\/|\/src\/(schema\/job|auth)\//],
+  [
+    'feed, per-event permission check, shared execution (job-feed, Repeater, src/schema/job, src/auth, services/job, event-authorization, use-shared-subscription-results)',
+    /node_modules\/(@repeaterjs|@whatwg-node\/events|@graphql-yoga\/subscription)\/|\/src\/(schema\/job|auth|jobs\/job-feed|services\/(job|event-authorization)\.ts|plugins\/use-shared-subscription-results)/,
+  ],
   ["the job's own work (Git, Markdown, database, src/jobs)", /node_modules\/(isomorphic-git|pako|unified|remark-[\w-]+|micromark[\w-]*|mdast-util-[\w-]+|unist-util-[\w-]+|@prisma|better-sqlite3|pg[\w-]*|undici)\/|\/src\/(git-sync|content|search|db|jobs|storage)\//],
   ['node net / streams / timers', /^node:(net|stream|internal\/(stream|streams|net|timers|fixed_queue|process\/task_queues))/],
   ZLIB_CRYPTO_FS,
@@ -784,7 +787,8 @@ const CONNECT_LAYERS: Layer[] = [
 ];
 
 async function run() {
-  const benchRun = startRun('jobs');
+  // The fan-out alone writes a report of its own (`<date>-jobs-<database>-fanout.md`).
+  const benchRun = startRun('jobs', SKIP_IMPORT ? { label: 'fanout' } : {});
   await machineLoad.settle('before the run');
 
   log('creating a fresh database...');
