@@ -8,9 +8,10 @@
  * organization, disabled, their role or grants lowered below read, their token revoked or
  * expired) receives nothing more. Per event, the feed reads the caller's standing afresh for
  * every subscriber of the space at once (services/event-authorization.ts): one set of loaders
- * per event, shared by its subscribers, so the statements an event costs do not grow with them (the memberships, tokens
- * and grants of all subscribers are one statement each). The same loaders then answer the
- * subscribers' selections (the comment, its author, its reactions), batched across them.
+ * per event, shared by its subscribers, so the statements an event costs do not grow with them
+ * (the memberships, tokens and grants of all subscribers are one statement each). The same
+ * loaders then answer the subscribers' selections (the comment, its author, its reactions),
+ * batched across them.
  *
  * Events are not stored: a subscriber that was not connected, or a Redis connection that
  * dropped meanwhile, misses them; the comment lists are the record (docs/decisions.md, "Comments").
