@@ -733,6 +733,8 @@ export interface Endpoint {
   method?: 'GET' | 'POST';
   /** Request body (the same for every request). */
   body?: string;
+  /** Request bodies sent in turn, with the paths (a GraphQL query over many ids); instead of `body`. */
+  bodies?: string[];
   /** Headers besides the bearer token. */
   headers?: Record<string, string>;
   /**
@@ -785,7 +787,9 @@ export async function load(baseUrl: string, endpoint: Endpoint, token: string, s
         ...(endpoint.headers ? { headers: endpoint.headers } : {}),
         ...(endpoint.body !== undefined ? { body: endpoint.body } : {}),
         setupRequest: (request: Record<string, unknown>) => {
-          request.path = endpoint.paths[i++ % endpoint.paths.length];
+          request.path = endpoint.paths[i % endpoint.paths.length];
+          if (endpoint.bodies) request.body = endpoint.bodies[i % endpoint.bodies.length];
+          i++;
           return request;
         },
       },
@@ -885,6 +889,19 @@ export function measurementTable(rows: Array<{ server: string; m: Measurement; v
     ['endpoint', 'server', 'req/s', 'p50 (ms)', 'p99 (ms)', 'statements/request', 'bytes/response', vsHeader, 'other processes meanwhile (% of a core)'],
     rows.map(({ server, m, vs }) => [m.label, server, fmt(m.rps), fmt(m.p50Ms, 2), fmt(m.p99Ms, 2), fmt(m.statementsPerRequest, 2), fmt(m.bytesPerResponse), vs, `${fmt(othersPercent(m.cpu))}%`]),
     ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  );
+}
+
+/**
+ * Two servers answering the same requests (the app and another, such as PostGraphile): per request and
+ * number of connections, each one's req/s and p50, and the ratios `a` / `b` (req/s above 1 and p50
+ * below 1: `a` is faster).
+ */
+export function ratioTable(names: { a: string; b: string }, rows: Array<{ label: string; a: Measurement; b: Measurement }>): string[] {
+  return table(
+    ['request', 'connections', `${names.a} req/s`, `${names.b} req/s`, 'req/s ratio', `${names.a} p50 (ms)`, `${names.b} p50 (ms)`, 'p50 ratio'],
+    rows.map(({ label, a, b }) => [label, a.connections, fmt(a.rps), fmt(b.rps), fmt(a.rps / b.rps, 2), fmt(a.p50Ms, 2), fmt(b.p50Ms, 2), fmt(a.p50Ms / b.p50Ms, 2)]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
 }
 

@@ -222,7 +222,7 @@ export interface RawServer {
 }
 
 /** `listen` on `port` (0: a free one) of `host` (default 127.0.0.1); `close` closes the server, then runs `onClose`. */
-function rawServer(server: http.Server, options: { port?: number; host?: string }, onClose: () => Promise<void>): RawServer {
+export function rawServer(server: http.Server, options: { port?: number; host?: string }, onClose: () => Promise<void>): RawServer {
   const host = options.host ?? '127.0.0.1';
   return {
     server,

@@ -22,6 +22,12 @@
  * level of nesting, and a median latency at most 2x the baseline's. When the
  * latency target is missed, the app is CPU-profiled under the same load.
  *
+ * On PostgreSQL the GraphQL query is also asked of PostGraphile 5
+ * (bench/postgraphile-server.ts) in its schema's terms, with the same levels,
+ * fields, limit and order, in the same run; its answer is checked equal to the
+ * seeded data first. Targets (issue 18): the app's requests/s at least
+ * PostGraphile's and its median no higher, at 10 connections.
+ *
  * Environment: see bench/harness.ts. Results:
  * bench/results/<date>-site-graph-<sqlite|postgresql>.md (raw data and
  * profile in bench/out/).
@@ -50,7 +56,9 @@ import {
   profileMarkdown,
   PROFILE_SECONDS,
   profileUnderLoad,
+  provider,
   PUBLIC_URL,
+  ratioTable,
   reportHeader,
   request,
   sqlBlock,
@@ -65,6 +73,7 @@ import {
   type Measurement,
   type ProfileSummary,
 } from './harness.ts';
+import { POSTGRAPHILE_SITE_GRAPH_QUERY, postgraphileName, siteGraphAsApp, siteGraphEndpoint } from './postgraphile-server.ts';
 import { seedSites, siteGraphEndpoints, SITE_GRAPH_QUERY, SITES_LIMIT, type SiteSeed } from './seed-sites.ts';
 
 /** Median latency of the GraphQL query at most this many times the baseline's. */
@@ -183,7 +192,13 @@ async function run() {
   const appEnv = { DATABASE_URL: data.database.url, JOB_POLL_MS: '3600000' };
   const rawEnv = { DATABASE_URL: data.database.url, PUBLIC_URL, APP_URL: PUBLIC_URL, RAW_SITE_GRAPH_CHILD: '1' };
 
-  const results: { app: Measurement[]; raw: Measurement[] } = { app: [], raw: [] };
+  // PostGraphile (PostgreSQL only): the same query in its schema's terms, with 10 connections and with 1.
+  const withPostGraphile = provider === 'postgresql';
+  const pgName = postgraphileName();
+  const pgGraph = siteGraphEndpoint(data.organizationId, SITES_LIMIT);
+  const pgGraphAlone: Endpoint = { ...pgGraph, key: `${pgGraph.key}-1-connection`, label: `${pgGraph.label}, 1 connection`, connections: 1 };
+
+  const results: { app: Measurement[]; raw: Measurement[]; postgraphile: Measurement[] } = { app: [], raw: [], postgraphile: [] };
   const sql: { graph: string[]; structure: string[] } = { graph: [], structure: [] };
   let appGraph = '';
   const appStructures: string[] = [];
@@ -234,6 +249,18 @@ async function run() {
       for (const e of [graph, structure, graphAlone]) results.raw.push(await measure(child.baseUrl, e, token, `baseline: ${e.label}`));
     });
 
+    // --- PostGraphile
+    if (withPostGraphile) {
+      log(`starting ${pgName}...`);
+      await withChild('postgraphile-server.ts', { DATABASE_URL: data.database.url, POSTGRAPHILE_CHILD: '1' }, async (child) => {
+        const g = await request(child.baseUrl, pgGraph.paths[0]!, token, pgGraph);
+        const diff = g.status === 200 ? firstDifference(siteGraphAsApp(JSON.parse(g.text)), expected) : `status ${g.status}: ${g.text.slice(0, 2000)}`;
+        if (diff) throw new Error(`${pgName}: the graph query does not answer the seeded data (the app's answer) in structure order: ${diff}`);
+        await machineLoad.settle('before PostGraphile runs');
+        for (const e of [pgGraph, pgGraphAlone]) results.postgraphile.push(await measure(child.baseUrl, e, token, `${pgName}: ${e.label}`));
+      });
+    }
+
     // --- where the time goes, when the query misses the latency target
     const medianRatio = results.app[0]!.p50Ms / results.raw[0]!.p50Ms;
     if (medianRatio > TARGET_MEDIAN_RATIO && PROFILE_SECONDS > 0) {
@@ -267,6 +294,18 @@ async function run() {
     medianRatio: { target: TARGET_MEDIAN_RATIO, measured: graphRow.medianRatio, holds: latencyHolds, connections: CONNECTIONS },
     medianRatioOneConnection: { target: TARGET_MEDIAN_RATIO, measured: aloneRow.medianRatio, holds: aloneRow.medianRatio <= TARGET_MEDIAN_RATIO, connections: 1 },
   };
+  const vsPostGraphile =
+    results.postgraphile.length === 2
+      ? {
+          server: pgName,
+          graph: results.postgraphile[0]!,
+          alone: results.postgraphile[1]!,
+          rpsRatio: graphRow.app.rps / results.postgraphile[0]!.rps,
+          p50Ratio: graphRow.app.p50Ms / results.postgraphile[0]!.p50Ms,
+          rpsHolds: graphRow.app.rps >= results.postgraphile[0]!.rps,
+          p50Holds: graphRow.app.p50Ms <= results.postgraphile[0]!.p50Ms,
+        }
+      : null;
   const sqlSamples = [
     { request: 'POST /graphql (the graph query)', statements: sql.graph },
     { request: `${structure.label} (first site)`, statements: sql.structure },
@@ -283,10 +322,13 @@ async function run() {
     MEASUREMENT_NOTE,
     '',
     ...measurementTable(
-      rows.flatMap((r) => [
-        { server: 'app', m: r.app, vs: `${fmt(r.medianRatio, 2)}x` },
-        { server: 'hand-written SQL', m: r.raw, vs: '1x' },
-      ]),
+      [
+        ...rows.flatMap((r) => [
+          { server: 'app', m: r.app, vs: `${fmt(r.medianRatio, 2)}x` },
+          { server: 'hand-written SQL', m: r.raw, vs: '1x' },
+        ]),
+        ...results.postgraphile.map((m, i) => ({ server: pgName, m, vs: `${fmt(m.p50Ms / [graphRow, aloneRow][i]!.raw.p50Ms, 2)}x` })),
+      ],
       'p50 / baseline p50',
     ),
     '',
@@ -304,6 +346,29 @@ async function run() {
     `The structure endpoint has no target; its median is ${fmt(structureRow.medianRatio, 2)}x the baseline's, ${fmt(structureRow.app.statementsPerRequest, 2)} statements/request vs ${fmt(structureRow.raw.statementsPerRequest, 2)}.`,
     '',
   );
+  md.push(`## The app and ${pgName}`, '');
+  if (vsPostGraphile) {
+    md.push(
+      `${pgName} (bench/postgraphile-server.ts: the amber preset over this run's schema, relations inferred from Prisma's foreign keys, grafserv on node:http, a pool of 10 connections) ` +
+        `answers the same query in its schema's terms (\`organizationByRowId { sitesByOrganizationId(first: ${SITES_LIMIT}) { nodes { siteSectionsBySiteId { nodes { siteSpacesBySectionId { nodes { spaceBySpaceId } } } } } } }\`, ` +
+        'the same fields, sites by creation then id, sections and site spaces by position then id), measured in this run with the same load; its answer was checked equal to the seeded data (as the app\'s) before measuring. ' +
+        'It has no authentication or authorization as configured here (no token lookup, no membership or role check). Ratios are the app\'s over PostGraphile\'s:',
+      '',
+      ...ratioTable({ a: 'app', b: pgName }, [
+        { label: 'the site graph query', a: graphRow.app, b: vsPostGraphile.graph },
+        { label: 'the site graph query, 1 connection', a: aloneRow.app, b: vsPostGraphile.alone },
+      ]),
+      '',
+      `**Target (issue 18)** — the site graph query at least ${pgName}'s requests/s and a median no higher (at 10 connections). ` +
+        `**Measured (${CONNECTIONS} connections): ${fmt(graphRow.app.rps)} vs ${fmt(vsPostGraphile.graph.rps)} req/s = ${fmt(vsPostGraphile.rpsRatio, 2)}x — ${vsPostGraphile.rpsHolds ? 'met' : 'NOT met'}; ` +
+        `p50 ${fmt(graphRow.app.p50Ms, 2)} vs ${fmt(vsPostGraphile.graph.p50Ms, 2)} ms = ${fmt(vsPostGraphile.p50Ratio, 2)}x — ${vsPostGraphile.p50Holds ? 'met' : 'NOT met'}.** ` +
+        `One request at a time (1 connection): p50 ${fmt(aloneRow.app.p50Ms, 2)} vs ${fmt(vsPostGraphile.alone.p50Ms, 2)} ms = ${fmt(aloneRow.app.p50Ms / vsPostGraphile.alone.p50Ms, 2)}x. ` +
+        `Statements per request: app ${fmt(graphRow.app.statementsPerRequest, 2)}, ${pgName} ${fmt(vsPostGraphile.graph.statementsPerRequest, 2)}.`,
+      '',
+    );
+  } else {
+    md.push(`Not measured: ${pgName} runs on PostgreSQL only (BENCH_DATABASE_URL).`, '');
+  }
   md.push('## Statements by level of nesting', '');
   md.push(
     'The SQL the app sent for one request (captured from its database client); each statement counts for the level of the first table it reads ' +
@@ -345,7 +410,7 @@ async function run() {
   const settings = { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, ...shape, sitesLimit: SITES_LIMIT };
   writeResults(
     benchRun,
-    { database, settings, query: SITE_GRAPH_QUERY, targets, rows, statementsByLevel: { graph: levels.graph, structure: levels.structure, baseline: RAW_LEVELS }, sqlSamples, profile },
+    { database, settings, query: SITE_GRAPH_QUERY, targets, rows, postgraphile: vsPostGraphile && { ...vsPostGraphile, query: POSTGRAPHILE_SITE_GRAPH_QUERY }, statementsByLevel: { graph: levels.graph, structure: levels.structure, baseline: RAW_LEVELS }, sqlSamples, profile },
     md,
   );
 }

@@ -509,6 +509,7 @@ function report(benchRun: ReturnType<typeof startRun>, r: Results) {
       `${count(pagesAtEnd)} live pages at the end. Rows at the end: ${rowsText(end.rows)}.`,
     `Server memory: RSS ${fmt(r.memory[0]!.rssMiB)} MiB at the start, ${fmt(r.memory[r.memory.length - 1]!.rssMiB)} MiB at the end (peak ${fmt(r.serverPeakMiB)} MiB); ` +
       `V8 heap used ${fmt(r.memory[0]!.heapUsedMiB)} → ${fmt(r.memory[r.memory.length - 1]!.heapUsedMiB)} MiB.`,
+    memoryTarget(r.memory, minuteOf),
     `Check at the end (${fmt(v.seconds)} s): ${count(v.mergesChecked)} merged change requests, ${count(v.pagesUpdated)} updated pages read back as Markdown, ${count(v.pagesInserted)} inserted pages found: ` +
       (v.problems.length ? `**${v.problems.length} problems** (listed below).` : 'every acknowledged write is there.'),
     '',
@@ -666,3 +667,18 @@ function report(benchRun: ReturnType<typeof startRun>, r: Results) {
 }
 
 main(run);
+
+/**
+ * Issue 18's memory target: the server's RSS at the end of the soak within 20% of where it was
+ * after the first minute (the last sample of minute 1, when the caches have filled).
+ */
+function memoryTarget(memory: ReadonlyArray<{ at: number; rssMiB: number }>, minuteOf: (at: number) => number): string {
+  const firstMinute = memory.filter((x) => minuteOf(x.at) === 0).pop();
+  const end = memory[memory.length - 1];
+  if (!firstMinute || !end) return 'Memory target (RSS at the end within 20% of after the first minute): not measured (no samples).';
+  const growth = end.rssMiB / firstMinute.rssMiB - 1;
+  return (
+    `**Memory target** (issue 18: RSS at the end within 20% of after the first minute): ${fmt(firstMinute.rssMiB)} MiB after the first minute, ` +
+    `${fmt(end.rssMiB)} MiB at the end (${growth >= 0 ? '+' : ''}${fmt(100 * growth, 1)}%) — **${Math.abs(growth) <= 0.2 ? 'met' : 'NOT met'}**.`
+  );
+}

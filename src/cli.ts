@@ -18,11 +18,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { listApiTokens, parseExpiry, parseScopes, revokeApiToken, type ApiTokenView } from './auth/tokens.ts';
+import { announceViewersChanged, changesViewers, type ViewerMessage } from './auth/viewer-cache.ts';
 import { createUserWithToken, findUserByEmail, issueTokenForEmail, presentUser } from './auth/users.ts';
 import { deleteSigningKey, listSigningKeys, rotateSigningKey, type SigningKeyView } from './auth/visitor-claims.ts';
 import { loadConfig, type AppConfig } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
+import { createEventHub, deploymentNamespace } from './event-bus.ts';
 import { parseDatabaseUrl } from './db/provider/config.ts';
 import { prepareDatabase } from './db/provider/setup.ts';
 import { AppError, NotFoundError } from './errors/index.ts';
@@ -35,14 +37,34 @@ const email = (value: string) => {
   return parsed.data.toLowerCase();
 };
 
+/**
+ * Runs a command on the database. A command that changed callers (a token revoked, a member
+ * added) tells the running servers through Redis when REDIS_URL is set, and returns once each
+ * forgot the callers it kept; without Redis they read them again within VIEWER_CACHE_MAX_AGE_MS.
+ */
 async function withDb<T>(fn: (db: Db, urls: Urls, config: AppConfig) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = parseDatabaseUrl(config.databaseUrl);
   await prepareDatabase(database);
   await migrate(database);
-  const db = createDb(database, { timeouts: config.databaseTimeouts });
+  let viewersChanged = false;
+  const db = createDb(database, {
+    timeouts: config.databaseTimeouts,
+    onWrite: (table, sql) => {
+      viewersChanged ||= changesViewers(table, sql);
+    },
+  });
   try {
-    return await fn(db, new Urls(config), config);
+    const result = await fn(db, new Urls(config), config);
+    if (viewersChanged && config.redisUrl) {
+      const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl) });
+      try {
+        await announceViewersChanged(events.topic<ViewerMessage>('viewer'));
+      } finally {
+        await events.close();
+      }
+    }
+    return result;
   } finally {
     await db.$disconnect();
   }

@@ -117,6 +117,10 @@ const schema = z.object({
   GIT_LAYOUT_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
   /** Page and file entries of revisions kept decoded in memory between requests (0: none); each costs roughly 0.5 KB. */
   REVISION_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
+  /** How long a request's caller (token, memberships, grants) is kept for the next requests at most, in milliseconds (0: read per request). Changes made through any server process, or the CLI with REDIS_URL, apply at once; this bounds what nothing announces (the CLI without REDIS_URL, SQL by hand). */
+  VIEWER_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Callers (tokens) kept at most; the least recently used go first. */
+  VIEWER_CACHE_ENTRIES: z.coerce.number().int().min(1).default(10_000),
   /** Encrypts stored Git credentials (32 bytes as 64 hex characters, or any passphrase, hashed). When unset, one is generated and kept in the data folder. */
   SECRETS_KEY: z.string().min(16).optional(),
 });
@@ -152,6 +156,8 @@ export interface AppConfig {
   gitLayoutTimeoutMs: number;
   /** REVISION_CACHE_ENTRIES: the bound of the process's RevisionChunkCache. */
   revisionCacheEntries: number;
+  /** VIEWER_CACHE_*: the callers kept across requests (src/auth/viewer-cache.ts). */
+  viewerCache: { maxAgeMs: number; maxEntries: number };
   /** TRANSLATION_* (below); `provider` null: translations cannot run. */
   translation: TranslationConfig;
 }
@@ -203,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
     gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,
     revisionCacheEntries: e.REVISION_CACHE_ENTRIES,
+    viewerCache: { maxAgeMs: e.VIEWER_CACHE_MAX_AGE_MS, maxEntries: e.VIEWER_CACHE_ENTRIES },
     translation: translationConfig(env),
   };
 }

@@ -6,7 +6,8 @@ import type { YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { Access } from './auth/access.ts';
 import { type Conversions } from './content/conversions.ts';
-import { bearerToken, loadViewer, type Viewer } from './auth/viewer.ts';
+import { bearerToken, type Viewer } from './auth/viewer.ts';
+import type { ViewerCache } from './auth/viewer-cache.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { RevisionChunkCache } from './db/revision-chunks.ts';
@@ -56,6 +57,8 @@ export interface ContextDeps {
   commentFeed: CommentFeed;
   conversions: Conversions;
   revisionChunks: RevisionChunkCache;
+  /** The callers kept across requests: where `buildContext` finds or reads the viewer. */
+  viewers: ViewerCache;
 }
 
 /** Authenticates the `Authorization` value (header or graphql-ws connection param) and builds the context. */
@@ -65,23 +68,24 @@ export async function buildContext(
   lastEventId: string | null = null,
 ): Promise<Omit<Context, keyof YogaInitialContext>> {
   const token = bearerToken(authorization);
-  const viewer = token ? await loadViewer(deps.db, token) : null;
+  const { viewers, ...rest } = deps;
+  const viewer = token ? await viewers.viewerFor(token) : null;
   const loaders = new Loaders(deps.db, deps.revisionChunks);
   const access = createAccess(viewer, loaders);
-  return { ...deps, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
+  return { ...rest, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
 }
 
 /** The caller's Access, deciding through the request's loaders (the one place that wires them). */
 export function createAccess(viewer: Viewer | null, loaders: Loaders): Access {
   return new Access(viewer, {
     inheritedLevel: async (kind, id) => (await loaders.contentFacts.load(`${kind}:${id}`)).level,
-    // Read only where the viewer holds grants (loadViewer says where): most callers hold none, and pay no statement.
+    // Read only where the viewer holds grants (readViewer says where): most callers hold none, and pay no statement.
     grantsIn: (organizationId) =>
       viewer?.grantsIn.has(organizationId) ? loaders.grantsOfUser.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(new Map()),
     ancestors: (kind, id) => loaders.ancestorsOf.load(`${kind}:${id}`),
     teamRole: (teamId) => (viewer ? loaders.teamRoleOf.load(`${teamId}:${viewer.userId}`) : Promise.resolve(null)),
     ownsTeamIn: (organizationId) => (viewer ? loaders.ownsTeamIn.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(false)),
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
-    sitesPublishing: async (spaceId) => (await loaders.publishedPlacesBySpaceId.load(spaceId)).map((place) => place.siteId),
+    sitesPublishing: async (spaceId) => (await loaders.publishedPlacesOf(spaceId)).map((place) => place.siteId),
   });
 }

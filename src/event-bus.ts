@@ -31,9 +31,20 @@ export interface EventBus<E> {
   close(): Promise<void>;
 }
 
+/** A hub's own bus of a topic, which can also say who heard an event. */
+export interface HubBus<E> extends EventBus<E> {
+  /**
+   * Publishes now, without keeping the event for later when Redis is down (it rejects then), and
+   * resolves with how many processes listen to the topic (Redis: PUBLISH's answer; in-process: 1).
+   */
+  deliver(event: E): Promise<number>;
+}
+
 export interface EventHub {
+  /** Whether events reach other processes (Redis), not only this one. */
+  readonly shared: boolean;
   /** The bus of one topic: the same object for the same name. */
-  topic<E>(name: string): EventBus<E>;
+  topic<E>(name: string): HubBus<E>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -75,21 +86,24 @@ class Listeners<E> {
 /** The buses of a hub, by topic; each publishes through `send`. */
 abstract class Hub implements EventHub {
   protected readonly topics = new Map<string, Listeners<unknown>>();
-  private readonly buses = new Map<string, EventBus<unknown>>();
+  private readonly buses = new Map<string, HubBus<unknown>>();
 
+  abstract readonly shared: boolean;
   protected abstract send(topic: string, event: unknown): void;
+  protected abstract sendNow(topic: string, event: unknown): Promise<number>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
   /** A topic's first use (Redis: subscribe to its channel). */
   protected opened(_topic: string): void {}
 
-  topic<E>(name: string): EventBus<E> {
+  topic<E>(name: string): HubBus<E> {
     let bus = this.buses.get(name);
     if (!bus) {
       const listeners = new Listeners<unknown>();
       this.topics.set(name, listeners);
       bus = {
         publish: (event) => this.send(name, event),
+        deliver: (event) => this.sendNow(name, event),
         listen: (listener) => listeners.add(listener),
         ping: () => this.ping(),
         close: async () => listeners.clear(),
@@ -97,14 +111,21 @@ abstract class Hub implements EventHub {
       this.buses.set(name, bus);
       this.opened(name);
     }
-    return bus as EventBus<E>;
+    return bus as HubBus<E>;
   }
 }
 
 /** One process: nothing is lost, nothing to resync. */
 class LocalEventHub extends Hub {
+  readonly shared = false;
+
   protected send(topic: string, event: unknown): void {
     this.topics.get(topic)?.event(event);
+  }
+
+  protected async sendNow(topic: string, event: unknown): Promise<number> {
+    this.send(topic, event);
+    return 1;
   }
 
   async ping(): Promise<void> {}
@@ -127,6 +148,7 @@ const MAX_UNSENT = 10_000;
  * it is back: a listener drops what it has seen.
  */
 class RedisEventHub extends Hub {
+  readonly shared = true;
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private unsent: Array<[channel: string, message: string]> = [];
@@ -186,6 +208,10 @@ class RedisEventHub extends Hub {
 
   protected send(topic: string, event: unknown): void {
     this.sendMessage(this.channel(topic), JSON.stringify(event));
+  }
+
+  protected sendNow(topic: string, event: unknown): Promise<number> {
+    return this.publisher.publish(this.channel(topic), JSON.stringify(event));
   }
 
   private sendMessage(channel: string, message: string): void {

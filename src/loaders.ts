@@ -41,6 +41,9 @@ export interface PublishedPlace {
   sectionPath: string | null;
 }
 
+/** A published place as the statements that read them answer it (one row per site space, with its site and section). */
+type PublishedPlaceRow = Omit<PublishedPlace, 'site'> & Omit<SiteFacts, 'id' | 'published'> & { spaceId: string; n?: number };
+
 /** A space or a collection, as `contentFacts` keys them. */
 export type ContentNodeKey = `${'space' | 'collection'}:${string}`;
 
@@ -206,10 +209,11 @@ export class Loaders {
    * space id -> its site spaces on published sites, oldest first, each with its
    * site's facts and its section's path: one statement for every space of a
    * response, whether or not the spaces are published (a join: Prisma would
-   * read sites and sections in statements of their own).
+   * read sites and sections in statements of their own). Spaces whose
+   * `contentFacts` were read have theirs already: that statement reads them too.
    */
   readonly publishedPlacesBySpaceId = this.cached(['SiteSpace', 'Site', 'SiteSection'], async (spaceIds: readonly string[]) => {
-    const rows = await this.db.$queryRaw<Array<Omit<PublishedPlace, 'site'> & Omit<SiteFacts, 'id' | 'published'> & { spaceId: string }>>`
+    const rows = await this.db.$queryRaw<PublishedPlaceRow[]>`
       SELECT ss."spaceId", ss."siteId", ss."sectionId", ss."path", sec."path" AS "sectionPath",
              s."organizationId", s."basename", s."hostname", s."defaultSectionId"
       FROM "SiteSpace" ss
@@ -217,6 +221,21 @@ export class Loaders {
       LEFT JOIN "SiteSection" sec ON sec."id" = ss."sectionId"
       WHERE ss."spaceId" IN (${Prisma.join(spaceIds)}) AND s."published" = TRUE
       ORDER BY ss."createdAt", ss."id"`;
+    const bySpace = this.placesBySpace(rows);
+    return spaceIds.map((id) => bySpace.get(id) ?? []);
+  });
+
+  /**
+   * A space's published places, read with its `contentFacts` (one statement for both, which the
+   * space's counts and default level need too) unless already known.
+   */
+  async publishedPlacesOf(spaceId: string): Promise<PublishedPlace[]> {
+    await this.contentFacts.load(`space:${spaceId}`);
+    return this.publishedPlacesBySpaceId.load(spaceId);
+  }
+
+  /** Published places grouped by space, in the order of `rows`; their sites' facts and sections' paths primed. */
+  private placesBySpace(rows: readonly PublishedPlaceRow[]): Map<string, PublishedPlace[]> {
     const bySpace = new Map<string, PublishedPlace[]>();
     for (const row of rows) {
       const site: SiteFacts = {
@@ -233,22 +252,25 @@ export class Loaders {
       list.push({ siteId: row.siteId, sectionId: row.sectionId, path: row.path, site, sectionPath: row.sectionPath });
       bySpace.set(row.spaceId, list);
     }
-    return spaceIds.map((id) => bySpace.get(id) ?? []);
-  });
+    return bySpace;
+  }
 
   /**
    * The facts of spaces and collections beyond their rows, in one statement
    * for all those of a response: the default level each resolves to, walking
    * up its parent collections while they say `inherit` (a recursive query: any
    * depth costs the same), and for spaces how many change requests they have
-   * in each status and how many comment threads on their own content are open.
+   * in each status, how many comment threads on their own content are open,
+   * and their places on published sites (`publishedPlacesBySpaceId`, primed:
+   * a space read for its facts needs no statement of its own for its URLs).
    */
   readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest', 'Comment'], async (keys: readonly ContentNodeKey[]) => {
     const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
     const spaceIds = ids('space');
     const collectionIds = ids('collection');
     const none = Prisma.sql`SELECT NULL`;
-    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests' | 'comments'; node: string; value: string | null; n: number }>>`
+    const noPlace = Prisma.sql`CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT)`;
+    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests' | 'comments' | 'place'; node: string; value: string | null; n: number } & Omit<PublishedPlaceRow, 'spaceId'>>>`
       WITH RECURSIVE chain("node", "parentId", "level", "depth") AS (
         SELECT start."node", start."parentId", start."defaultLevel", 0
         FROM (
@@ -263,31 +285,49 @@ export class Loaders {
         FROM chain JOIN "Collection" c ON c."id" = chain."parentId"
         WHERE chain."level" = 'inherit'
       )
-      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n" FROM chain
+      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n",
+        CAST(NULL AS TEXT) AS "siteId", CAST(NULL AS TEXT) AS "sectionId", CAST(NULL AS TEXT) AS "path", CAST(NULL AS TEXT) AS "sectionPath",
+        CAST(NULL AS TEXT) AS "organizationId", CAST(NULL AS TEXT) AS "basename", CAST(NULL AS TEXT) AS "hostname", CAST(NULL AS TEXT) AS "defaultSectionId"
+      FROM chain
       UNION ALL
-      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER)
+      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER), ${noPlace}
       FROM "ChangeRequest" cr
       WHERE cr."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
       GROUP BY cr."spaceId", cr."status"
       UNION ALL
-      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER)
+      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER), ${noPlace}
       FROM "Comment" c
       WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
         AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
-      GROUP BY c."spaceId"`;
+      GROUP BY c."spaceId"
+      UNION ALL
+      SELECT 'place', 'space:' || ss."spaceId", NULL, CAST(ROW_NUMBER() OVER (ORDER BY ss."createdAt", ss."id") AS INTEGER),
+        ss."siteId", ss."sectionId", ss."path", sec."path", s."organizationId", s."basename", s."hostname", s."defaultSectionId"
+      FROM "SiteSpace" ss
+      JOIN "Site" s ON s."id" = ss."siteId"
+      LEFT JOIN "SiteSection" sec ON sec."id" = ss."sectionId"
+      WHERE ss."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none}) AND s."published" = TRUE`;
     const facts = new Map<string, ContentFacts & { depth: number; resolved: string | null }>();
     const factsOf = (node: string) => {
       let f = facts.get(node);
       if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, openComments: 0, depth: -1, resolved: null }));
       return f;
     };
+    const places: PublishedPlaceRow[] = [];
     for (const row of rows) {
+      if (row.fact === 'place') {
+        places.push({ ...row, spaceId: row.node.slice('space:'.length) });
+        continue;
+      }
       const f = factsOf(row.node);
       if (row.fact === 'changeRequests') f.changeRequests[row.value!] = Number(row.n);
       else if (row.fact === 'comments') f.openComments = Number(row.n);
       // The deepest row of a node's chain holds the level it resolves to ('inherit': none up to the top).
       else if (Number(row.n) > f.depth) Object.assign(f, { depth: Number(row.n), resolved: row.value });
     }
+    places.sort((a, b) => Number(a.n) - Number(b.n));
+    const placesBySpace = this.placesBySpace(places);
+    for (const id of spaceIds) this.publishedPlacesBySpaceId.prime(id, placesBySpace.get(id) ?? []);
     return keys.map((key) => {
       const f = facts.get(key);
       if (!f) return { level: undefined, changeRequests: {}, openComments: 0 };

@@ -11,7 +11,8 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import pino, { type Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bearerToken, loadViewer } from './auth/viewer.ts';
+import { bearerToken } from './auth/viewer.ts';
+import { ViewerCache, type ViewerMessage } from './auth/viewer-cache.ts';
 import type { AppConfig } from './config.ts';
 import { buildContext, createAccess, type Context } from './context.ts';
 import { createDb, type Db } from './db/client.ts';
@@ -32,10 +33,12 @@ import { useApiReference } from './plugins/use-api-reference.ts';
 import { useFileDownloads } from './plugins/use-file-downloads.ts';
 import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQL } from './plugins/use-graphiql.ts';
 import { useHealthAndMetrics } from './plugins/use-health-and-metrics.ts';
+import { useConditionalGraphqlGets } from './plugins/use-conditional-gets.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, createIdempotency } from './plugins/use-idempotency.ts';
 import { setRouteLabel, useHttpObservability } from './plugins/use-http-observability.ts';
 import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useMemberActivity } from './plugins/use-member-activity.ts';
+import { useViewerChanges } from './plugins/use-viewer-changes.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSaml } from './plugins/use-saml.ts';
@@ -80,6 +83,8 @@ export interface App {
   jobs: Jobs;
   /** Live comment events: what the mutations publish and `commentEvents` follows. */
   commentFeed: CommentFeed;
+  /** The callers kept across requests. */
+  viewers: ViewerCache;
   /**
    * The worker threads of CPU-heavy work: a request's conversions, and the Git layout of jobs, apart so
    * that neither waits behind the other (no thread starts before the first task).
@@ -189,9 +194,10 @@ export function createApp(options: AppOptions): App {
       metrics.dbQueries.inc();
       options.onQuery?.(sql);
     },
-    onWrite: (table) => {
+    onWrite: (table, sql) => {
       liveLoaders.invalidate(table);
       idempotency.noteWrite(table);
+      viewers.noteWrite(table, sql);
     },
     onPool: (pool) => metrics.observePool(pool),
   });
@@ -221,6 +227,8 @@ export function createApp(options: AppOptions): App {
   const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
   // Job and comment events: in-process, or across processes through Redis (one pair of connections for both).
   const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl), log });
+  // Callers kept across requests; a change to one is announced to the other processes (src/auth/viewer-cache.ts).
+  const viewers = new ViewerCache(db, { ...config.viewerCache, bus: events.topic<ViewerMessage>('viewer'), shared: events.shared, log });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics, events });
 
   const commentFeed = new CommentFeed({
@@ -252,7 +260,7 @@ export function createApp(options: AppOptions): App {
     context: async (initial) => {
       try {
         const lastEventId = initial.request?.headers.get('last-event-id') ?? null;
-        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, commentFeed, conversions, revisionChunks }, authorizationOf(initial), lastEventId)) as Context;
+        return (await buildContext({ db, provider: database.provider, config, log, storage, jobs, commentFeed, conversions, revisionChunks, viewers }, authorizationOf(initial), lastEventId)) as Context;
       } catch (error) {
         const appError = toAppError(error);
         if (appError) throw toGraphQLError(appError);
@@ -265,6 +273,8 @@ export function createApp(options: AppOptions): App {
       useLiveLoaders(liveLoaders),
       // Member.lastSeenAt from real use: at most one write per member per minute.
       useMemberActivity(),
+      // A write that changes callers answers once every process forgot its kept ones.
+      useViewerChanges(viewers),
       useHttpObservability({ log, metrics, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => events.ping() : undefined }),
       useOperationMetrics(metrics),
@@ -275,6 +285,8 @@ export function createApp(options: AppOptions): App {
       // GET /v1/openapi.json and /docs, without a token; before the REST runtime, which answers 404 for any other /v1 path.
       useApiReference({ config }),
       useSseEventIds(),
+      // GraphQL queries sent with GET answer an ETag, and 304 to a client that holds it.
+      useConditionalGraphqlGets({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
       // Job subscriptions: one execution per event for the subscribers of the same document and variables.
       useSharedSubscriptionResults(),
       subscriptionShutdown.plugin,
@@ -318,7 +330,7 @@ export function createApp(options: AppOptions): App {
     if (!authorization) return null;
     try {
       const token = bearerToken(authorization);
-      if (token) await loadViewer(db, token);
+      if (token) await viewers.viewerFor(token);
       return null;
     } catch (error) {
       const appError = toAppError(error);
@@ -400,6 +412,7 @@ export function createApp(options: AppOptions): App {
     server,
     jobs,
     commentFeed,
+    viewers,
     workers,
     listen: () =>
       new Promise((resolve, reject) => {
@@ -436,6 +449,7 @@ export function createApp(options: AppOptions): App {
       // After the subscriptions ended (they unsubscribe from the event bus as they close).
       await jobs.close();
       commentFeed.close();
+      viewers.close();
       await events.close();
       await Promise.all([workers.requests.close(), workers.jobs.close()]);
       await db.$disconnect();

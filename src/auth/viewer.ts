@@ -66,18 +66,30 @@ const toDate = (value: Date | string | number | null): Date | null => (value ===
 
 /**
  * Resolves a token to its viewer in one SQL statement; throws on an unknown,
- * revoked (deleted) or expired token. Raw SQL because every request pays for
- * it: the equivalent nested `findUnique` sends three statements (token, user,
- * memberships) and costs a third of a GET by id
- * (bench/results/2026-11-23-rest.md). Memberships and scopes come as two
- * halves of a UNION ALL, so that neither multiplies the other's rows. Quoted
- * identifiers read the same on SQLite and PostgreSQL.
- *
- * Nothing is cached between requests: a token revoked by another process (the
- * CLI, another replica) answers 401 on its next request.
+ * revoked (deleted) or expired token, and records the token's use (once a
+ * minute). Requests get theirs through the ViewerCache (./viewer-cache.ts),
+ * which reads with `readViewer` only what it does not keep.
  */
 export async function loadViewer(db: Db, token: string, now = new Date()): Promise<Viewer> {
-  const hash = hashToken(token);
+  const read = await readViewer(db, hashToken(token));
+  if (!read) throw new UnauthenticatedError('The API token is invalid or has been revoked');
+  if (read.expiresAt && read.expiresAt <= now) {
+    throw new UnauthenticatedError(`The API token expired at ${read.expiresAt.toISOString()}: create a new one`);
+  }
+  await noteTokenUse(db, { id: read.viewer.tokenId, lastUsedAt: read.lastUsedAt }, now);
+  return read.viewer;
+}
+
+/**
+ * The viewer of a token's hash, with the token's expiry and last use, in one
+ * SQL statement; null for an unknown or revoked (deleted) token. Raw SQL
+ * because it is on the path of every request that is not served from the
+ * viewer cache: the equivalent nested `findUnique` sends three statements
+ * (token, user, memberships; bench/results/2026-11-23-rest.md). Memberships
+ * and scopes come as two halves of a UNION ALL, so that neither multiplies the
+ * other's rows. Quoted identifiers read the same on SQLite and PostgreSQL.
+ */
+export async function readViewer(db: Db, hash: string): Promise<{ viewer: Viewer; expiresAt: Date | null; lastUsedAt: Date | null } | null> {
   const rows = await db.$queryRaw<ViewerRow[]>`
     SELECT t."id" AS "tokenId", t."userId" AS "userId", t."expiresAt" AS "expiresAt", t."lastUsedAt" AS "lastUsedAt",
       'm' AS "kind", m."organizationId" AS "value", m."role" AS "role", m."disabled" AS "disabled", m."lastSeenAt" AS "seenAt"
@@ -94,11 +106,7 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
       OR (g."granteeKind" = 'team' AND g."granteeId" IN (SELECT tm."teamId" FROM "TeamMember" tm WHERE tm."userId" = t."userId"))
     WHERE t."tokenHash" = ${hash}`;
   const first = rows[0];
-  if (!first) throw new UnauthenticatedError('The API token is invalid or has been revoked');
-  const expiresAt = toDate(first.expiresAt);
-  if (expiresAt && expiresAt <= now) {
-    throw new UnauthenticatedError(`The API token expired at ${expiresAt.toISOString()}: create a new one`);
-  }
+  if (!first) return null;
   const memberships = new Map<string, RoleOrGuest>();
   const disabledIn = new Set<string>();
   const lastSeenIn = new Map<string, Date | null>();
@@ -116,8 +124,11 @@ export async function loadViewer(db: Db, token: string, now = new Date()): Promi
       lastSeenIn.set(row.value, toDate(row.seenAt));
     }
   }
-  await noteTokenUse(db, { id: first.tokenId, lastUsedAt: toDate(first.lastUsedAt) }, now);
   // A token whose every scope is unknown keeps a scope nobody has, rather than acting unscoped.
   const scoped = rows.some((row) => row.kind === 's');
-  return { userId: first.userId, tokenId: first.tokenId, memberships, disabledIn, grantsIn, lastSeenIn, scopes: scoped ? scopes : null };
+  return {
+    viewer: { userId: first.userId, tokenId: first.tokenId, memberships, disabledIn, grantsIn, lastSeenIn, scopes: scoped ? scopes : null },
+    expiresAt: toDate(first.expiresAt),
+    lastUsedAt: toDate(first.lastUsedAt),
+  };
 }

@@ -42,9 +42,10 @@ export interface CreateDbOptions {
   /**
    * Called with the table a statement writes (INSERT, UPDATE, DELETE: Prisma's and raw
    * ones alike), once it has been sent; in a transaction, again for each table it wrote
-   * once it has committed, when others can see the change.
+   * once it has committed, when others can see the change. `sql` is the statement's text when
+   * it is the statement (none at a commit).
    */
-  onWrite?: (table: string) => void;
+  onWrite?: (table: string, sql?: string) => void;
   /** How long to wait on the database (DATABASE_*_TIMEOUT_MS); DEFAULT_DATABASE_TIMEOUTS when not given. */
   timeouts?: DatabaseTimeouts;
   /** Told the PostgreSQL pool the client opens (its connection counts, for metrics); never called on SQLite. */
@@ -83,7 +84,7 @@ export async function closeDb(db: Db): Promise<void> {
 /** What the observing wrappers report to: the statements sent, and the tables written. */
 interface Observer {
   onQuery?: (sql: string) => void;
-  onWrite?: (table: string) => void;
+  onWrite?: (table: string, sql?: string) => void;
 }
 
 /** Reports statements as sent; `written` collects the tables a transaction writes, reported again at its commit. */
@@ -93,7 +94,7 @@ function report(observer: Observer, statements: string[], written?: Set<string>)
     const table = observer.onWrite ? writtenTable(sql) : null;
     if (!table) continue;
     written?.add(table);
-    observer.onWrite!(table);
+    observer.onWrite!(table, sql);
   }
 }
 

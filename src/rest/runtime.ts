@@ -10,6 +10,7 @@
  * start does not pay for the documents of every route (docs/decisions.md,
  * "REST adapter").
  */
+import { conditionalGet } from './http-cache.ts';
 import FindMyWay from 'find-my-way';
 import {
   GraphQLError,
@@ -290,9 +291,11 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
       return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status, headers: locationHeader });
     }
     if (data === null || data === undefined) throw new NotFoundError('Resource');
-    const body = pruneNulls(data, shapeAt(route.shape, path));
+    const body = JSON.stringify(pruneNulls(data, shapeAt(route.shape, path)));
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...locationHeader };
-    return new ResponseOf(JSON.stringify(body), { status: route.status, headers });
+    // A GET answers its ETag, and 304 to a client that holds it (./http-cache.ts).
+    if (method === 'GET' && route.status === 200) return conditionalGet(request, body, headers, ResponseOf);
+    return new ResponseOf(body, { status: route.status, headers });
   }
 
   return {

@@ -34,7 +34,7 @@ export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Arra
  */
 export async function publishedSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
   // Each place comes with its site's facts and its section's path (one statement for every space of a response).
-  const places = await ctx.loaders.publishedPlacesBySpaceId.load(space.id);
+  const places = await ctx.loaders.publishedPlacesOf(space.id);
   const place =
     places.find((p) => ctx.access.shareKeyFor(p.siteId) !== null) ??
     (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined);

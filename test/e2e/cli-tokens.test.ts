@@ -12,7 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { expectError, useTestServer } from '../helpers/server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { server, ada } = useTestServer({ users: ['Ada'] });
+// The CLI here has no REDIS_URL to tell the server of its changes: a server keeping callers would
+// apply them within VIEWER_CACHE_MAX_AGE_MS; this one keeps none (test/auth/viewer-cache.test.ts
+// covers the CLI with Redis, and the bound).
+const { server, ada } = useTestServer({ users: ['Ada'], env: { VIEWER_CACHE_MAX_AGE_MS: '0' } });
 
 interface CliResult {
   code: number;

@@ -251,13 +251,13 @@ type UsersNamed<Name extends string> = { [N in Name as Uncapitalize<N>]: TestUse
  * per name of `users`, and closes the server in `afterAll`. The objects returned are filled in
  * by that `beforeAll`: use them inside tests and hooks, never at the top level of a file.
  */
-export function useTestServer<const Name extends string = never>(options: { users?: readonly Name[]; env?: Record<string, string> } = {}): { server: TestServer } & UsersNamed<Name> {
+export function useTestServer<const Name extends string = never>(options: { users?: readonly Name[]; env?: Record<string, string>; app?: Omit<AppOptions, 'config'> } = {}): { server: TestServer } & UsersNamed<Name> {
   const server = {} as TestServer;
   const users: Record<string, TestUser> = {};
   for (const name of options.users ?? []) users[name.charAt(0).toLowerCase() + name.slice(1)] = {} as TestUser;
   let started: TestServer | undefined;
   beforeAll(async () => {
-    started = await startTestServer(options.env);
+    started = await startTestServer(options.env, undefined, options.app);
     Object.assign(server, started);
     for (const name of options.users ?? []) Object.assign(users[name.charAt(0).toLowerCase() + name.slice(1)]!, await started.createUser(name));
   });

@@ -1,13 +1,14 @@
 /**
  * Personal API tokens over the API: what a scoped token may do (REST and
  * GraphQL), managing one's own tokens through GraphQL, and expiry and
- * revocation seen by two app instances on one database (each with its own
- * database client, as two processes or replicas would be).
+ * revocation seen by two app instances on one database and Redis (each with
+ * its own database client, as two processes or replicas would be).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_SCOPES } from '../../src/db/value-sets.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, startTestServer, useTestServer, type TestServer } from '../helpers/server.ts';
+import { expectRedisAnswers, servicesConfigured, TEST_REDIS_URL } from '../helpers/services.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
@@ -192,20 +193,27 @@ describe('managing tokens through GraphQL', () => {
   });
 });
 
-describe('two app instances on one database', () => {
+// Several processes share their changes to callers through Redis (src/auth/viewer-cache.ts).
+describe.skipIf(!servicesConfigured('redis'))('two app instances on one database and Redis', () => {
+  let first: TestServer;
   let second: TestServer;
 
   beforeAll(async () => {
-    second = await startTestServer({}, { database: server.database, storageDir: server.storageDir });
+    await expectRedisAnswers();
+    first = await startTestServer({ REDIS_URL: TEST_REDIS_URL! }, { database: server.database, storageDir: server.storageDir });
+    second = await startTestServer({ REDIS_URL: TEST_REDIS_URL! }, { database: server.database, storageDir: server.storageDir });
   });
-  afterAll(() => second?.close());
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
 
   it('a token revoked through one answers 401 on the other at its next request', async () => {
-    const user = await server.createUser('Replica');
+    const user = await first.createUser('Replica');
     const { token, id } = await createToken(user, { label: 'shared' });
     // Both instances have served it (anything either could keep of it is warm).
-    for (const instance of [server, second]) expect((await instance.request('GET', '/v1/user', { token })).status).toBe(200);
-    expect((await server.graphql(REVOKE, { token: user.token, variables: { id } })).body.errors).toBeUndefined();
+    for (const instance of [first, second]) expect((await instance.request('GET', '/v1/user', { token })).status).toBe(200);
+    expect((await first.graphql(REVOKE, { token: user.token, variables: { id } })).body.errors).toBeUndefined();
     expectError(await second.request('GET', '/v1/user', { token }), 401, /revoked/);
     const graphql = await second.graphql('{ viewer { id } }', { token });
     expect(graphql.status).toBe(401);
@@ -213,23 +221,23 @@ describe('two app instances on one database', () => {
   });
 
   it('a token created on one with a short expiry answers 401 "expired" on both once it has passed', async () => {
-    const user = await server.createUser('Expiring');
+    const user = await first.createUser('Expiring');
     const expiresAt = new Date(Date.now() + 1500);
     const { token } = await createToken(user, { expiresAt: expiresAt.toISOString() }, second);
-    for (const instance of [server, second]) expect((await instance.request('GET', '/v1/user', { token })).status).toBe(200);
+    for (const instance of [first, second]) expect((await instance.request('GET', '/v1/user', { token })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()) + 50));
-    for (const instance of [server, second]) {
+    for (const instance of [first, second]) {
       expectError(await instance.request('GET', '/v1/user', { token }), 401, /The API token expired at .*: create a new one/);
     }
   });
 
   it('lastUsedAt is written once for a burst of requests to both', async () => {
-    const user = await server.createUser('Burst');
+    const user = await first.createUser('Burst');
     const { token, id } = await createToken(user, {});
     const writes: Date[] = [];
     for (let i = 0; i < 5; i++) {
-      for (const instance of [server, second]) expect((await instance.request('GET', '/v1/user', { token })).status).toBe(200);
-      const row = await server.app.db.apiToken.findUniqueOrThrow({ where: { id } });
+      for (const instance of [first, second]) expect((await instance.request('GET', '/v1/user', { token })).status).toBe(200);
+      const row = await first.app.db.apiToken.findUniqueOrThrow({ where: { id } });
       writes.push(row.lastUsedAt!);
     }
     expect(new Set(writes.map((d) => d.getTime())).size).toBe(1);
