@@ -62,7 +62,8 @@
  * load is read before every run and reported, with who used the CPU during it.
  *
  * Environment: see bench/harness.ts, and BENCH_FANOUT_RUNS,
- * BENCH_FANOUT_SUBSCRIBERS, BENCH_IMPORT_RUNS. Results:
+ * BENCH_FANOUT_SUBSCRIBERS, BENCH_IMPORT_RUNS, BENCH_SKIP_IMPORT=1 (the fan-out
+ * alone, reported in bench/results/<date>-jobs-<database>-fanout.md). Results:
  * bench/results/<date>-jobs-<sqlite|postgresql>.md (raw data and the CPU
  * profiles in bench/out/).
  */
@@ -117,6 +118,8 @@ import { startGitServer, type GitServer } from '../test/helpers/git-server.ts';
 const FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? 3);
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 3);
+/** BENCH_SKIP_IMPORT=1: the fan-out alone (no import of 1,000 pages). */
+const SKIP_IMPORT = process.env.BENCH_SKIP_IMPORT === '1';
 /** Connections opened at once (the next starts when one is acknowledged). */
 const OPEN_CONCURRENCY = 100;
 const CHANGED_PAGES = 10;
@@ -799,7 +802,10 @@ const IMPORT_LAYERS: Layer[] = [
 const FANOUT_LAYERS: Layer[] = [
   ['graphql-ws + ws (messages, framing, send)', /node_modules\/(graphql-ws|ws)\//],
   ['GraphQL execution per subscriber (graphql-js, yoga, envelop, Pothos)', /node_modules\/(graphql|@graphql-tools|graphql-yoga|@graphql-yoga\/(?!subscription)|@envelop|@pothos|@escape\.tech)\//],
-  ['pub/sub, filter, permission check (Repeater, EventTarget, src/schema/job)', /node_modules\/(@repeaterjs|@whatwg-node\/events|@graphql-yoga\/subscription)\/|\/src\/(schema\/job|auth)\//],
+  [
+    'feed, per-event permission check, shared execution (job-feed, Repeater, src/schema/job, src/auth, services/job, event-authorization, use-shared-subscription-results)',
+    /node_modules\/(@repeaterjs|@whatwg-node\/events|@graphql-yoga\/subscription)\/|\/src\/(schema\/job|auth|jobs\/job-feed|services\/(job|event-authorization)\.ts|plugins\/use-shared-subscription-results)/,
+  ],
   ["the job's own work (Git, Markdown, database, src/jobs)", /node_modules\/(isomorphic-git|pako|unified|remark-[\w-]+|micromark[\w-]*|mdast-util-[\w-]+|unist-util-[\w-]+|@prisma|better-sqlite3|pg[\w-]*|undici)\/|\/src\/(git-sync|content|search|db|jobs|storage)\//],
   ['node net / streams / timers', /^node:(net|stream|internal\/(stream|streams|net|timers|fixed_queue|process\/task_queues))/],
   ZLIB_CRYPTO_FS,
@@ -818,7 +824,8 @@ const CONNECT_LAYERS: Layer[] = [
 ];
 
 async function run() {
-  const benchRun = startRun('jobs');
+  // The fan-out alone writes a report of its own (`<date>-jobs-<database>-fanout.md`).
+  const benchRun = startRun('jobs', SKIP_IMPORT ? { label: 'fanout' } : {});
   await machineLoad.settle('before the run');
 
   log('creating a fresh database...');
@@ -887,7 +894,7 @@ async function run() {
 
     // 2. Import of 1,000 pages
     t = Date.now();
-    await withChild('app-server.ts', env, async (child) => {
+    if (!SKIP_IMPORT) await withChild('app-server.ts', env, async (child) => {
       const org = (await api(child.baseUrl, token, 'POST', '/v1/orgs', { title: 'Bench import org' }, 201)).body.id as string;
       const ctx = { child, token, org, git, repo };
       for (let run = 1; run <= IMPORT_RUNS; run++) imports.push((await importRun(ctx, run, null)).run);

@@ -42,6 +42,7 @@ import { useViewerChanges } from './plugins/use-viewer-changes.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSaml } from './plugins/use-saml.ts';
+import { useSharedSubscriptionResults } from './plugins/use-shared-subscription-results.ts';
 import { useSseEventIds } from './plugins/use-sse-event-ids.ts';
 import { useStorableText } from './plugins/use-storable-text.ts';
 import { useVisitorKeys } from './plugins/use-visitor-keys.ts';
@@ -286,6 +287,8 @@ export function createApp(options: AppOptions): App {
       useSseEventIds(),
       // GraphQL queries sent with GET answer an ETag, and 304 to a client that holds it.
       useConditionalGraphqlGets({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      // Job subscriptions: one execution per event for the subscribers of the same document and variables.
+      useSharedSubscriptionResults(),
       subscriptionShutdown.plugin,
       useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
@@ -369,6 +372,8 @@ export function createApp(options: AppOptions): App {
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
+          // The operation's id: a shared subscription result is written to the socket under it (use-shared-subscription-results.ts).
+          operationId: id,
         });
         // Everything that can fail for this operation alone stays inside the try:
         // an error returned here is answered as an `error` message for this id,

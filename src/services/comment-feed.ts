@@ -7,10 +7,11 @@
  * Authorized on subscribe and per event: a subscriber who lost access (removed from the
  * organization, disabled, their role or grants lowered below read, their token revoked or
  * expired) receives nothing more. Per event, the feed reads the caller's standing afresh for
- * every subscriber of the space at once: one set of loaders per event, shared by its
- * subscribers, so the statements an event costs do not grow with them (the memberships, tokens
- * and grants of all subscribers are one statement each). The same loaders then answer the
- * subscribers' selections (the comment, its author, its reactions), batched across them.
+ * every subscriber of the space at once (services/event-authorization.ts): one set of loaders
+ * per event, shared by its subscribers, so the statements an event costs do not grow with them
+ * (the memberships, tokens and grants of all subscribers are one statement each). The same
+ * loaders then answer the subscribers' selections (the comment, its author, its reactions),
+ * batched across them.
  *
  * Events are not stored: a subscriber that was not connected, or a Redis connection that
  * dropped meanwhile, misses them; the comment lists are the record (docs/decisions.md, "Comments").
@@ -19,11 +20,11 @@ import { Repeater } from 'graphql-yoga';
 import { can } from '../auth/policies.ts';
 import type { Viewer } from '../auth/viewer.ts';
 import { SPACE_ACCESS_SELECT, type Access } from '../auth/access.ts';
-import { isMemberRole, type RoleOrGuest } from '../auth/roles.ts';
 import type { Db } from '../db/client.ts';
 import type { RevisionChunkCache } from '../db/revision-chunks.ts';
 import type { EventBus } from '../event-bus.ts';
-import { Loaders } from '../loaders.ts';
+import type { Loaders } from '../loaders.ts';
+import { EventAuthorization } from './event-authorization.ts';
 
 export const COMMENT_EVENT_TYPES = ['posted', 'edited', 'resolved', 'reopened', 'reacted', 'deleted'] as const;
 export type CommentEventType = (typeof COMMENT_EVENT_TYPES)[number];
@@ -119,17 +120,14 @@ export class CommentFeed {
       (s) => s.scope.changeRequestId === null || s.scope.changeRequestId === event.changeRequestId,
     );
     if (subscribers.length === 0) return;
-    const loaders = new Loaders(this.deps.db, this.deps.revisionChunks);
+    const authorization = new EventAuthorization(this.deps);
     const space = await this.deps.db.space.findUnique({ where: { id: event.spaceId }, select: { id: true, deletedAt: true, ...SPACE_ACCESS_SELECT } });
     if (!space || space.deletedAt) return;
-    const now = new Date();
     await Promise.all(
       subscribers.map(async (subscriber) => {
-        const viewer = await currentViewer(loaders, subscriber.viewer, space.organizationId, now);
-        if (!viewer) return;
-        const access = this.deps.accessFor(viewer, loaders);
-        if (!can(await access.space(space), 'comment:read')) return;
-        subscriber.push({ event, loaders, access });
+        const access = await authorization.accessOf(subscriber.viewer, space.organizationId);
+        if (!access || !can(await access.space(space), 'comment:read')) return;
+        subscriber.push({ event, loaders: authorization.loaders, access });
       }),
     );
   }
@@ -138,24 +136,4 @@ export class CommentFeed {
     this.unlisten();
     this.bySpace.clear();
   }
-}
-
-/**
- * The subscriber as they stand now in the organization: their token still valid, their
- * membership (role, disabled) as it is; null when the token is gone or expired. Grants are
- * always read (through the shared loaders: one statement for every subscriber).
- */
-async function currentViewer(loaders: Loaders, viewer: Viewer, organizationId: string, now: Date): Promise<Viewer | null> {
-  const [token, membership] = await Promise.all([loaders.tokenById.load(viewer.tokenId), loaders.membershipOf.load(`${organizationId}:${viewer.userId}`)]);
-  if (!token || (token.expiresAt && token.expiresAt <= now)) return null;
-  const memberships = new Map<string, RoleOrGuest>(membership ? [[organizationId, isMemberRole(membership.role) ? membership.role : null]] : []);
-  return {
-    userId: viewer.userId,
-    tokenId: viewer.tokenId,
-    memberships,
-    disabledIn: new Set(membership?.disabled ? [organizationId] : []),
-    grantsIn: new Set([organizationId]),
-    lastSeenIn: new Map(),
-    scopes: viewer.scopes,
-  };
 }

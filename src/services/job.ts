@@ -1,42 +1,63 @@
 /** Jobs: which the caller may see, loading one, and following the events of those they may see. */
 import { can } from '../auth/policies.ts';
-import type { Context } from '../context.ts';
+import type { Access } from '../auth/access.ts';
+import { createAccess, type Context } from '../context.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { JobScope } from '../jobs/job-store.ts';
-import { SPACE_ACCESS_SELECT } from '../auth/access.ts';
+import type { Loaders } from '../loaders.ts';
+import { EventAuthorization } from './event-authorization.ts';
 
 /**
- * Whether the caller may see a job (`job:read`): decided on its space, or
- * without one on its organization; the caller must belong to the job's
- * organization either way. `spaces` remembers the decision per space (a
- * subscription decides once per space, with the roles it started with).
+ * Whether `access` may see a job (`job:read`): decided on its space, or without one on its
+ * organization; the caller must belong to the job's organization either way.
  */
-export async function canSeeJob(ctx: Context, job: { organizationId: string; spaceId: string | null }, spaces: Map<string, boolean>): Promise<boolean> {
-  const organization = ctx.access.organization(job.organizationId);
+async function jobReadable(access: Access, loaders: Loaders, job: { organizationId: string; spaceId: string | null }): Promise<boolean> {
+  const organization = access.organization(job.organizationId);
   if (!can(organization, 'organization:read')) return false;
   if (!job.spaceId) return can(organization, 'job:read');
-  let allowed = spaces.get(job.spaceId);
-  if (allowed === undefined) {
-    const space = await ctx.db.space.findUnique({ where: { id: job.spaceId }, select: { id: true, ...SPACE_ACCESS_SELECT } });
-    allowed = space !== null && can(await ctx.access.space(space), 'job:read');
-    spaces.set(job.spaceId, allowed);
-  }
-  return allowed;
+  const space = await loaders.spaceById.load(job.spaceId);
+  return space !== null && can(await access.space(space), 'job:read');
+}
+
+/** Whether the caller may see a job (`job:read`). */
+export function canSeeJob(ctx: Context, job: { organizationId: string; spaceId: string | null }): Promise<boolean> {
+  return jobReadable(ctx.access, ctx.loaders, job);
 }
 
 /** Loads a job the caller may see, or 404. */
 export async function loadJob(ctx: Context, id: string) {
   ctx.access.requireViewer();
   const job = await ctx.jobs.store.get(id);
-  if (!job || !(await canSeeJob(ctx, job, new Map()))) throw new NotFoundError('Job', id);
+  if (!job || !(await canSeeJob(ctx, job))) throw new NotFoundError('Job', id);
   return job;
 }
 
-/** Whether the caller may see an event's job, decided once per space for the life of a subscription. */
+/**
+ * The authorization of one job event, shared by every subscriber it reaches: the bus hands the
+ * same event object to all of them (src/jobs/job-feed.ts), so they read their standing through
+ * one set of fresh loaders. Keyed by the event object (not by a context): an entry lives as long
+ * as the event. Events read from the store for one subscriber's catch-up are objects of their own.
+ */
+const authorizations = new WeakMap<JobEvent, EventAuthorization>();
+
+function authorizationOf(ctx: Context, event: JobEvent): EventAuthorization {
+  let authorization = authorizations.get(event);
+  if (!authorization) {
+    authorization = new EventAuthorization({ db: ctx.db, revisionChunks: ctx.revisionChunks, accessFor: createAccess });
+    authorizations.set(event, authorization);
+  }
+  return authorization;
+}
+
+/**
+ * Whether the caller may see an event's job, decided per event as they stand when it is
+ * delivered (their token, membership, role and grants read afresh, services/event-authorization.ts):
+ * one who lost access receives nothing more.
+ */
 function visibleTo(ctx: Context): (event: JobEvent) => Promise<boolean> {
-  const spaces = new Map<string, boolean>();
-  return (event) => canSeeJob(ctx, event, spaces);
+  const viewer = ctx.access.requireViewer();
+  return (event) => authorizationOf(ctx, event).allows(viewer, event.organizationId, 'job:read', (access, loaders) => jobReadable(access, loaders, event));
 }
 
 /**

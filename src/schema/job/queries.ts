@@ -1,8 +1,8 @@
 /**
  * Jobs: read one, and follow them live. Subscriptions are authorized when they start
  * (the job, organization, space or translation must be readable) and per event (an
- * event is delivered only for a job the caller may read, checked against the caller's
- * roles as of the subscription). They replay from the stored history what they did
+ * event is delivered only for a job the caller may read as they stand when it is
+ * delivered: src/services/job.ts). They replay from the stored history what they did
  * not receive live (src/jobs/job-feed.ts): each job's events arrive in sequence order,
  * each once, even when the subscription started late or Redis reconnected.
  */
@@ -23,11 +23,19 @@ builder.queryField('job', (t) =>
   }),
 );
 
+/**
+ * A Job's fields depend on the event alone (not on who receives it), and the feed authorizes each
+ * subscriber per event: subscribers of the same document and variables share one execution per
+ * event (src/plugins/use-shared-subscription-results.ts).
+ */
+const sharedResults = { sharedResults: true };
+
 builder.subscriptionFields((t) => ({
   jobUpdated: t.field({
     type: Job,
     description: "A job's current state, then every change of it until it finishes; with `after`, every change numbered after it instead, from the job's stored history first",
     authScopes: { authenticated: true },
+    extensions: sharedResults,
     args: {
       id: t.arg.id({ required: true }),
       after: t.arg.int({
@@ -46,6 +54,7 @@ builder.subscriptionFields((t) => ({
     type: Job,
     description: 'Every change of every job of a space (Git sync, translation runs writing to it); the history of its unfinished jobs first',
     authScopes: { authenticated: true },
+    extensions: sharedResults,
     args: { spaceId: t.arg.id({ required: true }) },
     subscribe: async (_root, { spaceId }, ctx) => {
       const space = await loadSpace(ctx, String(spaceId), 'space:read');
@@ -57,6 +66,7 @@ builder.subscriptionFields((t) => ({
     type: Job,
     description: "Every change of a space's Git imports and exports; the history of the unfinished ones first",
     authScopes: { authenticated: true },
+    extensions: sharedResults,
     args: { spaceId: t.arg.id({ required: true }) },
     subscribe: async (_root, { spaceId }, ctx) => {
       const space = await loadSpace(ctx, String(spaceId), 'space:read');
@@ -68,6 +78,7 @@ builder.subscriptionFields((t) => ({
     type: Job,
     description: 'Every change of every job of an organization the caller may see; the history of its unfinished jobs first',
     authScopes: { authenticated: true },
+    extensions: sharedResults,
     args: { organizationId: t.arg.id({ required: true }) },
     subscribe: async (_root, { organizationId }, ctx) => {
       const org = await loadOrganization(ctx, String(organizationId), 'organization:read');
@@ -79,6 +90,7 @@ builder.subscriptionFields((t) => ({
     type: Job,
     description: "Every change of a translation's runs; the history of the unfinished ones first",
     authScopes: { authenticated: true },
+    extensions: sharedResults,
     args: { organizationId: t.arg.id({ required: true }), translationId: t.arg.id({ required: true }) },
     subscribe: async (_root, { organizationId, translationId }, ctx) => {
       const org = await loadOrganization(ctx, String(organizationId), 'organization:read');
