@@ -8,13 +8,13 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { changesViewers, isActivityUpdate } from '../../src/auth/viewer-cache.ts';
 import { createDb } from '../../src/db/client.ts';
 import { parseDatabaseUrl } from '../../src/db/provider/config.ts';
 import { newId } from '../../src/ids.ts';
-import { startTestServer, useTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { expectRedisAnswers, servicesConfigured, TEST_REDIS_URL } from '../helpers/services.ts';
+import { startTestServer, useServersSharingRedis, useTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { servicesConfigured, TEST_REDIS_URL } from '../helpers/services.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -132,17 +132,7 @@ describe('one process', () => {
 });
 
 describe.skipIf(!servicesConfigured('redis'))('two processes sharing a database and Redis', () => {
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    await expectRedisAnswers();
-    a = await startTestServer({ REDIS_URL: TEST_REDIS_URL! });
-    b = await startTestServer({ REDIS_URL: TEST_REDIS_URL! }, { database: a.database, storageDir: a.storageDir });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const { a, b } = useServersSharingRedis();
 
   it('a token revoked through one process is refused by the very next request to the other, every time', async () => {
     const owner = await a.createUser('Owner');

@@ -2,12 +2,12 @@
  * `commentEvents`: a space's discussion events, live over graphql-ws and SSE, authorized on
  * subscribe and per event (src/services/comment-feed.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CommentEvent } from '../../src/services/comment-feed.ts';
 import { useWsClients } from '../helpers/graphql-ws.ts';
 import { followSse } from '../helpers/sse.ts';
-import { startTestServer, useTestServer, type TestServer } from '../helpers/server.ts';
-import { expectRedisAnswers, servicesConfigured, TEST_REDIS_URL } from '../helpers/services.ts';
+import { useServersSharingRedis, useTestServer, type TestServer } from '../helpers/server.ts';
+import { servicesConfigured } from '../helpers/services.ts';
 
 const SUBSCRIPTION = `subscription($space: ID!, $cr: String) {
   commentEvents(spaceId: $space, changeRequestId: $cr) {
@@ -196,17 +196,7 @@ describe('commentEvents', () => {
 });
 
 describe.skipIf(!servicesConfigured('redis'))('commentEvents across two processes sharing a database and Redis', () => {
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    await expectRedisAnswers();
-    a = await startTestServer({ REDIS_URL: TEST_REDIS_URL! });
-    b = await startTestServer({ REDIS_URL: TEST_REDIS_URL! }, { database: a.database, storageDir: a.storageDir });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const { a, b } = useServersSharingRedis();
   const wsClient = useWsClients(() => a.baseUrl);
 
   it('a subscriber on one process sees a comment posted through the other; another organization sees nothing', async () => {

@@ -14,6 +14,7 @@ import { assertMatchesSpec } from './openapi.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App, type AppOptions } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { expectRedisAnswers, TEST_REDIS_URL } from './services.ts';
 
 /** Asserts a REST error answer: `status`, the API's error shape (`{ error: { code, message } }`), and a message matching `message`. */
 export function expectError(res: { status: number; body: any }, status: number, message?: RegExp) {
@@ -263,4 +264,29 @@ export function useTestServer<const Name extends string = never>(options: { user
   });
   afterAll(() => started?.close());
   return { server, ...users } as { server: TestServer } & UsersNamed<Name>;
+}
+
+/**
+ * Two servers on one database and one Redis, as two replicas are: started in `beforeAll` of the
+ * describe that calls it (which should skip without Redis: `servicesConfigured('redis')`), closed
+ * in `afterAll`. `sharing`: another server whose database and files they use (else the first's).
+ * The objects are filled in by that `beforeAll`, as useTestServer's are.
+ */
+export function useServersSharingRedis(sharing?: () => TestServer): { a: TestServer; b: TestServer } {
+  const servers = { a: {} as TestServer, b: {} as TestServer };
+  const started: TestServer[] = [];
+  beforeAll(async () => {
+    await expectRedisAnswers();
+    const env = { REDIS_URL: TEST_REDIS_URL! };
+    const first = await startTestServer(env, sharing && { database: sharing().database, storageDir: sharing().storageDir });
+    started.push(first);
+    const second = await startTestServer(env, { database: first.database, storageDir: first.storageDir });
+    started.push(second);
+    Object.assign(servers.a, first);
+    Object.assign(servers.b, second);
+  });
+  afterAll(async () => {
+    for (const server of started.reverse()) await server.close();
+  });
+  return servers;
 }

@@ -4,11 +4,11 @@
  * revocation seen by two app instances on one database and Redis (each with
  * its own database client, as two processes or replicas would be).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_SCOPES } from '../../src/db/value-sets.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, startTestServer, useTestServer, type TestServer } from '../helpers/server.ts';
-import { expectRedisAnswers, servicesConfigured, TEST_REDIS_URL } from '../helpers/services.ts';
+import { expectError, useServersSharingRedis, useTestServer, type TestServer } from '../helpers/server.ts';
+import { servicesConfigured } from '../helpers/services.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
@@ -195,18 +195,7 @@ describe('managing tokens through GraphQL', () => {
 
 // Several processes share their changes to callers through Redis (src/auth/viewer-cache.ts).
 describe.skipIf(!servicesConfigured('redis'))('two app instances on one database and Redis', () => {
-  let first: TestServer;
-  let second: TestServer;
-
-  beforeAll(async () => {
-    await expectRedisAnswers();
-    first = await startTestServer({ REDIS_URL: TEST_REDIS_URL! }, { database: server.database, storageDir: server.storageDir });
-    second = await startTestServer({ REDIS_URL: TEST_REDIS_URL! }, { database: server.database, storageDir: server.storageDir });
-  });
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
-  });
+  const { a: first, b: second } = useServersSharingRedis(() => server);
 
   it('a token revoked through one answers 401 on the other at its next request', async () => {
     const user = await first.createUser('Replica');
