@@ -44,6 +44,27 @@ export interface PublishedPlace {
 /** A published place as the statements that read them answer it (one row per site space, with its site and section). */
 type PublishedPlaceRow = Omit<PublishedPlace, 'site'> & Omit<SiteFacts, 'id' | 'published'> & { spaceId: string; n?: number };
 
+/** The columns of a published place (PublishedPlaceRow but its space), and the same as typed NULLs for the other rows of a UNION. */
+const PLACE_COLUMN_LIST = [
+  ['siteId', 'ss."siteId"'],
+  ['sectionId', 'ss."sectionId"'],
+  ['path', 'ss."path"'],
+  ['sectionPath', 'sec."path"'],
+  ['organizationId', 's."organizationId"'],
+  ['basename', 's."basename"'],
+  ['hostname', 's."hostname"'],
+  ['defaultSectionId', 's."defaultSectionId"'],
+] as const;
+const PLACE_COLUMNS = Prisma.raw(PLACE_COLUMN_LIST.map(([name, column]) => `${column} AS "${name}"`).join(', '));
+const NO_PLACE_COLUMNS = Prisma.raw(PLACE_COLUMN_LIST.map(([name]) => `CAST(NULL AS TEXT) AS "${name}"`).join(', '));
+
+/** The site spaces of `spaceIds` on published sites, with their sites and sections: what the statements reading published places read from. */
+const publishedPlacesOf = (spaceIds: Prisma.Sql) => Prisma.sql`
+  FROM "SiteSpace" ss
+  JOIN "Site" s ON s."id" = ss."siteId"
+  LEFT JOIN "SiteSection" sec ON sec."id" = ss."sectionId"
+  WHERE ss."spaceId" IN (${spaceIds}) AND s."published" = TRUE`;
+
 /** A space or a collection, as `contentFacts` keys them. */
 export type ContentNodeKey = `${'space' | 'collection'}:${string}`;
 
@@ -214,12 +235,7 @@ export class Loaders {
    */
   readonly publishedPlacesBySpaceId = this.cached(['SiteSpace', 'Site', 'SiteSection'], async (spaceIds: readonly string[]) => {
     const rows = await this.db.$queryRaw<PublishedPlaceRow[]>`
-      SELECT ss."spaceId", ss."siteId", ss."sectionId", ss."path", sec."path" AS "sectionPath",
-             s."organizationId", s."basename", s."hostname", s."defaultSectionId"
-      FROM "SiteSpace" ss
-      JOIN "Site" s ON s."id" = ss."siteId"
-      LEFT JOIN "SiteSection" sec ON sec."id" = ss."sectionId"
-      WHERE ss."spaceId" IN (${Prisma.join(spaceIds)}) AND s."published" = TRUE
+      SELECT ss."spaceId", ${PLACE_COLUMNS} ${publishedPlacesOf(Prisma.join(spaceIds))}
       ORDER BY ss."createdAt", ss."id"`;
     const bySpace = this.placesBySpace(rows);
     return spaceIds.map((id) => bySpace.get(id) ?? []);
@@ -269,7 +285,6 @@ export class Loaders {
     const spaceIds = ids('space');
     const collectionIds = ids('collection');
     const none = Prisma.sql`SELECT NULL`;
-    const noPlace = Prisma.sql`CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT)`;
     const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests' | 'comments' | 'place'; node: string; value: string | null; n: number } & Omit<PublishedPlaceRow, 'spaceId'>>>`
       WITH RECURSIVE chain("node", "parentId", "level", "depth") AS (
         SELECT start."node", start."parentId", start."defaultLevel", 0
@@ -285,28 +300,22 @@ export class Loaders {
         FROM chain JOIN "Collection" c ON c."id" = chain."parentId"
         WHERE chain."level" = 'inherit'
       )
-      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n",
-        CAST(NULL AS TEXT) AS "siteId", CAST(NULL AS TEXT) AS "sectionId", CAST(NULL AS TEXT) AS "path", CAST(NULL AS TEXT) AS "sectionPath",
-        CAST(NULL AS TEXT) AS "organizationId", CAST(NULL AS TEXT) AS "basename", CAST(NULL AS TEXT) AS "hostname", CAST(NULL AS TEXT) AS "defaultSectionId"
+      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n", ${NO_PLACE_COLUMNS}
       FROM chain
       UNION ALL
-      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER), ${noPlace}
+      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER), ${NO_PLACE_COLUMNS}
       FROM "ChangeRequest" cr
       WHERE cr."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
       GROUP BY cr."spaceId", cr."status"
       UNION ALL
-      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER), ${noPlace}
+      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER), ${NO_PLACE_COLUMNS}
       FROM "Comment" c
       WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
         AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
       GROUP BY c."spaceId"
       UNION ALL
-      SELECT 'place', 'space:' || ss."spaceId", NULL, CAST(ROW_NUMBER() OVER (ORDER BY ss."createdAt", ss."id") AS INTEGER),
-        ss."siteId", ss."sectionId", ss."path", sec."path", s."organizationId", s."basename", s."hostname", s."defaultSectionId"
-      FROM "SiteSpace" ss
-      JOIN "Site" s ON s."id" = ss."siteId"
-      LEFT JOIN "SiteSection" sec ON sec."id" = ss."sectionId"
-      WHERE ss."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none}) AND s."published" = TRUE`;
+      SELECT 'place', 'space:' || ss."spaceId", NULL, CAST(ROW_NUMBER() OVER (ORDER BY ss."createdAt", ss."id") AS INTEGER), ${PLACE_COLUMNS}
+      ${publishedPlacesOf(spaceIds.length ? Prisma.join(spaceIds) : none)}`;
     const facts = new Map<string, ContentFacts & { depth: number; resolved: string | null }>();
     const factsOf = (node: string) => {
       let f = facts.get(node);

@@ -227,8 +227,8 @@ export function createApp(options: AppOptions): App {
   const revisionChunks = new RevisionChunkCache(config.revisionCacheEntries);
   // Job and comment events: in-process, or across processes through Redis (one pair of connections for both).
   const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl), log });
-  // Callers kept across requests; a change to one is announced to the other processes (src/auth/viewer-cache.ts).
-  const viewers = new ViewerCache(db, { ...config.viewerCache, bus: events.topic<ViewerMessage>('viewer'), shared: events.shared, log });
+  // Callers kept across requests; with Redis, a change to one is announced to the other processes (src/auth/viewer-cache.ts).
+  const viewers = new ViewerCache(db, { ...config.viewerCache, bus: events.shared ? events.topic<ViewerMessage>('viewer') : undefined, log });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics, events });
 
   const commentFeed = new CommentFeed({

@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import type { HubBus } from '../event-bus.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
-import { LAST_USED_WRITE_INTERVAL_MS, noteTokenUse } from './token-usage.ts';
+import { isUseStale, noteTokenUse } from './token-usage.ts';
 import { hashToken, readViewer, type Viewer } from './viewer.ts';
 
 /**
@@ -140,10 +140,11 @@ export interface ViewerCacheOptions {
   /** A kept viewer is read again after this long (0: nothing is kept). */
   maxAgeMs: number;
   maxEntries: number;
-  /** The hub's `viewer` topic; with Redis, how processes tell each other. */
+  /**
+   * The hub's `viewer` topic when it reaches other processes (Redis): how they tell each other,
+   * and writers wait for their answers. None in one process, where the write hook hears everything.
+   */
   bus?: HubBus<ViewerMessage>;
-  /** Whether `bus` reaches other processes (then writers wait for their answers). */
-  shared?: boolean;
   log?: Logger;
 }
 
@@ -164,13 +165,13 @@ export class ViewerCache {
     this.entries = new LRUCache({ max: Math.max(1, options.maxEntries) });
     const bus = options.bus;
     if (bus) {
-      if (options.shared) this.announcements = new Announcements(bus, options.log);
+      const announcements = (this.announcements = new Announcements(bus, options.log));
       this.unlisten = bus.listen({
         event: (message) => {
-          if (message.type === 'applied') return this.announcements?.applied(message.id);
+          if (message.type === 'applied') return announcements.applied(message.id);
           this.forget();
           // Answered after forgetting: the writer goes on once every process answered.
-          if (options.shared) bus.publish({ type: 'applied', id: message.id });
+          bus.publish({ type: 'applied', id: message.id });
         },
         resync: () => this.forget(),
       });
@@ -196,7 +197,7 @@ export class ViewerCache {
     if (entry.expiresAt && entry.expiresAt <= now) {
       throw new UnauthenticatedError(`The API token expired at ${entry.expiresAt.toISOString()}: create a new one`);
     }
-    if (!entry.lastUsedAt || entry.lastUsedAt.getTime() <= now.getTime() - LAST_USED_WRITE_INTERVAL_MS) {
+    if (isUseStale(entry.lastUsedAt, now)) {
       // Noted as used whether this write or another process's did it: the next minute writes nothing.
       await noteTokenUse(this.db, { id: entry.viewer.tokenId, lastUsedAt: entry.lastUsedAt }, now);
       entry.lastUsedAt = now;

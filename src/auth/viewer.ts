@@ -3,7 +3,6 @@ import type { Db } from '../db/client.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
 import { isOneOf, TOKEN_SCOPES, type TokenScope } from '../db/value-sets.ts';
 import { isMemberRole, type RoleOrGuest } from './roles.ts';
-import { noteTokenUse } from './token-usage.ts';
 
 /** Who is calling: a user, authenticated by a token, and their memberships. */
 export interface Viewer {
@@ -65,26 +64,11 @@ interface ViewerRow {
 const toDate = (value: Date | string | number | null): Date | null => (value === null ? null : new Date(value));
 
 /**
- * Resolves a token to its viewer in one SQL statement; throws on an unknown,
- * revoked (deleted) or expired token, and records the token's use (once a
- * minute). Requests get theirs through the ViewerCache (./viewer-cache.ts),
- * which reads with `readViewer` only what it does not keep.
- */
-export async function loadViewer(db: Db, token: string, now = new Date()): Promise<Viewer> {
-  const read = await readViewer(db, hashToken(token));
-  if (!read) throw new UnauthenticatedError('The API token is invalid or has been revoked');
-  if (read.expiresAt && read.expiresAt <= now) {
-    throw new UnauthenticatedError(`The API token expired at ${read.expiresAt.toISOString()}: create a new one`);
-  }
-  await noteTokenUse(db, { id: read.viewer.tokenId, lastUsedAt: read.lastUsedAt }, now);
-  return read.viewer;
-}
-
-/**
  * The viewer of a token's hash, with the token's expiry and last use, in one
- * SQL statement; null for an unknown or revoked (deleted) token. Raw SQL
- * because it is on the path of every request that is not served from the
- * viewer cache: the equivalent nested `findUnique` sends three statements
+ * SQL statement; null for an unknown or revoked (deleted) token. Requests get
+ * theirs through the ViewerCache (./viewer-cache.ts), which reads with this only
+ * what it does not keep, and refuses an expired token. Raw SQL because it is on
+ * the path of every request that is not served from the cache: the equivalent nested `findUnique` sends three statements
  * (token, user, memberships; bench/results/2026-11-23-rest.md). Memberships
  * and scopes come as two halves of a UNION ALL, so that neither multiplies the
  * other's rows. Quoted identifiers read the same on SQLite and PostgreSQL.

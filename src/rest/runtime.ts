@@ -10,7 +10,6 @@
  * start does not pay for the documents of every route (docs/decisions.md,
  * "REST adapter").
  */
-import { conditionalGet } from './http-cache.ts';
 import FindMyWay from 'find-my-way';
 import {
   GraphQLError,
@@ -34,6 +33,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError, UnstorableTextError, inputPathName } from '../errors/index.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import { checkInput, coerceQueryValue } from './check-input.ts';
+import { conditionalGet } from './http-cache.ts';
 import type { RestRoute } from './route.ts';
 
 export const REST_PREFIX = '/v1';

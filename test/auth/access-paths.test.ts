@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, can, type Action } from '../../src/auth/policies.ts';
 import { MEMBER_ROLES, type MemberRole } from '../../src/auth/roles.ts';
-import { loadViewer } from '../../src/auth/viewer.ts';
+import { ViewerCache } from '../../src/auth/viewer-cache.ts';
 import { createAccess } from '../../src/context.ts';
 import { RevisionChunkCache } from '../../src/db/revision-chunks.ts';
 import { newId } from '../../src/ids.ts';
@@ -83,7 +83,7 @@ describe('every content action through every path to a role', () => {
   /** The subject of the `kind` target for `user`, as a request of theirs decides it (its default level set for the path). */
   async function subjectOf(user: TestUser, kind: Kind, defaultLevel: string | null) {
     const db = server.app.db;
-    const access = createAccess(await loadViewer(db, user.token), new Loaders(db, new RevisionChunkCache(0)));
+    const access = createAccess(await new ViewerCache(db, { maxAgeMs: 0, maxEntries: 1 }).viewerFor(user.token), new Loaders(db, new RevisionChunkCache(0)));
     const node = { id: targets[kind].id, organizationId: org, parentId: targets[kind].parentId, defaultLevel };
     return kind === 'space' ? access.space({ ...node, editMode: 'live' }) : access.collection(node);
   }

@@ -6,10 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noteTokenUse, LAST_USED_WRITE_INTERVAL_MS } from '../../src/auth/token-usage.ts';
 import { issueApiToken, listApiTokens, parseExpiry, parseScopes, revokeApiToken } from '../../src/auth/tokens.ts';
-import { loadViewer } from '../../src/auth/viewer.ts';
+import { ViewerCache } from '../../src/auth/viewer-cache.ts';
 import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { InvalidInputError, NotFoundError, UnauthenticatedError } from '../../src/errors/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+/** Reads the token's caller on every call, as a server keeping none does (VIEWER_CACHE_MAX_AGE_MS=0). */
+const loadViewer = (on: Db, token: string, now?: Date) => new ViewerCache(on, { maxAgeMs: 0, maxEntries: 1 }).viewerFor(token, now);
 
 describe('parseExpiry', () => {
   const now = new Date('2026-11-27T10:00:00.000Z');
