@@ -115,6 +115,10 @@ export async function startTestServer(
     // Workers look for jobs rarely (a job created here starts at once anyway), so the
     // statement-count tests do not see a poll land in the middle of their request.
     JOB_POLL_MS: '60000',
+    // Callers are kept for the life of a test (what changes them is heard through the write hook): a
+    // statement count never depends on how long a loaded machine took between two requests. The bound
+    // itself is tested in test/auth/viewer-cache.test.ts.
+    VIEWER_CACHE_MAX_AGE_MS: '600000',
     ...env,
   });
   const app = createApp({ ...appOptions, config });
