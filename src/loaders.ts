@@ -126,6 +126,28 @@ export class LiveLoaders {
   }
 }
 
+/**
+ * Lookups of one response that what follows them waits for together: the users named by change
+ * requests' reviews, review requests and contributors are asked for once every one of those
+ * lookups answered, so they are read in one statement whichever lookup the database answers first.
+ */
+export class Gathering {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /** `lookup`, counted among what `settled()` waits for. */
+  join<T>(lookup: Promise<T>): Promise<T> {
+    this.pending.add(lookup);
+    const done = () => this.pending.delete(lookup);
+    lookup.then(done, done);
+    return lookup;
+  }
+
+  /** Resolves once every lookup joined so far, and any joined meanwhile, has settled. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+}
+
 // Prisma refuses a statement with more bound values than the database takes (32,766: src/db/provider.ts).
 const MAX_BATCH = 30_000;
 /**
@@ -153,6 +175,8 @@ export class Loaders {
   private readonly batches = new Map<string, DataLoader<never, unknown>>();
   /** Per-request notes attached to objects read in this request. */
   private readonly notebooks = new Map<string, WeakMap<object, unknown>>();
+  /** Lookups waited for together, by name. */
+  private readonly gatherings = new Map<string, Gathering>();
 
   constructor(
     private readonly db: Db,
@@ -176,6 +200,13 @@ export class Loaders {
       this.batches.set(key, loader as DataLoader<never, unknown>);
     }
     return loader;
+  }
+
+  /** The lookups of this request gathered under `name` (see Gathering). */
+  gathering(name: string): Gathering {
+    let gathering = this.gatherings.get(name);
+    if (!gathering) this.gatherings.set(name, (gathering = new Gathering()));
+    return gathering;
   }
 
   /** Notes about objects read in this request (`name` tells the notebooks apart); gone with the request. */

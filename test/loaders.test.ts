@@ -74,4 +74,24 @@ describe('the request loaders', () => {
     expect(await batch().load('a')).toBe('A');
     expect(calls).toEqual([['a', 'b'], ['a']]);
   });
+
+  it('load what follows gathered lookups in one batch, whichever lookup answers first', async () => {
+    const loaders = new Loaders(db);
+    const calls: string[][] = [];
+    const users = () => loaders.batch<string, string>('users', async (keys) => (calls.push([...keys]), [...keys]));
+    const answer = (ms: number, value: string) => new Promise<string>((resolve) => setTimeout(resolve, ms, value));
+    const gathering = loaders.gathering('people');
+    const userOf = async (lookup: Promise<string>) => {
+      const name = await lookup;
+      await gathering.settled();
+      return users().load(name);
+    };
+    // The first lookup answers long before the second: without the gathering its user goes alone.
+    const found = await Promise.all([userOf(gathering.join(answer(1, 'rita'))), userOf(gathering.join(answer(40, 'eve')))]);
+    expect(found).toEqual(['rita', 'eve']);
+    expect(calls.map((keys) => keys.sort())).toEqual([['eve', 'rita']]);
+    // A failed lookup settles the gathering too.
+    await expect(gathering.join(Promise.reject(new Error('gone')))).rejects.toThrow('gone');
+    await gathering.settled();
+  });
 });

@@ -17,8 +17,15 @@ import { Comment } from '../comment/type.ts';
 import { listType, pageArgs } from '../shared/pagination.ts';
 import { User } from '../user/type.ts';
 
+/**
+ * The lookups of a response's change requests that name users (reviews, review requests,
+ * contributions): the users are read once all of them answered, in one statement.
+ */
+const namingUsers = (ctx: Context) => ctx.loaders.gathering('change request users');
+
 /** A user a review, request or contribution names (batched for a response; users are never missing: their rows cascade). */
 async function userOf(ctx: Context, id: string) {
+  await namingUsers(ctx).settled();
   const user = await ctx.loaders.userById.load(id);
   if (!user) throw new Error(`User ${id} of a review is missing`);
   return user;
@@ -88,24 +95,25 @@ export const ChangeRequestRequestedReviewerList = listType('ChangeRequestRequest
 export const ChangeRequestUserContributorList = listType('ChangeRequestUserContributor', ChangeRequestUserContributor);
 
 // In a list of change requests, each of these lists costs no statement of its own: they are
-// loaded for every change request of the response together (Loaders.reviewingOf, contributionsTo).
+// loaded for every change request of the response together (Loaders.reviewingOf, contributionsTo),
+// and the users they name once both answered (namingUsers).
 builder.prismaObjectFields(ChangeRequest, (t) => ({
   reviews: t.field({
     type: ChangeRequestReviewList,
     description: 'Reviews of the change request, oldest first',
     args: { outdated: t.arg.boolean({ description: 'true: only outdated reviews; false: only those that count' }), ...pageArgs },
-    resolve: async (cr, args, ctx) => sliceList(await reviewsOf(ctx, cr.id, { outdated: args.outdated }), args.page, args.limit, reviewKey),
+    resolve: async (cr, args, ctx) => sliceList(await namingUsers(ctx).join(reviewsOf(ctx, cr.id, { outdated: args.outdated })), args.page, args.limit, reviewKey),
   }),
   requestedReviewers: t.field({
     type: ChangeRequestRequestedReviewerList,
     description: 'Users asked to review the change request who have not answered yet, oldest request first',
     args: pageArgs,
-    resolve: async (cr, args, ctx) => sliceList(await requestedReviewersOf(ctx, cr.id), args.page, args.limit, reviewRequestKey),
+    resolve: async (cr, args, ctx) => sliceList(await namingUsers(ctx).join(requestedReviewersOf(ctx, cr.id)), args.page, args.limit, reviewRequestKey),
   }),
   contributors: t.field({
     type: ChangeRequestUserContributorList,
     description: 'Who edited the change request or commented in it, the latest contribution first',
     args: pageArgs,
-    resolve: async (cr, args, ctx) => sliceList(await contributorsOf(ctx, cr.id), args.page, args.limit, contributionKey),
+    resolve: async (cr, args, ctx) => sliceList(await namingUsers(ctx).join(contributorsOf(ctx, cr.id)), args.page, args.limit, contributionKey),
   }),
 }));
