@@ -427,33 +427,45 @@ export function createApp(options: AppOptions): App {
         });
       }),
     close: async () => {
-      stopPurge();
-      // Open subscriptions are closed first, at once: otherwise they hold server.close() for the whole
-      // SHUTDOWN_TIMEOUT_MS and are then cut without a close code.
-      const eventStreams = subscriptionShutdown.endEventStreams();
-      const webSockets = wsServer.clients.size;
-      // dispose() sends 1001 "Going away" to every client and waits for their closing handshakes; a
-      // client that does not answer within a second is cut off rather than held for ws's 30 s.
-      const disposed = Promise.resolve(wsCleanup.dispose());
-      const answered = await Promise.race([disposed.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 1_000, false).unref())]);
-      if (!answered) {
-        for (const socket of wsServer.clients) socket.terminate();
-        await disposed;
+      // Held until close() ends: once the server stopped listening, what close() waits for last (worker
+      // threads exiting, the database) holds no handle of its own, and the process would end mid-close
+      // with exit code 0 and nothing logged after.
+      const held = setInterval(() => {}, 60_000);
+      try {
+        return await closeAll();
+      } finally {
+        clearInterval(held);
       }
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
-      await Promise.race([closed, timeout]);
-      server.closeAllConnections();
-      await yoga.dispose();
-      // After the subscriptions ended (they unsubscribe from the event bus as they close).
-      await jobs.close();
-      commentFeed.close();
-      viewers.close();
-      await events.close();
-      await Promise.all([workers.requests.close(), workers.jobs.close()]);
-      await db.$disconnect();
-      return { webSockets, eventStreams };
     },
   };
+
+  async function closeAll(): Promise<ShutdownSummary> {
+    stopPurge();
+    // Open subscriptions are closed first, at once: otherwise they hold server.close() for the whole
+    // SHUTDOWN_TIMEOUT_MS and are then cut without a close code.
+    const eventStreams = subscriptionShutdown.endEventStreams();
+    const webSockets = wsServer.clients.size;
+    // dispose() sends 1001 "Going away" to every client and waits for their closing handshakes; a
+    // client that does not answer within a second is cut off rather than held for ws's 30 s.
+    const disposed = Promise.resolve(wsCleanup.dispose());
+    const answered = await Promise.race([disposed.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 1_000, false).unref())]);
+    if (!answered) {
+      for (const socket of wsServer.clients) socket.terminate();
+      await disposed;
+    }
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+    await Promise.race([closed, timeout]);
+    server.closeAllConnections();
+    await yoga.dispose();
+    // After the subscriptions ended (they unsubscribe from the event bus as they close).
+    await jobs.close();
+    commentFeed.close();
+    viewers.close();
+    await events.close();
+    await Promise.all([workers.requests.close(), workers.jobs.close()]);
+    await db.$disconnect();
+    return { webSockets, eventStreams };
+  }
 }
