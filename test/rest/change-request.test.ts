@@ -260,8 +260,11 @@ describe('reading merged content', () => {
   it('finds words of the merged pages, the best page first', async () => {
     const res = await ok('GET', `/v1/spaces/${space}/search?query=installer`, 'searchSpaceContent');
     expect(res.items[0]).toMatchObject({ id: pageIds.Install, title: 'Install', path: 'guide/install' });
+    // Its parents' titles, for a result's breadcrumbs.
+    expect(res.items[0].ancestors).toEqual([{ id: pageIds.Guide, title: 'Guide' }]);
     const config = await ok('GET', `/v1/spaces/${space}/search?query=configuration`, 'searchSpaceContent');
     expect(config.items[0].id).toBe(pageIds.Guide);
+    expect(config.items[0].ancestors).toEqual([]);
     expect(config.items[0].sections.some((s: any) => s.title === 'Configuration')).toBe(true);
   });
 

@@ -1070,7 +1070,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query SearchOrganizationContent($organizationId: ID!, $query: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/search\") {\n  searchOrganizationContent(\n    organizationId: $organizationId\n    query: $query\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      id\n      title\n      pages {\n        id\n        title\n        path\n        sections {\n          id\n          title\n          path\n          body\n          urls\n        }\n        urls\n      }\n    }\n    next {\n      page\n    }\n  }\n}"
+    "document": "query SearchOrganizationContent($organizationId: ID!, $query: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/search\") {\n  searchOrganizationContent(\n    organizationId: $organizationId\n    query: $query\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      id\n      title\n      pages {\n        id\n        title\n        path\n        sections {\n          id\n          title\n          path\n          body\n          urls\n        }\n        ancestors {\n          id\n          title\n        }\n        urls\n      }\n    }\n    next {\n      page\n    }\n  }\n}"
   },
   {
     "method": "GET",
@@ -4394,7 +4394,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query SearchSpaceContent($spaceId: ID!, $query: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/search\") {\n  searchSpaceContent(spaceId: $spaceId, query: $query, page: $page, limit: $limit) {\n    items {\n      id\n      title\n      path\n      sections {\n        id\n        title\n        path\n        body\n        urls\n      }\n      urls\n    }\n    next {\n      page\n    }\n  }\n}"
+    "document": "query SearchSpaceContent($spaceId: ID!, $query: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/search\") {\n  searchSpaceContent(spaceId: $spaceId, query: $query, page: $page, limit: $limit) {\n    items {\n      id\n      title\n      path\n      sections {\n        id\n        title\n        path\n        body\n        urls\n      }\n      ancestors {\n        id\n        title\n      }\n      urls\n    }\n    next {\n      page\n    }\n  }\n}"
   },
   {
     "method": "POST",

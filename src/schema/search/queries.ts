@@ -5,12 +5,41 @@ import { DEFAULT_PAGE_SIZE } from '../../db/pagination.ts';
 import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
 import { loadOrganization } from '../../services/organization.ts';
 import { loadSpace } from '../../services/space.ts';
+import { revisionView } from '../../services/space-content.ts';
+import type { Context } from '../../context.ts';
 import { ListNext, pageArgs } from '../shared/pagination.ts';
 
 interface HitView {
   hit: SearchPageHit;
   app: (path: string) => string;
+  /** The space searched and the revision its index was read at (its current one). */
+  space: { id: string; organizationId: string; revisionId: string };
 }
+
+/**
+ * A hit's parent pages (id and title), the top one first, from the space's current revision (batched:
+ * one tree per space of the response). Read when asked rather than indexed, so that renaming a page
+ * needs no reindexing of everything below it.
+ */
+async function ancestorsOf(ctx: Context, view: HitView): Promise<Array<{ id: string; title: string }>> {
+  const revision = await revisionView(ctx, view.space.revisionId, view.space);
+  if (!revision) return [];
+  const { byId } = await ctx.loaders.revisionTree.load(revision);
+  const ancestors: Array<{ id: string; title: string }> = [];
+  // Bounded by the tree's size: writers never make a cycle, a guard all the same.
+  for (let parent = byId.get(byId.get(view.hit.id)?.page.parentId ?? ''); parent && ancestors.length < byId.size; parent = byId.get(parent.page.parentId ?? '')) {
+    ancestors.unshift({ id: parent.page.id, title: parent.page.title });
+  }
+  return ancestors;
+}
+
+const SearchPageAncestor = builder.objectRef<{ id: string; title: string }>('SearchPageAncestor').implement({
+  description: 'A parent page of a search result',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    title: t.exposeString('title'),
+  }),
+});
 
 const SearchSection = builder.objectRef<SearchSectionHit & { url: string }>('SearchSectionResult').implement({
   description: 'A section of a page that matches',
@@ -30,6 +59,7 @@ const SearchPage = builder.objectRef<HitView>('SearchPageResult').implement({
     title: t.string({ resolve: (v) => v.hit.title }),
     path: t.string({ resolve: (v) => v.hit.path }),
     sections: t.field({ type: [SearchSection], resolve: (v) => v.hit.sections.map((s) => ({ ...s, url: v.app(s.path) })) }),
+    ancestors: t.field({ type: [SearchPageAncestor], description: "The page's parents (pages and groups), the top one first", resolve: (v, _a, ctx) => ancestorsOf(ctx, v) }),
     urls: t.field({ type: 'JSON', resolve: (v) => ({ app: v.app(v.hit.path) }) }),
   }),
 });
@@ -91,13 +121,13 @@ builder.queryField('searchOrganizationContent', (t) =>
         after: args.page,
         pagesPerSpace: PAGES_PER_SPACE,
       });
-      const titles = new Map(
-        (await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true } })).map((s) => [s.id, s.title]),
-      );
+      const rows = await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true, revisionId: true } });
+      const found = new Map(rows.map((s) => [s.id, s]));
       return {
         items: result.items.map(({ spaceId, pages }) => {
           const app = (path: string) => ctx.urls.app(`/o/${organization.id}/s/${spaceId}/${path}`);
-          return { id: spaceId, title: titles.get(spaceId) ?? '', pages: pages.map((hit) => ({ hit, app })) };
+          const space = { id: spaceId, organizationId: organization.id, revisionId: found.get(spaceId)?.revisionId ?? '' };
+          return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
         }),
         next: result.next ? { page: result.next } : null,
       };
@@ -119,7 +149,7 @@ builder.queryField('searchSpaceContent', (t) =>
       const space = await loadSpace(ctx, String(args.spaceId), 'space:read');
       const result = await searchSpace(ctx.db, ctx.provider, { spaceId: space.id, query: args.query, limit: args.limit ?? DEFAULT_PAGE_SIZE, after: args.page });
       const app = (path: string) => ctx.urls.app(`/o/${space.organizationId}/s/${space.id}/${path}`);
-      return { items: result.items.map((hit) => ({ hit, app })), next: result.next ? { page: result.next } : null };
+      return { items: result.items.map((hit) => ({ hit, app, space })), next: result.next ? { page: result.next } : null };
     },
   }),
 );
