@@ -50,6 +50,7 @@ import { createSubscriptionShutdown } from './plugins/use-subscription-shutdown.
 import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
+import { upgradeSearchIndex } from './search/search-index.ts';
 import { jobHandlers } from './services/job-handlers.ts';
 import { startSpacePurge } from './services/space-purge.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
@@ -414,8 +415,11 @@ export function createApp(options: AppOptions): App {
     commentFeed,
     viewers,
     workers,
-    listen: () =>
-      new Promise((resolve, reject) => {
+    listen: async () => {
+      // Before the first search: rows written by older indexing rules are rewritten (once, after an upgrade).
+      const upgraded = await upgradeSearchIndex(db, database.provider, (message, spaces) => log.info({ spaces }, message));
+      if (upgraded.spaces) log.info({ spaces: upgraded.spaces }, 'search index: rewritten');
+      return new Promise<string>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           const address = server.address();
@@ -425,7 +429,8 @@ export function createApp(options: AppOptions): App {
           jobs.startWorkers();
           resolve(`http://${host}:${port}`);
         });
-      }),
+      });
+    },
     close: async () => {
       // Held until close() ends: once the server stopped listening, what close() waits for last (worker
       // threads exiting, the database) holds no handle of its own, and the process would end mid-close

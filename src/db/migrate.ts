@@ -52,8 +52,8 @@ const NO_FILTERS: SchemaFilter = { externalTables: [], externalEnums: [] };
 
 /**
  * Tables the migrations create that prisma/schema.prisma does not describe: the
- * full-text search index (src/search/search-index.ts; migration `search_index`),
- * with, on SQLite, the tables FTS5 makes for it. A drift check leaves them alone.
+ * full-text search index (src/search/search-index.ts; migrations `search_index` and
+ * `search_index_version`), with, on SQLite, the tables FTS5 makes for it. A drift check leaves them alone.
  */
 export const UNMODELLED_TABLES: Record<Provider, readonly string[]> = {
   sqlite: [
@@ -63,8 +63,9 @@ export const UNMODELLED_TABLES: Record<Provider, readonly string[]> = {
     'search_section_fts_idx',
     'search_section_fts_docsize',
     'search_section_fts_config',
+    'search_index_state',
   ],
-  postgresql: ['search_section'],
+  postgresql: ['search_section', 'search_index_state'],
 };
 
 export function migrationsDir(provider: Provider): string {

@@ -21,12 +21,16 @@
  *   index on it, and the primary key (space_id, page_id, position) as the btree
  *   deletes and the space filter use.
  *
+ * `search_index_state` (one row) records the version of the rules that wrote the rows
+ * (SEARCH_INDEX_VERSION): a server that finds an older one rewrites every space's rows before
+ * it listens (upgradeSearchIndex).
+ *
  * See docs/decisions.md, "Search", for what is indexed and why.
  */
 import { type JSONDocument } from '../content/document/model.ts';
 import { documentSections } from '../content/document/text.ts';
 import { pagePaths } from '../content/page-tree.ts';
-import { storedDocument } from '../content/revision-store.ts';
+import { loadSnapshot, storedDocument } from '../content/revision-store.ts';
 import type { PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
 import type { Db, Tx } from '../db/client.ts';
 import type { Provider } from '../db/provider/config.ts';
@@ -99,6 +103,12 @@ function rankedSections(key: 'id' | 'position', limit: string, offset: string): 
      )`;
 }
 
+/**
+ * The version of what the rows hold, raised whenever indexing changes what a page's rows say:
+ * 1, page titles and document sections; 2, page descriptions too (in the opening section).
+ */
+export const SEARCH_INDEX_VERSION = 2;
+
 /** Rows per INSERT, ids per IN list: far below both databases' bind-variable limits (SQLite 32,766, PostgreSQL 65,535). */
 const ROWS_PER_INSERT = 500;
 const IDS_PER_STATEMENT = 500;
@@ -136,7 +146,7 @@ const isClient = (db: Db | Tx): db is Db => '$connect' in db;
 
 /**
  * Makes the index match `current` for the space: rewrites the rows of the
- * pages whose title, path, hidden flag, kind or document changed since
+ * pages whose title, description, path, hidden flag, kind or document changed since
  * `previous`, deletes those of removed pages, and leaves the rest alone. With a
  * Db it runs in a transaction of its own; with a Tx, in the caller's (so the
  * index changes exactly when the revision does). Returns how many pages it
@@ -154,10 +164,8 @@ export async function reindexSpace(
   if (previous && changed.length === 0 && removed.length === 0) return { indexed: 0, removed: 0 };
 
   const rows = await sectionRows(db, current, changed);
-  if (provider === 'postgresql') {
-    // Two writers of one space would otherwise both delete a page's old rows, then both insert new ones.
-    await db.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, hashtext($1))`, spaceId);
-  }
+  // Two writers of one space would otherwise both delete a page's old rows, then both insert new ones.
+  await lockSpace(db, provider, spaceId);
   if (previous) {
     await deleteRows(db, provider, spaceId, [...removed, ...changed].map((p) => p.id));
   } else {
@@ -165,6 +173,38 @@ export async function reindexSpace(
   }
   await insertRows(db, provider, spaceId, rows);
   return { indexed: changed.length, removed: removed.length };
+}
+
+/**
+ * Rewrites every space's rows when they were written by older rules than SEARCH_INDEX_VERSION,
+ * one transaction per space (a space's rows always match one revision), then records the version.
+ * Interrupted, the next start does it again; a write meanwhile reindexes its space as always.
+ */
+export async function upgradeSearchIndex(db: Db, provider: Provider, log?: (message: string, spaces: number) => void): Promise<{ from: number; spaces: number }> {
+  const [state] = await db.$queryRawUnsafe<Array<{ version: number | bigint }>>('SELECT version FROM search_index_state WHERE id = 1');
+  const from = Number(state?.version ?? 0);
+  if (from >= SEARCH_INDEX_VERSION) return { from, spaces: 0 };
+  const spaces = await db.space.findMany({ select: { id: true }, orderBy: { id: 'asc' } });
+  // A new database has nothing to rewrite, and nothing to say.
+  if (spaces.length) log?.(`search index: rewriting the rows of every space (version ${from} to ${SEARCH_INDEX_VERSION})`, spaces.length);
+  for (const { id } of spaces) {
+    await db.$transaction(async (tx) => {
+      // Before the space's revision is read: a writer moving it waits, and reindexes after this.
+      await lockSpace(tx, provider, id);
+      const space = await tx.space.findUnique({ where: { id }, select: { revisionId: true } });
+      if (!space) return;
+      const current = await loadSnapshot(tx, space.revisionId, { documents: true });
+      await reindexSpace(tx, provider, { spaceId: id, previous: null, current });
+    });
+  }
+  const version = provider === 'postgresql' ? '$1' : '?';
+  await db.$executeRawUnsafe(`UPDATE search_index_state SET version = ${version} WHERE id = 1`, SEARCH_INDEX_VERSION);
+  return { from, spaces: spaces.length };
+}
+
+/** PostgreSQL: the transaction holds the space's index until it ends (two writers would interleave their deletes and inserts). */
+async function lockSpace(tx: Tx, provider: Provider, spaceId: string): Promise<void> {
+  if (provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, hashtext($1))`, spaceId);
 }
 
 /** Removes a space from the index (the space is gone for good). */
@@ -193,6 +233,7 @@ function changedPages(previous: RevisionSnapshot | null, current: RevisionSnapsh
     return (
       !isIndexed(before) ||
       before.title !== page.title ||
+      before.description !== page.description ||
       before.hidden !== page.hidden ||
       before.documentHash !== page.documentHash ||
       pathChanged(page)
@@ -208,6 +249,10 @@ async function sectionRows(db: Tx, current: RevisionSnapshot, pages: PageSnapsho
   for (const page of pages) {
     const document = page.documentHash ? documents.get(page.documentHash) : undefined;
     const sections = document ? [...documentSections(document)] : [];
+    // The description is searched as the page's opening text (before its first heading), and shown in its snippet.
+    const description = page.description?.trim();
+    if (description && sections[0]?.id === '') sections[0] = { ...sections[0], body: `${description}\n\n${sections[0].body}` };
+    else if (description) sections.unshift({ id: '', title: '', body: description });
     if (sections.length === 0) sections.push({ id: '', title: '', body: '' });
     sections.forEach((section, position) => {
       rows.push({

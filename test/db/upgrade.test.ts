@@ -22,6 +22,7 @@ import { diffDatabaseToSchema, migrate, migrationsDir, readMigrationsList } from
 import { parseDatabaseUrl, type DatabaseConfig, type Provider } from '../../src/db/provider/config.ts';
 import { dropDatabase, prepareDatabase } from '../../src/db/provider/setup.ts';
 import { derivePostgresSchema } from '../../src/db/schema-files.ts';
+import { SEARCH_INDEX_VERSION } from '../../src/search/search-index.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { servicesConfigured } from '../helpers/services.ts';
@@ -137,7 +138,7 @@ function releasedRows(): Array<[table: string, row: Record<string, Literal>]> {
     ['DocumentReference', { documentHash: hashDocument(introDocument), targetKind: 'url', target: 'https://example.com/x', nodeKey: null }],
     // A kind outside REFERENCE_TARGET_KINDS: stored by the release, never read, dropped by the migration.
     ['DocumentReference', { documentHash: hashDocument(introDocument), targetKind: 'snippet', target: 'sn1', nodeKey: null }],
-    page({ pageId: 'pg-intro', index: 0, kind: 'document', title: 'Introduction', slug: 'intro', path: 'intro', documentHash: hashDocument(introDocument), layout: json(introLayout) }),
+    page({ pageId: 'pg-intro', index: 0, kind: 'document', title: 'Introduction', slug: 'intro', path: 'intro', description: 'Orientation for newcomers', documentHash: hashDocument(introDocument), layout: json(introLayout) }),
     page({ pageId: 'pg-group', index: 1, kind: 'group', title: 'Guides', slug: 'guides', path: 'guides' }),
     page({ pageId: 'pg-guide', parentPageId: 'pg-group', index: 0, kind: 'document', title: 'Guide', slug: 'guide', path: 'guides/guide', documentHash: hashDocument(guideDocument) }),
     page({ pageId: 'pg-link', index: 2, kind: 'link', title: 'Website', slug: 'website', path: 'website', linkTarget: json(linkTarget) }),
@@ -276,6 +277,10 @@ function upgradeSuite(provider: Provider, makeConfig: () => { config: DatabaseCo
     expect(await upgradedDb.documentReference.count()).toBe(2);
     const found = (await get('/v1/spaces/sp1/search?query=widget')).items as Array<{ id: string }>;
     expect(found.map((item) => item.id)).toEqual(['pg-guide']);
+    // The release indexed no descriptions: the server rewrote every space's rows before it listened.
+    const described = (await get('/v1/spaces/sp1/search?query=orientation')).items as Array<{ id: string }>;
+    expect(described.map((item) => item.id)).toEqual(['pg-intro']);
+    expect(await upgradedDb.$queryRawUnsafe('SELECT version FROM search_index_state')).toEqual([{ version: SEARCH_INDEX_VERSION }]);
   });
 
   it('reads the change requests and the review back', async () => {

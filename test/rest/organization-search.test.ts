@@ -71,6 +71,41 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
     expect(res.body.items[1].pages.map((p: any) => p.title)).toEqual(['Questions']);
   });
 
+  it("names each page's parents, the top one first, as they are now (a renamed parent needs no reindexing)", async () => {
+    const space = (await server.createSpace(ada, org, { title: 'Observatory' })).id as string;
+    const merge = async (changes: unknown[]) => {
+      const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { body: { subject: 'Edit' }, status: 201 });
+      const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content?compat=false`, { token: ada.token, body: { changes } });
+      expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+      await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest');
+      return edited.body;
+    };
+    await merge([
+      { operation: 'insert_page', ref: 'guide', title: 'Guide', document: { markdown: '# Guide\n\nStart here.' } },
+      { operation: 'insert_page', ref: 'setup', into: 'guide', title: 'Setup', document: { markdown: '# Setup\n\nBefore the night.' } },
+      { operation: 'insert_page', ref: 'lenses', into: 'setup', title: 'Lenses', description: 'Collimation tips', document: { markdown: '# Lenses\n\nClean the telescope lenses.' } },
+    ]);
+    const found = await search('telescope');
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    assertMatchesSpec('searchOrganizationContent', 200, found.body);
+    const [page] = found.body.items.find((i: any) => i.id === space).pages;
+    expect(page).toMatchObject({ title: 'Lenses', path: 'guide/setup/lenses' });
+    expect(page.ancestors.map((a: any) => a.title)).toEqual(['Guide', 'Setup']);
+    // Found by its description too.
+    const byDescription = await search('collimation');
+    expect(byDescription.body.items.map((i: any) => [i.id, i.pages.map((p: any) => p.title)])).toEqual([[space, ['Lenses']]]);
+
+    const guide = page.ancestors[0].id;
+    await merge([{ operation: 'update_page', page: guide, title: 'Handbook' }]);
+    const inSpace = await server.request('GET', `/v1/spaces/${space}/search?query=telescope`, { token: ada.token });
+    expect(inSpace.status).toBe(200);
+    assertMatchesSpec('searchSpaceContent', 200, inSpace.body);
+    expect(inSpace.body.items[0].ancestors).toEqual([
+      { id: guide, title: 'Handbook' },
+      { id: page.ancestors[1].id, title: 'Setup' },
+    ]);
+  });
+
   it('pages through the spaces with limit and next.page', async () => {
     const first = await search('installer', { extra: '&limit=1' });
     expect(first.status).toBe(200);

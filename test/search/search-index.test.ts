@@ -323,6 +323,32 @@ describe('reindexSpace', () => {
     expect(await reindexSpace(db, provider, { spaceId: space, previous: after, current: after })).toEqual({ indexed: 0, removed: 0 });
   });
 
+  it("finds a page by its description, shown in the snippet of its opening text, and follows a change of description alone", async () => {
+    const space = newSpace();
+    const before = snapshot([
+      { id: 'lenses', title: 'Lenses', description: 'Cleaning telescope optics safely', doc: doc(h1('Cloths'), p('Use a soft cloth.')) },
+      { id: 'mounts', title: 'Mounts', description: 'Equatorial mounts', doc: doc(p('Balance the tube first.')) },
+    ]);
+    await reindexSpace(db, provider, { spaceId: space, previous: null, current: before });
+    const found = await search(space, 'optics');
+    expect(found.items.map((i) => i.id)).toEqual(['lenses']);
+    expect(found.items[0]!.sections).toEqual([{ id: 'lenses', title: 'Lenses', path: 'lenses', body: expect.stringContaining('Cleaning telescope') }]);
+    // With text of its own before the first heading, the description comes first in that section.
+    expect((await search(space, 'equatorial')).items[0]!.sections[0]!.body).toMatch(/Equatorial mounts\s+Balance the tube/);
+
+    const after = snapshot([
+      { id: 'lenses', title: 'Lenses', description: 'Collimation and cleaning', doc: doc(h1('Cloths'), p('Use a soft cloth.')) },
+      { id: 'mounts', title: 'Mounts', description: 'Equatorial mounts', doc: doc(p('Balance the tube first.')) },
+    ]);
+    // Same documents, same titles: only the description changed.
+    after.pages.set('mounts', before.pages.get('mounts')!);
+    expect(await reindexSpace(db, provider, { spaceId: space, previous: before, current: after })).toEqual({ indexed: 1, removed: 0 });
+    expect(await pageIds(space, 'optics')).toEqual([]);
+    expect(await pageIds(space, 'collimation')).toEqual(['lenses']);
+    // The section after the heading is still its own result.
+    expect((await search(space, 'cloth')).items[0]!.sections.map((s) => s.id)).toEqual(['cloths']);
+  });
+
   it('removes deleted pages and pages that are no longer documents', async () => {
     const space = newSpace();
     const before = v1();
