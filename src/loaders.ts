@@ -28,9 +28,9 @@ export interface PublishableSite {
   published: boolean;
 }
 
-/** The columns of a site its published URLs are made of, and its default section. */
-export const SITE_FACTS_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true, defaultSectionId: true } as const;
-export type SiteFacts = PublishableSite & { defaultSectionId: string | null };
+/** The columns of a site its published URLs are made of, its default section and who may read it (visibility). */
+export const SITE_FACTS_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true, defaultSectionId: true, visibility: true } as const;
+export type SiteFacts = PublishableSite & { defaultSectionId: string | null; visibility: string };
 
 /** Where a space is published: a site space of it on a published site, with what its URL is made of. */
 export interface PublishedPlace {
@@ -54,9 +54,13 @@ const PLACE_COLUMN_LIST = [
   ['basename', 's."basename"'],
   ['hostname', 's."hostname"'],
   ['defaultSectionId', 's."defaultSectionId"'],
+  ['visibility', 's."visibility"'],
 ] as const;
 const PLACE_COLUMNS = Prisma.raw(PLACE_COLUMN_LIST.map(([name, column]) => `${column} AS "${name}"`).join(', '));
 const NO_PLACE_COLUMNS = Prisma.raw(PLACE_COLUMN_LIST.map(([name]) => `CAST(NULL AS TEXT) AS "${name}"`).join(', '));
+/** The columns of a space's Git Sync in `contentFacts` (its URL is the row's `value`), and the same as typed NULLs. */
+const GIT_COLUMNS = Prisma.raw(`g."provider" AS "gitProvider", g."updatedAt" AS "gitUpdatedAt"`);
+const NO_GIT_COLUMNS = Prisma.raw(`CAST(NULL AS TEXT) AS "gitProvider", CAST(NULL AS TIMESTAMP) AS "gitUpdatedAt"`);
 
 /** The site spaces of `spaceIds` on published sites, with their sites and sections: what the statements reading published places read from. */
 const publishedPlacesOf = (spaceIds: Prisma.Sql) => Prisma.sql`
@@ -84,6 +88,15 @@ export interface ContentFacts {
   changeRequests: Record<string, number>;
   /** Spaces: how many comment threads on its own content are open (not resolved). */
   openComments: number;
+  /** Spaces: the Git repository it syncs with (the provider's kind, the URL without credentials), or null. */
+  gitSync: SpaceGitSync | null;
+}
+
+/** A space's Git Sync as its facts carry it. */
+export interface SpaceGitSync {
+  provider: string;
+  url: string;
+  updatedAt: Date;
 }
 
 /** A user who replied in a comment thread: how many replies, and when the latest was posted. */
@@ -292,6 +305,7 @@ export class Loaders {
         hostname: row.hostname,
         published: true,
         defaultSectionId: row.defaultSectionId,
+        visibility: row.visibility,
       };
       this.siteFactsById.prime(site.id, site);
       if (row.sectionId) this.sectionPathById.prime(row.sectionId, row.sectionPath);
@@ -308,15 +322,19 @@ export class Loaders {
    * up its parent collections while they say `inherit` (a recursive query: any
    * depth costs the same), and for spaces how many change requests they have
    * in each status, how many comment threads on their own content are open,
-   * and their places on published sites (`publishedPlacesBySpaceId`, primed:
+   * their Git Sync, and their places on published sites (`publishedPlacesBySpaceId`, primed:
    * a space read for its facts needs no statement of its own for its URLs).
    */
-  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest', 'Comment'], async (keys: readonly ContentNodeKey[]) => {
+  readonly contentFacts = this.cached(['Space', 'Collection', 'ChangeRequest', 'Comment', 'GitSync'], async (keys: readonly ContentNodeKey[]) => {
     const ids = (kind: string) => keys.filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
     const spaceIds = ids('space');
     const collectionIds = ids('collection');
     const none = Prisma.sql`SELECT NULL`;
-    const rows = await this.db.$queryRaw<Array<{ fact: 'level' | 'changeRequests' | 'comments' | 'place'; node: string; value: string | null; n: number } & Omit<PublishedPlaceRow, 'spaceId'>>>`
+    type FactRow = { fact: 'level' | 'changeRequests' | 'comments' | 'git' | 'place'; node: string; value: string | null; n: number } & Omit<PublishedPlaceRow, 'spaceId'> & {
+      gitProvider: string | null;
+      gitUpdatedAt: Date | string | number | null;
+    };
+    const rows = await this.db.$queryRaw<FactRow[]>`
       WITH RECURSIVE chain("node", "parentId", "level", "depth") AS (
         SELECT start."node", start."parentId", start."defaultLevel", 0
         FROM (
@@ -331,26 +349,30 @@ export class Loaders {
         FROM chain JOIN "Collection" c ON c."id" = chain."parentId"
         WHERE chain."level" = 'inherit'
       )
-      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n", ${NO_PLACE_COLUMNS}
+      SELECT 'level' AS "fact", "node", "level" AS "value", "depth" AS "n", ${NO_PLACE_COLUMNS}, ${NO_GIT_COLUMNS}
       FROM chain
       UNION ALL
-      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER), ${NO_PLACE_COLUMNS}
+      SELECT 'changeRequests', 'space:' || cr."spaceId", cr."status", CAST(COUNT(*) AS INTEGER), ${NO_PLACE_COLUMNS}, ${NO_GIT_COLUMNS}
       FROM "ChangeRequest" cr
       WHERE cr."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
       GROUP BY cr."spaceId", cr."status"
       UNION ALL
-      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER), ${NO_PLACE_COLUMNS}
+      SELECT 'comments', 'space:' || c."spaceId", NULL, CAST(COUNT(*) AS INTEGER), ${NO_PLACE_COLUMNS}, ${NO_GIT_COLUMNS}
       FROM "Comment" c
       WHERE c."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
         AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c."resolvedAt" IS NULL
       GROUP BY c."spaceId"
       UNION ALL
-      SELECT 'place', 'space:' || ss."spaceId", NULL, CAST(ROW_NUMBER() OVER (ORDER BY ss."createdAt", ss."id") AS INTEGER), ${PLACE_COLUMNS}
+      SELECT 'git', 'space:' || g."spaceId", g."url", 0, ${NO_PLACE_COLUMNS}, ${GIT_COLUMNS}
+      FROM "GitSync" g
+      WHERE g."spaceId" IN (${spaceIds.length ? Prisma.join(spaceIds) : none})
+      UNION ALL
+      SELECT 'place', 'space:' || ss."spaceId", NULL, CAST(ROW_NUMBER() OVER (ORDER BY ss."createdAt", ss."id") AS INTEGER), ${PLACE_COLUMNS}, ${NO_GIT_COLUMNS}
       ${publishedPlacesOf(spaceIds.length ? Prisma.join(spaceIds) : none)}`;
     const facts = new Map<string, ContentFacts & { depth: number; resolved: string | null }>();
     const factsOf = (node: string) => {
       let f = facts.get(node);
-      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, openComments: 0, depth: -1, resolved: null }));
+      if (!f) facts.set(node, (f = { level: undefined, changeRequests: {}, openComments: 0, gitSync: null, depth: -1, resolved: null }));
       return f;
     };
     const places: PublishedPlaceRow[] = [];
@@ -362,6 +384,7 @@ export class Loaders {
       const f = factsOf(row.node);
       if (row.fact === 'changeRequests') f.changeRequests[row.value!] = Number(row.n);
       else if (row.fact === 'comments') f.openComments = Number(row.n);
+      else if (row.fact === 'git') f.gitSync = { provider: row.gitProvider!, url: row.value!, updatedAt: new Date(row.gitUpdatedAt!) };
       // The deepest row of a node's chain holds the level it resolves to ('inherit': none up to the top).
       else if (Number(row.n) > f.depth) Object.assign(f, { depth: Number(row.n), resolved: row.value });
     }
@@ -370,9 +393,9 @@ export class Loaders {
     for (const id of spaceIds) this.publishedPlacesBySpaceId.prime(id, placesBySpace.get(id) ?? []);
     return keys.map((key) => {
       const f = facts.get(key);
-      if (!f) return { level: undefined, changeRequests: {}, openComments: 0 };
+      if (!f) return { level: undefined, changeRequests: {}, openComments: 0, gitSync: null };
       const level = f.resolved === null ? null : isMemberRole(f.resolved) ? f.resolved : undefined;
-      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests, openComments: f.openComments };
+      return { level: f.depth < 0 ? undefined : level, changeRequests: f.changeRequests, openComments: f.openComments, gitSync: f.gitSync };
     });
   });
 

@@ -147,6 +147,16 @@ export function splitCredentials(url: string): { url: string; credentials: GitCr
   return { url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`, credentials };
 }
 
+/** `owner/name` of a repository URL as stored (no credentials): its path without slashes at the ends or `.git`. */
+export function repositoryName(url: string): string {
+  return new URL(url).pathname.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '');
+}
+
+/** The Git hosts GitBook's API names as a Git Sync's `installationProvider`; null for the others. */
+export function installationProvider(provider: string): 'github' | 'gitlab' | null {
+  return provider === 'github' || provider === 'gitlab' ? provider : null;
+}
+
 const BRANCH_NAME_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|\/\.|\/$|\.$|\.lock(\/|$)/;
 
 /** `main` or `refs/heads/main` -> `refs/heads/main`; other refs and malformed names are refused. */

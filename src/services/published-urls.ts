@@ -4,7 +4,7 @@
  */
 import { can } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
-import type { PublishableSite } from '../loaders.ts';
+import type { PublishableSite, PublishedPlace } from '../loaders.ts';
 
 /** The query parameter a published URL carries the key in. */
 export const SHARE_KEY_PARAM = 'share';
@@ -28,15 +28,38 @@ export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Arra
 }
 
 /**
- * The published URL of a space: that of its site space on the site a share
- * key opened in this request, else (for members of its organization) that of
- * its first site space on a published site; null when there is none.
+ * Where a space is published for this caller: its site space on the site a share key opened in
+ * this request, else (for members of its organization) its first site space on a published site;
+ * null when there is none. One statement for every space of a response, with each place's site
+ * and section.
  */
-export async function publishedSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
-  // Each place comes with its site's facts and its section's path (one statement for every space of a response).
+async function publishedPlaceOf(ctx: Context, space: { id: string; organizationId: string }): Promise<PublishedPlace | null> {
   const places = await ctx.loaders.publishedPlacesOf(space.id);
-  const place =
+  return (
     places.find((p) => ctx.access.shareKeyFor(p.siteId) !== null) ??
-    (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined);
+    (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined) ??
+    null
+  );
+}
+
+/** The published URL of a space (publishedPlaceOf); null when it is published nowhere the caller may see. */
+export async function publishedSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
+  const place = await publishedPlaceOf(ctx, space);
   return place ? publishedUrl(ctx, place.site, place.sectionPath, place.path) : null;
+}
+
+/** The published URL of a space when the site publishing it is open to anyone (`public`); else null. */
+export async function publicSpaceUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
+  const place = await publishedPlaceOf(ctx, space);
+  return place?.site.visibility === 'public' ? publishedUrl(ctx, place.site, place.sectionPath, place.path) : null;
+}
+
+/**
+ * How visitors of the space's published site authenticate, when its site asks them to
+ * (`visitor-auth`): `custom`, signed visitor tokens checked against the organization's published
+ * keys (src/auth/visitor-claims.ts), not an integration's; else null.
+ */
+export async function spaceVisitorAuth(ctx: Context, space: { id: string; organizationId: string }): Promise<{ backend: 'custom' } | null> {
+  const place = await publishedPlaceOf(ctx, space);
+  return place?.site.visibility === 'visitor-auth' ? { backend: 'custom' } : null;
 }

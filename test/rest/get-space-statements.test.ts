@@ -2,7 +2,7 @@
  * GET /v1/spaces/{spaceId} costs the same number of SQL statements for every
  * space, at most 2 once the process knows the caller (the viewer cache): the
  * space; its default level through its collections, its change request and
- * comment counts and its published places with their sites and sections. That
+ * comment counts, its Git Sync and its published places with their sites and sections. That
  * holds whether it is in nested collections or not, on a published site or
  * not, with change requests or not; a caller the process does not know yet
  * costs one statement more.
@@ -48,6 +48,9 @@ beforeAll(async () => {
   await create('with change requests');
   await create('published');
   await create('unpublished site');
+  await create('members only');
+  await create('synced');
+  await db.gitSync.create({ data: { spaceId: spaces.synced!, provider: 'github', url: 'https://github.com/acme/handbook', ref: 'refs/heads/main' } });
   for (const subject of ['one', 'two']) {
     await server.request('POST', `/v1/spaces/${spaces['with change requests']}/change-requests`, { token: admin.token, body: { subject } });
   }
@@ -57,6 +60,9 @@ beforeAll(async () => {
   const added = await server.request('POST', `/v1/orgs/${org}/sites/${site.id}/sections`, { token: admin.token, body: { spaceId: spaces.published } });
   expect(added.status).toBe(201);
   expect((await server.request('POST', `/v1/orgs/${org}/sites/${site.id}/publish`, { token: admin.token })).status).toBe(200);
+  const membersOnly = (await server.request('POST', `/v1/orgs/${org}/sites`, { token: admin.token, body: { title: 'Members', visibility: 'visitor-auth' } })).body;
+  expect((await server.request('POST', `/v1/orgs/${org}/sites/${membersOnly.id}/sections`, { token: admin.token, body: { spaceId: spaces['members only'] } })).status).toBe(201);
+  expect((await server.request('POST', `/v1/orgs/${org}/sites/${membersOnly.id}/publish`, { token: admin.token })).status).toBe(200);
   const hidden = (await server.request('POST', `/v1/orgs/${org}/sites`, { token: admin.token, body: { title: 'Draft', spaces: [spaces['unpublished site']] } })).body;
   expect(hidden.id).toBeTruthy();
 });
@@ -76,7 +82,14 @@ describe('GET /v1/spaces/{spaceId}', () => {
         if (name === 'top') expect(body.permissions.edit).toBe(user === admin);
         if (name === 'with change requests') expect([body.changeRequests, body.changeRequestsOpen, body.changeRequestsDraft]).toEqual([3, 1, 2]);
         if (name === 'published') expect(body.urls.published).toMatch(/^http/);
-        if (name === 'unpublished site') expect(body.urls.published).toBeUndefined();
+        // On a public site: its public address is the published one, and visitors need no sign-in.
+        if (name === 'published') expect([body.urls.public, body.visitorAuth]).toEqual([body.urls.published, undefined]);
+        if (name === 'unpublished site') expect([body.urls.published, body.urls.public, body.visitorAuth]).toEqual([undefined, undefined, undefined]);
+        if (name === 'synced') {
+          const { updatedAt } = await server.app.db.gitSync.findUniqueOrThrow({ where: { spaceId: id } });
+          expect(body.gitSync).toEqual({ repoName: 'acme/handbook', installationProvider: 'github', url: 'https://github.com/acme/handbook', updatedAt: updatedAt.toISOString() });
+        } else expect(body.gitSync).toBeUndefined();
+        if (name === 'members only') expect([body.urls.published, body.urls.public, body.visitorAuth]).toEqual([expect.stringMatching(/^http/), undefined, { backend: 'custom' }]);
       }
     }
     console.log(`GET /v1/spaces/{spaceId}: ${JSON.stringify(counts)}`);

@@ -1,5 +1,6 @@
 import { builder } from '../../builder.ts';
 import { NotFoundError } from '../../errors/index.ts';
+import { installationProvider, repositoryName } from '../../git-sync/git-client.ts';
 import { loadSpace } from '../../services/space.ts';
 
 type GitSyncRow = NonNullable<Awaited<ReturnType<import('../../db/client.ts').Db['gitSync']['findUnique']>>>;
@@ -19,9 +20,9 @@ export const GitSyncState = builder.objectRef<GitSyncRow>('GitSyncState').implem
   fields: (t) => ({
     repoName: t.string({
       description: 'owner/name of the repository',
-      resolve: (g) => new URL(g.url).pathname.replace(/^\/+|\/+$/g, '').replace(/\.git$/, ''),
+      resolve: (g) => repositoryName(g.url),
     }),
-    installationProvider: t.string({ nullable: true, resolve: (g) => (g.provider === 'github' || g.provider === 'gitlab' ? g.provider : null) }),
+    installationProvider: t.string({ nullable: true, resolve: (g) => installationProvider(g.provider) }),
     url: t.string({ description: 'The repository URL (without credentials)', resolve: (g) => g.url }),
     branch: t.string({ resolve: (g) => g.ref.replace(/^refs\/heads\//, '') }),
     ref: t.string({ resolve: (g) => g.ref }),

@@ -1,8 +1,10 @@
 import { can, type Action } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import { installationProvider, repositoryName } from '../../git-sync/git-client.ts';
+import type { SpaceGitSync as SpaceGitSyncFacts } from '../../loaders.ts';
 import { readableParent } from '../../services/content-grant.ts';
 import { storedSpaceMergeRules } from '../../services/merge-rules.ts';
-import { publishedSpaceUrl } from '../../services/published-urls.ts';
+import { publicSpaceUrl, publishedSpaceUrl, spaceVisitorAuth } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
 import { SPACE_ACCESS_SELECT } from '../../auth/access.ts';
 import { Collection } from '../collection/type.ts';
@@ -25,6 +27,28 @@ const SpaceUrls = builder.objectRef<SpaceUrlsShape>('SpaceUrls').implement({
       // One batched query for every space of the response (a DataLoader), only when asked for.
       resolve: (urls, _args, ctx) => publishedSpaceUrl(ctx, urls.space),
     }),
+    public: t.string({
+      nullable: true,
+      description: 'The published address when the site publishing the space is public (anyone may read it there); null otherwise',
+      resolve: (urls, _args, ctx) => publicSpaceUrl(ctx, urls.space),
+    }),
+  }),
+});
+
+const SpaceGitSync = builder.objectRef<SpaceGitSyncFacts>('SpaceGitSync').implement({
+  description: 'The Git repository the space syncs with (`gitSyncInfo` has the state of its syncs)',
+  fields: (t) => ({
+    repoName: t.string({ description: 'owner/name of the repository', resolve: (g) => repositoryName(g.url) }),
+    installationProvider: t.string({ nullable: true, description: 'github or gitlab; null for another host', resolve: (g) => installationProvider(g.provider) }),
+    url: t.exposeString('url', { description: 'The repository URL (without credentials)' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the Git Sync was last set up or synced' }),
+  }),
+});
+
+const SpaceVisitorAuth = builder.objectRef<{ backend: 'custom' }>('SpaceVisitorAuth').implement({
+  description: 'How visitors of the site publishing the space authenticate',
+  fields: (t) => ({
+    backend: t.exposeString('backend', { description: "custom: signed visitor tokens, checked against the organization's published keys (no integration)" }),
   }),
 });
 
@@ -74,6 +98,19 @@ export const Space = builder.prismaObject('Space', {
         app: ctx.urls.app(`/o/${s.organizationId}/s/${s.id}`),
         space: { id: s.id, organizationId: s.organizationId },
       }),
+    }),
+    // Read with the space's other facts (one statement for every space of a response).
+    gitSync: t.field({
+      type: SpaceGitSync,
+      nullable: true,
+      description: 'The Git repository the space syncs with; null when it has none',
+      resolve: async (s, _a, ctx) => (await ctx.loaders.contentFacts.load(`space:${s.id}`)).gitSync,
+    }),
+    visitorAuth: t.field({
+      type: SpaceVisitorAuth,
+      nullable: true,
+      description: 'Set when the site publishing the space (as `urls.published` names it) admits only authenticated visitors',
+      resolve: (s, _args, ctx) => spaceVisitorAuth(ctx, s),
     }),
     organizationId: t.id({ resolve: (s) => s.organizationId }),
     organization: t.relation('organization'),
