@@ -32,6 +32,8 @@ export interface PageMetadataInput {
   icon?: string | null;
   description?: string | null;
   hidden?: boolean | null;
+  noIndex?: boolean | null;
+  noRobotsIndex?: boolean | null;
 }
 
 export type ContentChange =
@@ -139,6 +141,8 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       if (typeof frontmatter.icon === 'string') meta.icon = frontmatter.icon;
       if (typeof frontmatter.emoji === 'string') meta.emoji = frontmatter.emoji;
       if (typeof frontmatter.hidden === 'boolean') meta.hidden = frontmatter.hidden;
+      if (typeof frontmatter.noIndex === 'boolean') meta.noIndex = frontmatter.noIndex;
+      if (typeof frontmatter.noRobotsIndex === 'boolean') meta.noRobotsIndex = frontmatter.noRobotsIndex;
       return { document, title: meta.title ?? title, meta };
     }
     if ('document' in input) {
@@ -192,6 +196,8 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
           emoji: emptyToNull(meta.emoji ?? change.emoji),
           icon: emptyToNull(meta.icon ?? change.icon),
           hidden: meta.hidden ?? change.hidden ?? false,
+          noIndex: meta.noIndex ?? change.noIndex ?? false,
+          noRobotsIndex: meta.noRobotsIndex ?? change.noRobotsIndex ?? false,
           documentHash: putDocument(snapshot, document),
           linkTarget: null,
           layout: null,
@@ -223,8 +229,10 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
           const value = meta[field] ?? change[field];
           if (value !== undefined) next[field] = emptyToNull(value);
         }
-        const hidden = meta.hidden ?? change.hidden;
-        if (hidden !== undefined && hidden !== null) next.hidden = hidden;
+        for (const flag of ['hidden', 'noIndex', 'noRobotsIndex'] as const) {
+          const value = meta[flag] ?? change[flag];
+          if (value !== undefined && value !== null) next[flag] = value;
+        }
         const moving = 'into' in change && change.into !== undefined;
         const parentId = moving ? requireParent(i, change.into, page.id) : page.parentId;
         if (change.slug !== undefined && change.slug !== null) next.slug = slugFor(i, parentId, change.slug, next.title, page.id);

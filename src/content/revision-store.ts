@@ -77,6 +77,8 @@ export function pageFromEntry(entry: PageEntry): PageSnapshot {
     emoji: entry.emoji,
     icon: entry.icon,
     hidden: entry.hidden,
+    noIndex: entry.noIndex === true,
+    noRobotsIndex: entry.noRobotsIndex === true,
     documentHash: entry.documentHash,
     linkTarget: (entry.linkTarget ?? null) as ContentRef | null,
     layout: (entry.layout ?? null) as Record<string, unknown> | null,
@@ -100,6 +102,9 @@ function pageEntry(page: PageSnapshot): PageEntry {
     emoji: page.emoji,
     icon: page.icon,
     hidden: page.hidden,
+    // Only when set: an entry without them is the same bytes (and chunk) as before they existed.
+    ...(page.noIndex && { noIndex: true }),
+    ...(page.noRobotsIndex && { noRobotsIndex: true }),
     documentHash: page.documentHash,
     linkTarget: (page.linkTarget ?? null) as PageEntry['linkTarget'],
     layout: (page.layout ?? null) as PageEntry['layout'],

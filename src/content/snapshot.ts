@@ -29,6 +29,10 @@ export interface PageSnapshot {
   emoji: string | null;
   icon: string | null;
   hidden: boolean;
+  /** Left out of search and ask (this service's search index). */
+  noIndex: boolean;
+  /** Left out of search engines' indexes (the site renderer's `robots` meta). */
+  noRobotsIndex: boolean;
   /** Content hash of the page's document (document pages only). */
   documentHash: string | null;
   /** Target of a link page. */
@@ -81,6 +85,8 @@ export const PAGE_FIELDS = [
   'emoji',
   'icon',
   'hidden',
+  'noIndex',
+  'noRobotsIndex',
   'documentHash',
   'linkTarget',
   'layout',

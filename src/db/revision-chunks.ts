@@ -32,6 +32,9 @@ export interface PageEntry {
   emoji: string | null;
   icon: string | null;
   hidden: boolean;
+  /** Present only when true (entries written before these flags have neither). */
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
   documentHash: string | null;
   /** ContentRef of a link page. */
   linkTarget: Prisma.JsonValue | null;

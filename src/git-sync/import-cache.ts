@@ -30,7 +30,7 @@ import type { SummaryItem } from './summary.ts';
  * The version of a page's conversion (Markdown -> document, links resolved): raise it when the
  * same file and links would now convert differently, so that entries written before no longer match.
  */
-export const IMPORT_CACHE_VERSION = 1;
+export const IMPORT_CACHE_VERSION = 2;
 
 /** What the last import made of one page file. */
 export interface ImportCacheEntry {

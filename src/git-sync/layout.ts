@@ -703,6 +703,8 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
         emoji: null,
         icon: null,
         hidden: false,
+        noIndex: false,
+        noRobotsIndex: false,
         documentHash: null,
         linkTarget: n.kind === 'link' ? linkTarget(n) : null,
         layout: null,
@@ -732,6 +734,8 @@ function sameContent(a: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>, b: Omit<P
     a.emoji === b.emoji &&
     a.icon === b.icon &&
     a.hidden === b.hidden &&
+    a.noIndex === b.noIndex &&
+    a.noRobotsIndex === b.noRobotsIndex &&
     a.documentHash === b.documentHash &&
     stringify(a.linkTarget) === stringify(b.linkTarget) &&
     stringify(a.layout) === stringify(b.layout)

@@ -7,6 +7,8 @@
  * description: What this page is about
  * icon: rocket
  * hidden: true
+ * noIndex: true
+ * noRobotsIndex: true
  * layout:
  *   width: wide
  *   title:
@@ -30,6 +32,8 @@ export interface PageMeta {
   icon: string | null;
   emoji: string | null;
   hidden: boolean;
+  noIndex: boolean;
+  noRobotsIndex: boolean;
   layout: Record<string, unknown> | null;
 }
 
@@ -53,6 +57,8 @@ export function metaFromFrontmatter(frontmatter: Record<string, unknown>): PageM
     icon: nonEmptyString(frontmatter.icon),
     emoji: nonEmptyString(frontmatter.emoji),
     hidden: frontmatter.hidden === true,
+    noIndex: frontmatter.noIndex === true,
+    noRobotsIndex: frontmatter.noRobotsIndex === true,
     layout: layoutFromFrontmatter(frontmatter.layout),
   };
 }
@@ -64,6 +70,8 @@ export function frontmatterFromMeta(meta: PageMeta): Record<string, unknown> {
   if (meta.icon !== null) out.icon = meta.icon;
   if (meta.emoji !== null) out.emoji = meta.emoji;
   if (meta.hidden) out.hidden = true;
+  if (meta.noIndex) out.noIndex = true;
+  if (meta.noRobotsIndex) out.noRobotsIndex = true;
   const layout = meta.layout ? layoutToFrontmatter(meta.layout) : null;
   if (layout && Object.keys(layout).length) out.layout = layout;
   return out;

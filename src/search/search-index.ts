@@ -136,9 +136,12 @@ interface SectionRow {
   body: string;
 }
 
-/** Only document pages have text to search; groups and links are not results of their own. */
+/**
+ * Only document pages have text to search; groups and links are not results of their own, nor are
+ * pages set to stay out of search and ask (`noIndex`).
+ */
 function isIndexed(page: PageSnapshot | undefined): page is PageSnapshot {
-  return page?.kind === 'document';
+  return page?.kind === 'document' && !page.noIndex;
 }
 
 /** A client rather than a transaction: a Tx has `$transaction` too (nested transactions), but not `$connect`. */

@@ -156,6 +156,8 @@ async function richContent() {
   x.pages.set(id('guide'), {
     ...x.pages.get(id('guide'))!,
     hidden: true,
+    noIndex: true,
+    noRobotsIndex: true,
     emoji: '1f4d6',
     layout: { width: 'wide', cover: true, coverSize: 'hero', title: true, outline: false, pagination: true },
   });
@@ -464,6 +466,8 @@ describe('exportRepository', () => {
         '---',
         'emoji: 1f4d6',
         'hidden: true',
+        'noIndex: true',
+        'noRobotsIndex: true',
         'layout:',
         '  width: wide',
         '  cover:',

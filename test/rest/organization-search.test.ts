@@ -106,6 +106,38 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
     ]);
   });
 
+  it('leaves out pages set to noIndex (search and ask), and finds them again once unset; noRobotsIndex is kept for the renderer', async () => {
+    const space = (await server.createSpace(ada, org, { title: 'Hangar' })).id as string;
+    const merge = async (changes: unknown[]) => {
+      const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { body: { subject: 'Edit' }, status: 201 });
+      const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content?compat=false`, { token: ada.token, body: { changes } });
+      expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+      await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest');
+      return edited.body;
+    };
+    const inSpace = async (query: string) => {
+      const res = await server.request('GET', `/v1/spaces/${space}/search?query=${query}`, { token: ada.token });
+      expect(res.status).toBe(200);
+      return res.body.items.map((i: any) => i.title);
+    };
+    // Markdown frontmatter sets them as the change's own fields do.
+    await merge([
+      { operation: 'insert_page', ref: 'open', document: { markdown: '# Airships\n\nAirship maintenance.' } },
+      { operation: 'insert_page', ref: 'internal', document: { markdown: '---\nnoIndex: true\nnoRobotsIndex: true\n---\n# Airship drafts\n\nAirship notes.' } },
+    ]);
+    expect(await inSpace('airship')).toEqual(['Airships']);
+    const content = await ok('GET', `/v1/spaces/${space}/content`, 'getCurrentRevision');
+    const drafts = content.pages.find((p: any) => p.title === 'Airship drafts');
+    expect(drafts).toMatchObject({ noIndex: true, noRobotsIndex: true });
+    expect(content.pages.find((p: any) => p.title === 'Airships')).toMatchObject({ noIndex: false, noRobotsIndex: false });
+    const page = await ok('GET', `/v1/spaces/${space}/content/page/${drafts.id}`, 'getPageById');
+    expect(page).toMatchObject({ noIndex: true, noRobotsIndex: true });
+
+    await merge([{ operation: 'update_page', page: drafts.id, noIndex: false }]);
+    expect((await inSpace('airship')).sort()).toEqual(['Airship drafts', 'Airships']);
+    expect(await ok('GET', `/v1/spaces/${space}/content/page/${drafts.id}`, 'getPageById')).toMatchObject({ noIndex: false, noRobotsIndex: true });
+  });
+
   it('pages through the spaces with limit and next.page', async () => {
     const first = await search('installer', { extra: '&limit=1' });
     expect(first.status).toBe(200);

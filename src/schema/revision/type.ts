@@ -60,6 +60,8 @@ RevisionPage.implement({
     path: t.string({ nullable: true, resolve: (v) => (v.page.kind === 'link' ? null : v.path) }),
     description: t.string({ nullable: true, resolve: (v) => v.page.description }),
     hidden: t.boolean({ resolve: (v) => v.page.hidden }),
+    noIndex: t.boolean({ description: 'Left out of search and ask', resolve: (v) => v.page.noIndex }),
+    noRobotsIndex: t.boolean({ description: 'Not to be indexed by search engines', resolve: (v) => v.page.noRobotsIndex }),
     parentId: t.string({ nullable: true, description: 'The parent page (null at the root)', resolve: (v) => v.page.parentId }),
     layout: t.field({
       type: 'JSON',
