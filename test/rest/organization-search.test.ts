@@ -18,16 +18,18 @@ async function ok(method: string, path: string, operationId: string, options: { 
   return res.body;
 }
 
+/** `changes` made to `space` through a change request of `user`'s, merged. */
+async function merge(user: TestUser, space: string, changes: unknown[]): Promise<void> {
+  const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { token: user.token, body: { subject: 'Edit' }, status: 201 });
+  const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content`, { token: user.token, body: { changes } });
+  expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+  await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest', { token: user.token });
+}
+
 /** A space of `organization` holding `pages` (markdown), merged through a change request. */
 async function spaceWith(user: TestUser, organization: string, title: string, pages: string[]): Promise<string> {
   const space = (await server.createSpace(user, organization, { title })).id as string;
-  const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { token: user.token, body: { subject: 'Pages' }, status: 201 });
-  const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content`, {
-    token: user.token,
-    body: { changes: pages.map((markdown) => ({ operation: 'insert_page', document: { markdown } })) },
-  });
-  expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-  await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest', { token: user.token });
+  await merge(user, space, pages.map((markdown) => ({ operation: 'insert_page', document: { markdown } })));
   return space;
 }
 
@@ -73,14 +75,7 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
 
   it("names each page's parents, the top one first, as they are now (a renamed parent needs no reindexing)", async () => {
     const space = (await server.createSpace(ada, org, { title: 'Observatory' })).id as string;
-    const merge = async (changes: unknown[]) => {
-      const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { body: { subject: 'Edit' }, status: 201 });
-      const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content?compat=false`, { token: ada.token, body: { changes } });
-      expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-      await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest');
-      return edited.body;
-    };
-    await merge([
+    await merge(ada, space, [
       { operation: 'insert_page', ref: 'guide', title: 'Guide', document: { markdown: '# Guide\n\nStart here.' } },
       { operation: 'insert_page', ref: 'setup', into: 'guide', title: 'Setup', document: { markdown: '# Setup\n\nBefore the night.' } },
       { operation: 'insert_page', ref: 'lenses', into: 'setup', title: 'Lenses', description: 'Collimation tips', document: { markdown: '# Lenses\n\nClean the telescope lenses.' } },
@@ -96,7 +91,7 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
     expect(byDescription.body.items.map((i: any) => [i.id, i.pages.map((p: any) => p.title)])).toEqual([[space, ['Lenses']]]);
 
     const guide = page.ancestors[0].id;
-    await merge([{ operation: 'update_page', page: guide, title: 'Handbook' }]);
+    await merge(ada, space, [{ operation: 'update_page', page: guide, title: 'Handbook' }]);
     const inSpace = await server.request('GET', `/v1/spaces/${space}/search?query=telescope`, { token: ada.token });
     expect(inSpace.status).toBe(200);
     assertMatchesSpec('searchSpaceContent', 200, inSpace.body);
@@ -108,20 +103,13 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
 
   it('leaves out pages set to noIndex (search and ask), and finds them again once unset; noRobotsIndex is kept for the renderer', async () => {
     const space = (await server.createSpace(ada, org, { title: 'Hangar' })).id as string;
-    const merge = async (changes: unknown[]) => {
-      const changeRequest = await ok('POST', `/v1/spaces/${space}/change-requests`, 'createChangeRequest', { body: { subject: 'Edit' }, status: 201 });
-      const edited = await server.request('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/content?compat=false`, { token: ada.token, body: { changes } });
-      expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-      await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest.id}/merge`, 'mergeChangeRequest');
-      return edited.body;
-    };
     const inSpace = async (query: string) => {
       const res = await server.request('GET', `/v1/spaces/${space}/search?query=${query}`, { token: ada.token });
       expect(res.status).toBe(200);
       return res.body.items.map((i: any) => i.title);
     };
     // Markdown frontmatter sets them as the change's own fields do.
-    await merge([
+    await merge(ada, space, [
       { operation: 'insert_page', ref: 'open', document: { markdown: '# Airships\n\nAirship maintenance.' } },
       { operation: 'insert_page', ref: 'internal', document: { markdown: '---\nnoIndex: true\nnoRobotsIndex: true\n---\n# Airship drafts\n\nAirship notes.' } },
     ]);
@@ -133,7 +121,7 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
     const page = await ok('GET', `/v1/spaces/${space}/content/page/${drafts.id}`, 'getPageById');
     expect(page).toMatchObject({ noIndex: true, noRobotsIndex: true });
 
-    await merge([{ operation: 'update_page', page: drafts.id, noIndex: false }]);
+    await merge(ada, space, [{ operation: 'update_page', page: drafts.id, noIndex: false }]);
     expect((await inSpace('airship')).sort()).toEqual(['Airship drafts', 'Airships']);
     expect(await ok('GET', `/v1/spaces/${space}/content/page/${drafts.id}`, 'getPageById')).toMatchObject({ noIndex: false, noRobotsIndex: true });
   });
