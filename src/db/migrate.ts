@@ -52,8 +52,9 @@ const NO_FILTERS: SchemaFilter = { externalTables: [], externalEnums: [] };
 
 /**
  * Tables the migrations create that prisma/schema.prisma does not describe: the
- * full-text search index (src/search/search-index.ts; migrations `search_index` and
- * `search_index_version`), with, on SQLite, the tables FTS5 makes for it. A drift check leaves them alone.
+ * full-text search index (src/search/search-index.ts; migrations `search_index`,
+ * `search_index_version` and `search_language`), with, on SQLite, the tables FTS5 makes for it.
+ * A drift check leaves them alone.
  */
 export const UNMODELLED_TABLES: Record<Provider, readonly string[]> = {
   sqlite: [

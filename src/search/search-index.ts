@@ -17,7 +17,8 @@
  *   hence the plain table. Rows change only here, by the FTS5 'delete' command
  *   and a matching insert, which keeps the two in step.
  * - PostgreSQL: `search_section` with a stored generated tsvector (page title
- *   weight A, section title B, body C, the 'english' configuration), a GIN
+ *   weight A, section title B, body C, stemmed with the row's `config`: its space's
+ *   language, searchConfigOf), a GIN
  *   index on it, and the primary key (space_id, page_id, position) as the btree
  *   deletes and the space filter use.
  *
@@ -80,8 +81,29 @@ const SQLITE_SCORED_SECTIONS = `-bm25(search_section_fts, 0, 0, 0, ${FTS_WEIGHTS
  * PostgreSQL: the tsquery of $1 (plainto_tsquery, no operators), its last lexeme made a prefix by
  * editing the printed tsquery (`'a' & 'b'` -> `'a' & 'b':*`) and reading it back, which does not
  * normalize again; a query of stop words only is an empty tsquery, made NULL so that it matches nothing.
+ * `config` is the SQL of the text search configuration to parse it with.
  */
-const PG_QUERY = `SELECT nullif(regexp_replace(plainto_tsquery('english', $1)::text, '''$', ''':*'), '')::tsquery AS query`;
+const pgQuery = (config: string) => `nullif(regexp_replace(plainto_tsquery(${config}, $1)::text, '''$', ''':*'), '')::tsquery`;
+
+/**
+ * PostgreSQL text search configurations by content language: the language's own where every
+ * supported PostgreSQL ships one (Snowball stemmers and stop words since 9.x); other languages get
+ * `simple` (lowercased words, no stemming, no stop words), and a space without a language
+ * `english`, as before languages counted.
+ */
+const PG_CONFIGS: Readonly<Record<string, string>> = {
+  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', 'pt-br': 'portuguese', nl: 'dutch',
+  ru: 'russian', tr: 'turkish', sv: 'swedish', no: 'norwegian', da: 'danish', fi: 'finnish', hu: 'hungarian', ro: 'romanian',
+};
+const PG_DEFAULT_CONFIG = 'english';
+const PG_FALLBACK_CONFIG = 'simple';
+/** Every configuration a row may have: what an organization search parses its query with. */
+const PG_ALL_CONFIGS = `ARRAY[${[...new Set([PG_DEFAULT_CONFIG, PG_FALLBACK_CONFIG, ...Object.values(PG_CONFIGS)])].map((c) => `'${c}'`).join(', ')}]::regconfig[]`;
+
+/** The PostgreSQL text search configuration of a space's rows, from its language. */
+export function searchConfigOf(language: string | null): string {
+  return language === null ? PG_DEFAULT_CONFIG : (PG_CONFIGS[language] ?? PG_FALLBACK_CONFIG);
+}
 /** PostgreSQL: a section's score for the query `q.query` (ts_rank_cd). */
 const PG_SCORE = `ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score`;
 
@@ -105,9 +127,10 @@ function rankedSections(key: 'id' | 'position', limit: string, offset: string): 
 
 /**
  * The version of what the rows hold, raised whenever indexing changes what a page's rows say:
- * 1, page titles and document sections; 2, page descriptions too (in the opening section).
+ * 1, page titles and document sections; 2, page descriptions too (in the opening section); 3, on
+ * PostgreSQL, each space's rows stemmed with its language (`config`).
  */
-export const SEARCH_INDEX_VERSION = 2;
+export const SEARCH_INDEX_VERSION = 3;
 
 /** Rows per INSERT, ids per IN list: far below both databases' bind-variable limits (SQLite 32,766, PostgreSQL 65,535). */
 const ROWS_PER_INSERT = 500;
@@ -168,13 +191,13 @@ export async function reindexSpace(
 
   const rows = await sectionRows(db, current, changed);
   // Two writers of one space would otherwise both delete a page's old rows, then both insert new ones.
-  await lockSpace(db, provider, spaceId);
+  const config = await lockSpace(db, provider, spaceId);
   if (previous) {
     await deleteRows(db, provider, spaceId, [...removed, ...changed].map((p) => p.id));
   } else {
     await deleteRows(db, provider, spaceId, null);
   }
-  await insertRows(db, provider, spaceId, rows);
+  await insertRows(db, provider, spaceId, rows, config);
   return { indexed: changed.length, removed: removed.length };
 }
 
@@ -205,9 +228,27 @@ export async function upgradeSearchIndex(db: Db, provider: Provider, log?: (mess
   return { from, spaces: spaces.length };
 }
 
-/** PostgreSQL: the transaction holds the space's index until it ends (two writers would interleave their deletes and inserts). */
-async function lockSpace(tx: Tx, provider: Provider, spaceId: string): Promise<void> {
-  if (provider === 'postgresql') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, hashtext($1))`, spaceId);
+/**
+ * PostgreSQL: the transaction holds the space's index until it ends (two writers would interleave
+ * their deletes and inserts), and the configuration its rows are stemmed with is read in the same
+ * statement. SQLite: nothing to lock (one writer), one stemmer (null).
+ */
+async function lockSpace(tx: Tx, provider: Provider, spaceId: string): Promise<string | null> {
+  if (provider !== 'postgresql') return null;
+  const [row] = await tx.$queryRawUnsafe<Array<{ language: string | null }>>(
+    `SELECT (SELECT "language" FROM "Space" WHERE "id" = $1) AS language FROM (SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, hashtext($1))) AS locked`,
+    spaceId,
+  );
+  return searchConfigOf(row?.language ?? null);
+}
+
+/**
+ * A space's language changed: PostgreSQL stems its rows again with the new language's
+ * configuration (the tsvector is generated from `config`), in the caller's transaction.
+ */
+export async function setSearchLanguage(tx: Tx, provider: Provider, spaceId: string, language: string | null): Promise<void> {
+  if (provider !== 'postgresql') return;
+  await tx.$executeRawUnsafe(`UPDATE search_section SET config = $2::regconfig WHERE space_id = $1`, spaceId, searchConfigOf(language));
 }
 
 /** Removes a space from the index (the space is gone for good). */
@@ -309,13 +350,18 @@ async function deleteRows(db: Tx, provider: Provider, spaceId: string, pageIds: 
   }
 }
 
-async function insertRows(db: Tx, provider: Provider, spaceId: string, rows: SectionRow[]): Promise<void> {
-  const columns = 'space_id, page_id, position, section_id, page_path, page_title, hidden, section_title, body';
+/** Inserts `rows` of the space; `config`, PostgreSQL's text search configuration of the space (lockSpace). */
+async function insertRows(db: Tx, provider: Provider, spaceId: string, rows: SectionRow[], config: string | null): Promise<void> {
+  const columns = `space_id, page_id, position, section_id, page_path, page_title, hidden, section_title, body${config === null ? '' : ', config'}`;
+  const width = config === null ? 9 : 10;
   for (const batch of chunks(rows, ROWS_PER_INSERT)) {
     const values = batch.flatMap((r) => [
       spaceId, r.pageId, r.position, r.sectionId, r.pagePath, r.pageTitle, provider === 'sqlite' ? Number(r.hidden) : r.hidden, r.sectionTitle, r.body,
+      ...(config === null ? [] : [config]),
     ]);
-    const tuples = batch.map((_, i) => `(${placeholders(provider, 9, i * 9 + 1)})`).join(', ');
+    const tuples = batch
+      .map((_, i) => `(${placeholders(provider, 9, i * width + 1)}${config === null ? '' : `, $${i * width + 10}::regconfig`})`)
+      .join(', ');
     await db.$executeRawUnsafe(`INSERT INTO search_section (${columns}) VALUES ${tuples}`, ...values);
   }
   if (provider === 'sqlite') {
@@ -489,10 +535,10 @@ async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: st
   const text = tsqueryText(query);
   if (text === null) return [];
   const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
-    `WITH q AS (${PG_QUERY}),
+    `WITH q AS (SELECT c.config, ${pgQuery('c.config')} AS query FROM unnest(${PG_ALL_CONFIGS}) AS c(config)),
      hits AS MATERIALIZED (
        SELECT s.space_id, ${PG_SCORE}
-       FROM search_section s, q
+       FROM search_section s JOIN q ON q.config = s.config
        WHERE s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = $2 AND "deletedAt" IS NULL) AND s.search_vector @@ q.query
      )
      SELECT space_id FROM hits GROUP BY space_id ORDER BY max(score) DESC, space_id LIMIT $3 OFFSET $4`,
@@ -573,7 +619,7 @@ async function searchSqlite(
   });
 }
 
-/** One statement (the query's prefix handling: PG_QUERY). */
+/** One statement (the query's prefix handling: pgQuery; parsed with the space's configuration). */
 async function searchPostgres(
   db: Db | Tx,
   spaceId: string,
@@ -587,7 +633,7 @@ async function searchPostgres(
   const headline = (extra: string) =>
     `StartSel=${MARK_START}, StopSel=${MARK_END}, MinWords=${Math.round(SNIPPET_WORDS / 2)}, MaxWords=${SNIPPET_WORDS}${extra}`;
   const rows = await db.$queryRawUnsafe<(SectionMatch & { lead: string | null; tail: string | null })[]>(
-    `WITH q AS (${PG_QUERY}),
+    `WITH q AS (SELECT c.config, ${pgQuery('c.config')} AS query FROM (SELECT config FROM search_section WHERE space_id = $2 LIMIT 1) AS c),
      hits AS MATERIALIZED (
        SELECT s.page_id, s.position, s.page_path, ${PG_SCORE}
        FROM search_section s, q
@@ -595,14 +641,14 @@ async function searchPostgres(
      ),
      ${rankedSections('position', '$3', '$4')}
      SELECT r.page_id, r.page_path, s.page_title, s.section_id,
-            ts_headline('english', s.section_title, q.query, $6) AS section_title,
+            ts_headline(q.config, s.section_title, q.query, $6) AS section_title,
             h.body,
             CASE WHEN f.pos > 0 AND f.lead !~ '[[:alnum:]]' THEN f.lead END AS lead,
             CASE WHEN f.pos > 0 AND f.tail !~ '[[:alnum:]]' THEN f.tail END AS tail
      FROM ranked r
      JOIN search_section s ON s.space_id = $2 AND s.page_id = r.page_id AND s.position = r.position
      CROSS JOIN q
-     CROSS JOIN LATERAL (SELECT ts_headline('english', s.body, q.query, $5) AS body) m
+     CROSS JOIN LATERAL (SELECT ts_headline(q.config, s.body, q.query, $5) AS body) m
      CROSS JOIN LATERAL (SELECT m.body, translate(m.body, '${MARK_START}${MARK_END}', '') AS plain) h
      CROSS JOIN LATERAL (SELECT strpos(s.body, h.plain) AS pos) o
      CROSS JOIN LATERAL (SELECT o.pos, left(s.body, o.pos - 1) AS lead, substr(s.body, o.pos + length(h.plain)) AS tail) f

@@ -126,6 +126,29 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
     expect(await ok('GET', `/v1/spaces/${space}/content/page/${drafts.id}`, 'getPageById')).toMatchObject({ noIndex: false, noRobotsIndex: true });
   });
 
+  it("stems a space's words with its language on PostgreSQL, and again when the language changes (SQLite: English Porter for every space)", async () => {
+    const created = await server.request('POST', `/v1/orgs/${org}/spaces`, { token: ada.token, body: { title: 'Écurie', language: 'fr' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const space = created.body.id as string;
+    await merge(ada, space, [{ operation: 'insert_page', document: { markdown: '# Écurie\n\nLes chevaux mangent du foin.' } }]);
+    const found = async (query: string) => {
+      const res = await server.request('GET', `/v1/spaces/${space}/search?query=${encodeURIComponent(query)}`, { token: ada.token });
+      expect(res.status).toBe(200);
+      return res.body.items.length > 0;
+    };
+    const inOrganization = async (query: string) => ((await search(query)).body.items as Array<{ id: string }>).some((i) => i.id === space);
+    const french = server.app.provider === 'postgresql';
+    // French stems "chevaux" as "cheval"; English Porter leaves it, and "cheval" is not its prefix.
+    expect([await found('cheval'), await inOrganization('cheval')]).toEqual([french, french]);
+    expect(await found('chevaux')).toBe(true);
+
+    const patch = (language: string) => server.request('PATCH', `/v1/spaces/${space}`, { token: ada.token, body: { language } });
+    expect((await patch('en')).status).toBe(200);
+    expect([await found('cheval'), await found('chevaux')]).toEqual([false, true]);
+    expect((await patch('fr')).status).toBe(200);
+    expect([await found('cheval'), await inOrganization('cheval')]).toEqual([french, french]);
+  });
+
   it('pages through the spaces with limit and next.page', async () => {
     const first = await search('installer', { extra: '&limit=1' });
     expect(first.status).toBe(200);

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { authorize, can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import type { Db } from '../../db/client.ts';
 import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
+import { setSearchLanguage } from '../../search/search-index.ts';
 import { loadParentCollection } from '../../services/collection.ts';
 import { dropGrantsOn } from '../../services/content-grant.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
@@ -84,18 +86,26 @@ builder.mutationFields((t) => ({
       if (input.visibility === 'in-collection' && !space.parentId) {
         throw new InvalidInputError('visibility: in-collection is only for spaces in a collection');
       }
-      return ctx.db.space.update({
-        ...query,
-        where: { id },
-        data: {
-          title: input.title ?? undefined,
-          emoji: input.emoji === null ? '' : input.emoji,
-          editMode: input.editMode ?? undefined,
-          defaultLevel: input.defaultLevel,
-          language: input.language,
-          visibility: input.visibility ?? undefined,
-          mergeRules: input.mergeRules ? jsonInput(input.mergeRules) : undefined,
-        },
+      const update = (db: Pick<Db, 'space'>) =>
+        db.space.update({
+          ...query,
+          where: { id },
+          data: {
+            title: input.title ?? undefined,
+            emoji: input.emoji === null ? '' : input.emoji,
+            editMode: input.editMode ?? undefined,
+            defaultLevel: input.defaultLevel,
+            language: input.language,
+            visibility: input.visibility ?? undefined,
+            mergeRules: input.mergeRules ? jsonInput(input.mergeRules) : undefined,
+          },
+        });
+      if (input.language === undefined) return update(ctx.db);
+      // Its search rows are stemmed with its language: they change with it.
+      return ctx.db.$transaction(async (tx) => {
+        const updated = await update(tx);
+        await setSearchLanguage(tx, ctx.provider, id, input.language ?? null);
+        return updated;
       });
     },
   }),
