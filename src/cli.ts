@@ -22,12 +22,13 @@ import { announceViewersChanged, changesViewers, type ViewerMessage } from './au
 import { createUserWithToken, findUserByEmail, issueTokenForEmail, presentUser } from './auth/users.ts';
 import { deleteSigningKey, listSigningKeys, rotateSigningKey, type SigningKeyView } from './auth/visitor-claims.ts';
 import { loadConfig, type AppConfig } from './config.ts';
-import { createDb, type Db } from './db/client.ts';
+import { closeDb, createDb, type Db } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { createEventHub, deploymentNamespace } from './event-bus.ts';
 import { parseDatabaseUrl } from './db/provider/config.ts';
 import { prepareDatabase } from './db/provider/setup.ts';
 import { AppError, NotFoundError } from './errors/index.ts';
+import { upgradeSearchIndex } from './search/search-index.ts';
 import { ADDABLE_ROLES, addMember, signingKeySealer } from './services/member.ts';
 import { Urls } from './urls.ts';
 
@@ -216,12 +217,19 @@ program
 
 program
   .command('db:migrate')
-  .description('Apply the pending database migrations and exit (the one-shot step before several servers start)')
+  .description('Apply the pending database migrations, rewrite the search index if older rules wrote it, and exit (the one-shot step before several servers start)')
   .action(async () => {
     const database = parseDatabaseUrl(loadConfig().databaseUrl);
     await prepareDatabase(database);
     const { applied } = await migrate(database);
-    console.log(JSON.stringify({ applied }));
+    // Here rather than in every replica's start: they then find the index current.
+    const db = createDb(database);
+    try {
+      const searchIndex = await upgradeSearchIndex(db, database.provider);
+      console.log(JSON.stringify({ applied, searchIndex }));
+    } finally {
+      await closeDb(db);
+    }
   });
 
 try {
