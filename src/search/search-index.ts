@@ -97,13 +97,17 @@ const PG_CONFIGS: Readonly<Record<string, string>> = {
 };
 const PG_DEFAULT_CONFIG = 'english';
 const PG_FALLBACK_CONFIG = 'simple';
-/** Every configuration a row may have: what an organization search parses its query with. */
-const PG_ALL_CONFIGS = `ARRAY[${[...new Set([PG_DEFAULT_CONFIG, PG_FALLBACK_CONFIG, ...Object.values(PG_CONFIGS)])].map((c) => `'${c}'`).join(', ')}]::regconfig[]`;
 
 /** The PostgreSQL text search configuration of a space's rows, from its language. */
 export function searchConfigOf(language: string | null): string {
   return language === null ? PG_DEFAULT_CONFIG : (PG_CONFIGS[language] ?? PG_FALLBACK_CONFIG);
 }
+
+/** searchConfigOf in SQL, of the language column `column` (constants of this file only, never input). */
+const searchConfigSql = (column: string) =>
+  `(CASE ${Object.entries(PG_CONFIGS)
+    .map(([language, config]) => `WHEN ${column} = '${language}' THEN '${config}'`)
+    .join(' ')} WHEN ${column} IS NULL THEN '${PG_DEFAULT_CONFIG}' ELSE '${PG_FALLBACK_CONFIG}' END)::regconfig`;
 /** PostgreSQL: a section's score for the query `q.query` (ts_rank_cd). */
 const PG_SCORE = `ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS score`;
 
@@ -535,7 +539,12 @@ async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: st
   const text = tsqueryText(query);
   if (text === null) return [];
   const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
-    `WITH q AS (SELECT c.config, ${pgQuery('c.config')} AS query FROM unnest(${PG_ALL_CONFIGS}) AS c(config)),
+    // Parsed once per configuration the organization's spaces use: each is one more index lookup
+    // (16 for every configuration made a 50,000-row search 5x slower; two cost 1.6x of one).
+    `WITH q AS (
+       SELECT c.config, ${pgQuery('c.config')} AS query
+       FROM (SELECT DISTINCT ${searchConfigSql('sp."language"')} AS config FROM "Space" sp WHERE sp."organizationId" = $2 AND sp."deletedAt" IS NULL) AS c
+     ),
      hits AS MATERIALIZED (
        SELECT s.space_id, ${PG_SCORE}
        FROM search_section s JOIN q ON q.config = s.config
