@@ -227,8 +227,7 @@ export async function upgradeSearchIndex(db: Db, provider: Provider, log?: (mess
       await reindexSpace(tx, provider, { spaceId: id, previous: null, current });
     });
   }
-  const version = provider === 'postgresql' ? '$1' : '?';
-  await db.$executeRawUnsafe(`UPDATE search_index_state SET version = ${version} WHERE id = 1`, SEARCH_INDEX_VERSION);
+  await db.$executeRawUnsafe(`UPDATE search_index_state SET version = ${placeholders(provider, 1, 1)} WHERE id = 1`, SEARCH_INDEX_VERSION);
   return { from, spaces: spaces.length };
 }
 
