@@ -23,10 +23,10 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { parseDatabaseUrl } from '../src/db/provider/config.ts';
+import { parseDatabaseUrl, pgPoolConfig } from '../src/db/provider/config.ts';
 // Types only: the harness pins the process that loads it to the load generator's core.
 import type { Endpoint } from './harness.ts';
-import { rawServer, sendMetrics, serveAsChild, type RawServer } from './raw-common.ts';
+import { rawServer, sendMetrics, serveAsChild, type RawServer, type SpaceRow } from './raw-common.ts';
 
 /**
  * PostGraphile 5 asks for Node >= 22 and calls `Promise.withResolvers` (Node 22) when it executes;
@@ -65,16 +65,9 @@ export async function createPostGraphileServer(options: PostGraphileServerOption
     import('postgraphile/grafserv/node'),
     import('postgraphile/presets/amber'),
   ]);
-  const c = config.pg!;
-  const schema = c.schema ?? 'public';
-  const pool = new pg.Pool({
-    host: c.host,
-    port: c.port,
-    user: c.user,
-    database: c.database,
-    ...(c.password !== undefined ? { password: c.password } : {}),
-    options: `-c search_path=${schema}`,
-  });
+  const schema = config.pg!.schema ?? 'public';
+  // The app's connection settings, the schema on the search path even when it is `public`.
+  const pool = new pg.Pool({ ...pgPoolConfig(config), options: `-c search_path=${schema}` });
   // Every statement sent on a connection of the pool (PostGraphile's own setup per connection included);
   // 'connect' is emitted once per new connection.
   let statements = 0;
@@ -125,23 +118,12 @@ export const SPACE_BY_ROW_ID_QUERY = `query Space($id: String!) {
   spaceByRowId(rowId: $id) { rowId organizationId parentId title emoji visibility editMode defaultLevel language mergeRules revisionId createdAt updatedAt deletedAt }
 }`;
 
-export interface PostGraphileSpace {
-  rowId: string;
-  organizationId: string;
-  parentId: string | null;
-  title: string;
-  emoji: string;
-  visibility: string;
-  editMode: string;
-  defaultLevel: string | null;
-  language: string | null;
-  mergeRules: unknown;
-  revisionId: string;
-  /** `timestamp` without time zone, as PostgreSQL prints it: UTC, no `Z`. */
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+/**
+ * The same columns as SpaceRow (but the resolved `level`), with PostGraphile's `rowId` for `id` and
+ * `mergeRules` as parsed JSON; the dates are `timestamp` without time zone as PostgreSQL prints
+ * them: UTC, no `Z`.
+ */
+export type PostGraphileSpace = Omit<SpaceRow, 'id' | 'mergeRules' | 'level'> & { rowId: string; mergeRules: unknown };
 
 /** The body of `SPACE_BY_ROW_ID_QUERY` for one space. */
 export const spaceByRowIdBody = (id: string) => JSON.stringify({ query: SPACE_BY_ROW_ID_QUERY, variables: { id }, operationName: 'Space' });

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { parseDatabaseUrl, type Provider } from '../src/db/provider/config.ts';
+import { parseDatabaseUrl, pgPoolConfig, type Provider } from '../src/db/provider/config.ts';
 
 // ---------------------------------------------------------------------------
 // The database
@@ -61,14 +61,8 @@ export function openRawDb(databaseUrl: string): RawDb {
       close: async () => void db.close(),
     };
   }
-  const c = config.pg!;
   const pool = new pg.Pool({
-    host: c.host,
-    port: c.port,
-    user: c.user,
-    database: c.database,
-    ...(c.password !== undefined ? { password: c.password } : {}),
-    ...(c.schema !== undefined ? { options: `-c search_path=${c.schema}` } : {}),
+    ...pgPoolConfig(config),
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === PG_TIMESTAMP_OID ? (text: string) => `${text.replace(' ', 'T')}Z` : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
   return {
