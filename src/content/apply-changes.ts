@@ -1,8 +1,11 @@
 /**
  * The content operations of a change request (`POST .../content`, shaped as
  * `@gitbook/api@0.202.0` shapes them): insert_page, update_page, delete_page,
- * revert_page and insert_files, applied in order to a copy of the change
- * request's content. Any invalid change fails the whole batch before anything
+ * revert_page and insert_files, and ours, set_variables (the space's
+ * variables), applied in order to a copy of the change request's content.
+ * Pages take their settings (cover, layout, metaLinks, variables, computed)
+ * from fields of the change beyond 0.202.0's, or from Markdown frontmatter
+ * as Git Sync writes it (page-frontmatter.ts). Any invalid change fails the whole batch before anything
  * is written (the caller writes the result as one revision, or nothing).
  *
  * `ref`s: a page or file inserted in the batch can be linked from any page of
@@ -15,10 +18,12 @@ import { slugify } from '../slug.ts';
 import type { MarkdownToDocumentResult } from './document/markdown-parse.ts';
 import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
+import { metaFromFrontmatter } from './page-frontmatter.ts';
 import { normalizeHref, resolveFromTable, type HrefTable } from './page-hrefs.ts';
+import { changedVariables, computedProblem, coverProblem, layoutProblem, metaLinksProblem, normalizeCover, variablesProblem } from './page-settings.ts';
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
-import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
+import { fileSnapshot, type FileSnapshot, type PageCover, type PageSnapshot, type RevisionSnapshot, type VariableValue } from './snapshot.ts';
 
 export const MAX_CHANGES_PER_BATCH = 50;
 
@@ -34,14 +39,40 @@ export interface PageMetadataInput {
   hidden?: boolean | null;
   noIndex?: boolean | null;
   noRobotsIndex?: boolean | null;
+  /** The settings below are checked by page-settings.ts; null removes one. */
+  cover?: PageCover | null;
+  layout?: Record<string, unknown> | null;
+  metaLinks?: PageSnapshot['metaLinks'];
+  variables?: PageSnapshot['variables'];
+  computed?: PageSnapshot['computed'];
+  computedSeed?: string | null;
 }
+
+/** The settings of PageMetadataInput that hold objects, each with its check. */
+const SETTING_CHECKS = { cover: coverProblem, layout: layoutProblem, metaLinks: metaLinksProblem, variables: (v: unknown) => variablesProblem(v), computed: computedProblem } as const;
+/** The frontmatter keys that set each setting (present: the page's setting is what the frontmatter says). */
+const FRONTMATTER_KEYS = {
+  description: ['description'],
+  icon: ['icon'],
+  emoji: ['emoji'],
+  hidden: ['hidden'],
+  noIndex: ['noIndex'],
+  noRobotsIndex: ['noRobotsIndex'],
+  layout: ['layout'],
+  cover: ['cover', 'coverY', 'coverHeight'],
+  metaLinks: ['metaLinks'],
+  variables: ['vars'],
+  computed: ['computed'],
+  computedSeed: ['computedSeed'],
+} as const satisfies Partial<Record<keyof PageMetadataInput, readonly string[]>>;
 
 export type ContentChange =
   | ({ operation: 'insert_page'; document: DocumentInput; into?: string | null; at?: number | null; ref?: string | null } & PageMetadataInput)
   | ({ operation: 'update_page'; page: string; document?: DocumentInput | null; into?: string | null; at?: number | null } & PageMetadataInput)
   | { operation: 'delete_page'; page: string }
   | { operation: 'revert_page'; page: string; revision?: string | null; block?: string[] | null }
-  | { operation: 'insert_files'; files: UploadedFile[] };
+  | { operation: 'insert_files'; files: UploadedFile[] }
+  | { operation: 'set_variables'; variables: Record<string, VariableValue | null> };
 
 /** A file of an insert_files change, its bytes already fetched or decoded and stored. */
 export type UploadedFile = Omit<FileSnapshot, 'id'> & { ref?: string | null };
@@ -135,14 +166,13 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         if (error instanceof LimitExceededError) throw error.at(`changes[${i}].document.markdown`);
         throw error;
       });
+      // Only the keys the frontmatter has set their settings; its hrefs resolve as the text's links do.
+      const read = metaFromFrontmatter(frontmatter, resolveFromTable(hrefTable()));
       const meta: PageMetadataInput = {};
       if (typeof frontmatter.title === 'string') meta.title = frontmatter.title;
-      if (typeof frontmatter.description === 'string') meta.description = frontmatter.description;
-      if (typeof frontmatter.icon === 'string') meta.icon = frontmatter.icon;
-      if (typeof frontmatter.emoji === 'string') meta.emoji = frontmatter.emoji;
-      if (typeof frontmatter.hidden === 'boolean') meta.hidden = frontmatter.hidden;
-      if (typeof frontmatter.noIndex === 'boolean') meta.noIndex = frontmatter.noIndex;
-      if (typeof frontmatter.noRobotsIndex === 'boolean') meta.noRobotsIndex = frontmatter.noRobotsIndex;
+      for (const [field, keys] of Object.entries(FRONTMATTER_KEYS)) {
+        if (keys.some((key) => key in frontmatter)) (meta as Record<string, unknown>)[field] = read[field as keyof typeof FRONTMATTER_KEYS];
+      }
       return { document, title: meta.title ?? title, meta };
     }
     if ('document' in input) {
@@ -201,9 +231,15 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
           documentHash: putDocument(snapshot, document),
           linkTarget: null,
           layout: null,
+          cover: null,
+          metaLinks: null,
+          variables: null,
+          computed: null,
+          computedSeed: null,
           createdAt: options.now,
           updatedAt: options.now,
         };
+        applySettings(i, page, meta, change);
         if (change.at !== undefined && change.at !== null && change.at < 0) bad(i, 'at: must be 0 or more');
         placePage(pages, page, parentId, change.at ?? undefined);
         touch({ object: 'created_page', ...(change.ref ? { ref: change.ref } : {}), page: id });
@@ -232,6 +268,10 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         for (const flag of ['hidden', 'noIndex', 'noRobotsIndex'] as const) {
           const value = meta[flag] ?? change[flag];
           if (value !== undefined && value !== null) next[flag] = value;
+        }
+        if (Object.keys(SETTING_CHECKS).some((field) => field in meta || field in change) || 'computedSeed' in meta || 'computedSeed' in change) {
+          if (page.kind !== 'document') bad(i, 'cover, layout, metaLinks, variables and computed: only document pages have them');
+          applySettings(i, next, meta, change);
         }
         const moving = 'into' in change && change.into !== undefined;
         const parentId = moving ? requireParent(i, change.into, page.id) : page.parentId;
@@ -288,14 +328,49 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         }
         break;
       }
+      case 'set_variables': {
+        const problem = variablesProblem(change.variables, true);
+        if (problem) bad(i, `variables: ${problem}`);
+        const next = changedVariables(snapshot.variables, change.variables);
+        const count = variablesProblem(next);
+        if (count) bad(i, `variables: ${count}`);
+        snapshot.variables = next;
+        break;
+      }
       default:
-        bad(i, `operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files`);
+        bad(i, `operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables`);
     }
   }
   // Documents no page uses any more are not written.
   const used = new Set([...pages.values()].map((p) => p.documentHash).filter((h): h is string => h !== null));
   for (const hash of [...snapshot.documents.keys()]) if (!used.has(hash)) snapshot.documents.delete(hash);
   return { snapshot, changes: [...outcomes.values()], insertedFiles };
+}
+
+/**
+ * Sets the page's settings from the frontmatter (first) or the change's fields: a setting absent
+ * from both is left as it is, null removes it, anything else must pass its check.
+ */
+function applySettings(i: number, page: PageSnapshot, meta: PageMetadataInput, change: PageMetadataInput): void {
+  const pick = <K extends keyof PageMetadataInput>(field: K): PageMetadataInput[K] | undefined => (field in meta ? meta[field] : change[field]);
+  for (const [field, check] of Object.entries(SETTING_CHECKS) as [keyof typeof SETTING_CHECKS, (value: unknown) => string | null][]) {
+    const value = pick(field);
+    if (value === undefined) continue;
+    if (value === null) {
+      page[field] = null;
+      continue;
+    }
+    const problem = check(value);
+    if (problem) bad(i, `${field}: ${problem}`);
+    if (field === 'cover') page.cover = normalizeCover(value as PageCover);
+    else if (field === 'variables' || field === 'layout') page[field] = Object.keys(value).length ? (value as never) : null;
+    else page[field] = value as never;
+  }
+  const seed = pick('computedSeed');
+  if (seed !== undefined) {
+    if (seed !== null && (typeof seed !== 'string' || seed.length > 256)) bad(i, 'computedSeed: must be a string of at most 256 characters');
+    page.computedSeed = emptyToNull(seed);
+  }
 }
 
 function emptyToNull(value: string | null | undefined): string | null {

@@ -12,6 +12,9 @@ export interface StoredReference {
   target: string;
 }
 
+import type { ContentRef } from './document/model.ts';
+import type { PageSnapshot } from './snapshot.ts';
+
 /** `ok`; `broken`: the page or file is not in the revision; `in-app`: a URL into this service's app. */
 export type LinkStatus = 'ok' | 'broken' | 'in-app';
 
@@ -77,6 +80,22 @@ function linkTo(reference: StoredReference, input: RevisionLinksInput): Pick<Lin
     default:
       return null;
   }
+}
+
+/**
+ * What a page's settings point at (its cover's images, its canonical and alternate links), as
+ * stored references: links of the page as much as its document's are, so a cover whose file is
+ * gone is a broken link of the report.
+ */
+export function pageSettingReferences(page: Pick<PageSnapshot, 'cover' | 'metaLinks'>): StoredReference[] {
+  const refs: (ContentRef | undefined)[] = [page.cover?.ref, page.cover?.refDark, page.metaLinks?.canonical, ...(page.metaLinks?.alternates ?? [])];
+  const out: StoredReference[] = [];
+  for (const ref of refs) {
+    if (!ref || ('space' in ref && ref.space !== undefined)) continue;
+    const id = (ref as Record<string, unknown>)[ref.kind];
+    if ((ref.kind === 'page' || ref.kind === 'file' || ref.kind === 'url') && typeof id === 'string') out.push({ targetKind: ref.kind, target: id });
+  }
+  return out;
 }
 
 /**

@@ -23,6 +23,10 @@
  *   snapshot); merged parents that form a cycle are a `cycle` conflict on the
  *   moved pages of the cycle (ours' moves in it are undone in the snapshot).
  * - sibling order: see `orderSiblings`; slugs: see `dedupeSlugs`.
+ * - variables (the space's, and each page's `variables`) merge per variable name
+ *   by the same rule as fields: a variable both sides set differently (or one
+ *   changed and the other removed) is a conflict, `variable` named by its name
+ *   for the space's, the page's field `variables.<name>` for a page's.
  *
  * With conflicts the snapshot is still a valid tree: each conflicting field
  * holds ours' value (the change request's), except a parent undone to break
@@ -36,12 +40,12 @@ import { uniqueSlug } from '../slug.ts';
 import { hashDocument } from './document/hash.ts';
 import { type JSONDocument } from './document/model.ts';
 import { mergeDocuments } from './merge-documents.ts';
-import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
+import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
 
 export type MergeConflictReason = 'both-modified' | 'modified-deleted' | 'deleted-modified' | 'cycle' | 'orphaned';
 
 export interface MergeConflict {
-  kind: 'page' | 'file';
+  kind: 'page' | 'file' | 'variable';
   id: string;
   /**
    * `both-modified`: both sides changed `fields` differently;
@@ -128,7 +132,7 @@ class Conflicts {
   readonly list: MergeConflict[] = [];
   private readonly seen = new Set<string>();
 
-  add(kind: 'page' | 'file', id: string, reason: MergeConflictReason, fields?: string[]) {
+  add(kind: MergeConflict['kind'], id: string, reason: MergeConflictReason, fields?: string[]) {
     const key = `${kind}\u0000${id}\u0000${reason}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -136,7 +140,7 @@ class Conflicts {
   }
 
   sorted(): MergeConflict[] {
-    const kinds = { page: 0, file: 1 };
+    const kinds = { page: 0, file: 1, variable: 2 };
     return [...this.list].sort((a, b) => kinds[a.kind] - kinds[b.kind] || byId(a.id, b.id) || byId(a.reason, b.reason));
   }
 }
@@ -187,8 +191,10 @@ export function mergeRevisions(input: MergeInput): MergeResult {
   }
 
   const files = mergeFiles(input, conflicts);
+  const variables = mergeVariables(base.variables, ours.variables, theirs.variables);
+  for (const name of variables.conflicts) conflicts.add('variable', name, 'both-modified');
 
-  return { snapshot: { pages, files, documents, storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks) }, conflicts: conflicts.sorted() };
+  return { snapshot: { pages, files, documents, variables: variables.merged, storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks) }, conflicts: conflicts.sorted() };
 }
 
 function mergePage(
@@ -212,6 +218,13 @@ function mergePage(
       continue;
     }
     if (b && same(tv, b[field])) continue; // changed by ours only
+    if (field === 'variables') {
+      const merged = mergeVariables(b?.variables ?? {}, o.variables ?? {}, t.variables ?? {});
+      page.variables = Object.keys(merged.merged).length ? merged.merged : null;
+      if (!same(page.variables, o.variables)) theirsChanged = true;
+      for (const name of merged.conflicts) fields.push(`variables.${name}`);
+      continue;
+    }
     if (field === 'documentHash' && o.documentHash !== null && t.documentHash !== null) {
       const merged = mergeDocumentHashes(b?.documentHash ?? null, o.documentHash, t.documentHash, documentOf);
       if (merged) {
@@ -225,6 +238,28 @@ function mergePage(
   }
   if (theirsChanged && t.updatedAt.getTime() > page.updatedAt.getTime()) page.updatedAt = new Date(t.updatedAt.getTime());
   return { page, fields };
+}
+
+/**
+ * Three-way merge of variable maps, per name: set or removed on one side only takes that side's
+ * value; a name both sides changed differently keeps ours' value and is listed in `conflicts`.
+ */
+export function mergeVariables(base: Variables, ours: Variables, theirs: Variables): { merged: Variables; conflicts: string[] } {
+  const merged: Variables = {};
+  const conflicts: string[] = [];
+  const names = [...new Set([...Object.keys(base), ...Object.keys(ours), ...Object.keys(theirs)])].sort(byId);
+  for (const name of names) {
+    const b = Object.hasOwn(base, name) ? base[name] : undefined;
+    const o = Object.hasOwn(ours, name) ? ours[name] : undefined;
+    const t = Object.hasOwn(theirs, name) ? theirs[name] : undefined;
+    let value = o;
+    if (o !== t) {
+      if (o === b) value = t;
+      else if (t !== b) conflicts.push(name);
+    }
+    if (value !== undefined) merged[name] = value;
+  }
+  return { merged, conflicts };
 }
 
 function mergeDocumentHashes(

@@ -27,14 +27,14 @@ import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { type ContentRef, type JSONDocument } from './document/model.ts';
 import { extractReferences } from './document/references.ts';
-import { fileSnapshot, type FileSnapshot, type PageSnapshot, type RevisionSnapshot } from './snapshot.ts';
+import { fileSnapshot, PAGE_SETTINGS, type FileSnapshot, type PageSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
 
 export type { RevisionType };
 
 export function emptySnapshot(): RevisionSnapshot {
-  return { pages: new Map(), files: new Map(), documents: new Map() };
+  return { pages: new Map(), files: new Map(), documents: new Map(), variables: {} };
 }
 
 /**
@@ -82,6 +82,11 @@ export function pageFromEntry(entry: PageEntry): PageSnapshot {
     documentHash: entry.documentHash,
     linkTarget: (entry.linkTarget ?? null) as ContentRef | null,
     layout: (entry.layout ?? null) as Record<string, unknown> | null,
+    cover: (entry.cover ?? null) as PageSnapshot['cover'],
+    metaLinks: (entry.metaLinks ?? null) as PageSnapshot['metaLinks'],
+    variables: (entry.variables ?? null) as PageSnapshot['variables'],
+    computed: (entry.computed ?? null) as PageSnapshot['computed'],
+    computedSeed: entry.computedSeed ?? null,
     createdAt: new Date(entry.createdAt),
     updatedAt: new Date(entry.updatedAt),
   };
@@ -108,9 +113,25 @@ function pageEntry(page: PageSnapshot): PageEntry {
     documentHash: page.documentHash,
     linkTarget: (page.linkTarget ?? null) as PageEntry['linkTarget'],
     layout: (page.layout ?? null) as PageEntry['layout'],
+    ...pageSettingsEntry(page),
     createdAt: page.createdAt.toISOString(),
     updatedAt: page.updatedAt.toISOString(),
   };
+}
+
+/** The page settings that are set, as entry fields (unset ones are left out, as noIndex is). */
+function pageSettingsEntry(page: PageSnapshot): Partial<PageEntry> {
+  const out: Record<string, unknown> = {};
+  for (const field of PAGE_SETTINGS) if (page[field] !== null && page[field] !== undefined) out[field] = page[field];
+  return out as Partial<PageEntry>;
+}
+
+/** A revision row's `variables` as a map of variable values (anything else stored reads as none). */
+export function variablesOf(json: Prisma.JsonValue): Variables {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return {};
+  const out: Variables = {};
+  for (const [name, value] of Object.entries(json)) if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[name] = value;
+  return out;
 }
 
 /** A stored file entry as a file snapshot. */
@@ -185,12 +206,13 @@ export interface LoadSnapshotOptions {
  * in the cache, its documents). The snapshot remembers its chunks (`storedChunks`).
  */
 export async function loadSnapshot(db: DbOrTx, revisionId: string, options: LoadSnapshotOptions): Promise<RevisionSnapshot> {
-  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true } });
+  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true, variables: true } });
   const pageHashes = chunkList(revision.pageChunks);
   const fileHashes = chunkList(revision.fileChunks);
   const chunks = await loadChunks(db, [...pageHashes, ...fileHashes], options.chunks);
   const { pages, files } = entriesOf(revision, chunks);
   const snapshot = emptySnapshot();
+  snapshot.variables = variablesOf(revision.variables);
   for (const page of pages) snapshot.pages.set(page.id, page);
   for (const file of files) snapshot.files.set(file.id, file);
   snapshot.storedLists = { pageChunks: pageHashes, fileChunks: fileHashes };
@@ -338,6 +360,7 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       type: input.type,
       changeRequestId: input.changeRequestId ?? null,
       createdById: input.createdById ?? null,
+      variables: snapshot.variables,
       pageChunks: lists.pageChunks,
       fileChunks: lists.fileChunks,
     },
@@ -355,6 +378,7 @@ export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
     pages: new Map(snapshot.pages),
     files: new Map(snapshot.files),
     documents: new Map(snapshot.documents),
+    variables: { ...snapshot.variables },
     storedChunks: snapshot.storedChunks,
   };
 }

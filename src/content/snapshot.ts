@@ -39,9 +39,45 @@ export interface PageSnapshot {
   linkTarget: ContentRef | null;
   /** JSON RevisionPageLayoutOptions, null for the default layout. */
   layout: Record<string, unknown> | null;
+  /** The cover image (document pages), null for none. */
+  cover: PageCover | null;
+  /** Canonical and alternate links for search engines, null for none. */
+  metaLinks: PageMetaLinks | null;
+  /** The page's own variables (expressions read them as `page.vars.<name>`), null for none. */
+  variables: Variables | null;
+  /** The computed content source the page was generated from (ComputedContentSourceDocument), kept as data. */
+  computed: Record<string, unknown> | null;
+  /** Seed of the ids of a computed page's content. */
+  computedSeed: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A variable's value (VariableValue): a string of at most 256 characters, a number or a boolean. */
+export type VariableValue = string | number | boolean;
+export type Variables = Record<string, VariableValue>;
+
+/** RevisionPageDocumentCover: a file of the revision or a URL, for light and dark themes. */
+export interface PageCover {
+  ref: ContentRef;
+  refDark?: ContentRef;
+  /** Vertical position of the image, in pixels. */
+  yPos: number;
+  /** Height of the cover, 10 to 700 pixels (GitBook's default 240 when absent). */
+  height?: number;
+}
+
+/** RevisionPageMetaLinks: each target a page of the revision or a URL. */
+export interface PageMetaLinks {
+  canonical?: ContentRef;
+  alternates?: ContentRef[];
+}
+
+/** The page settings that default to null (a page without them stores none). */
+export const PAGE_SETTINGS = ['cover', 'metaLinks', 'variables', 'computed', 'computedSeed'] as const satisfies readonly (keyof PageSnapshot)[];
+
+/** A page's settings left at their defaults, for pages made without them. */
+export const NO_PAGE_SETTINGS: Pick<PageSnapshot, (typeof PAGE_SETTINGS)[number]> = { cover: null, metaLinks: null, variables: null, computed: null, computedSeed: null };
 
 export interface FileSnapshot {
   id: string;
@@ -61,6 +97,8 @@ export function fileSnapshot(id: string, file: Omit<FileSnapshot, 'id'>): FileSn
 
 export interface RevisionSnapshot {
   pages: Map<string, PageSnapshot>;
+  /** The space's variables (expressions read them as `space.vars.<name>`). */
+  variables: Variables;
   files: Map<string, FileSnapshot>;
   /** Documents by hash, for the pages above (only those loaded). */
   documents: Map<string, JSONDocument>;
@@ -90,6 +128,7 @@ export const PAGE_FIELDS = [
   'documentHash',
   'linkTarget',
   'layout',
+  ...PAGE_SETTINGS,
 ] as const satisfies readonly (keyof PageSnapshot)[];
 
 export type PageField = (typeof PAGE_FIELDS)[number];

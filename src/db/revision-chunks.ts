@@ -40,6 +40,12 @@ export interface PageEntry {
   linkTarget: Prisma.JsonValue | null;
   /** RevisionPageLayoutOptions; null for the default layout. */
   layout: Prisma.JsonValue | null;
+  /** The page settings (PAGE_SETTINGS), each present only when set: entries written before them have none. */
+  cover?: Prisma.JsonValue;
+  metaLinks?: Prisma.JsonValue;
+  variables?: Prisma.JsonValue;
+  computed?: Prisma.JsonValue;
+  computedSeed?: string;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;

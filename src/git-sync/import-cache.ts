@@ -23,14 +23,14 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { MarkdownLimits } from '../content/document/markdown-limits.ts';
-import type { PageMeta } from './page-frontmatter.ts';
+import type { PageMeta } from '../content/page-frontmatter.ts';
 import type { SummaryItem } from './summary.ts';
 
 /**
  * The version of a page's conversion (Markdown -> document, links resolved): raise it when the
  * same file and links would now convert differently, so that entries written before no longer match.
  */
-export const IMPORT_CACHE_VERSION = 2;
+export const IMPORT_CACHE_VERSION = 3;
 
 /** What the last import made of one page file. */
 export interface ImportCacheEntry {

@@ -9,7 +9,7 @@
  * - The readme (README.md) is the first page; SUMMARY.md is the page tree
  *   (summary.ts). Without a SUMMARY.md the tree is the folders' (sorted by
  *   name). Markdown files the SUMMARY.md does not list are not imported.
- * - A page file is YAML frontmatter (page-frontmatter.ts), a `# Title`, the
+ * - A page file is YAML frontmatter (content/page-frontmatter.ts), a `# Title`, the
  *   body. Relative links between page files become page references; to other
  *   files, file references (the file becomes a space file).
  * - Export writes README.md for the first page, `<path>.md` for a page,
@@ -21,19 +21,20 @@
  * and bytes; so importing what was exported gives the same content back.
  */
 import { stringify } from 'safe-stable-stringify';
+import YAML from 'yaml';
 import { DEFAULT_MARKDOWN_LIMITS, markdownLimitProblem, type MarkdownLimits } from '../content/document/markdown-limits.ts';
 import { markdownToDocument, type MarkdownToDocumentResult } from '../content/document/markdown-parse.ts';
 import { documentToMarkdown } from '../content/document/markdown-print.ts';
 import { type ContentRef, type JSONDocument } from '../content/document/model.ts';
+import { frontmatterFromMeta, metaFromFrontmatter, variablesFromFrontmatter, type PageMeta } from '../content/page-frontmatter.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
-import type { FileSnapshot, PageKind, PageSnapshot, RevisionSnapshot } from '../content/snapshot.ts';
+import { NO_PAGE_SETTINGS, PAGE_FIELDS, type FileSnapshot, type PageKind, type PageSnapshot, type RevisionSnapshot } from '../content/snapshot.ts';
 import { LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify, uniqueSlug } from '../slug.ts';
 import { CONFIG_FILE, contentConfigYaml, normalizeProjectDirectory, readContentConfig } from './content-config.ts';
 import { blobHash, importCacheKey, type ImportCache, type ImportCacheEntry } from './import-cache.ts';
-import { frontmatterFromMeta, metaFromFrontmatter, type PageMeta } from './page-frontmatter.ts';
 import {
   basename,
   decodeLinkPath,
@@ -104,6 +105,8 @@ export interface ExportRepositoryOptions {
 
 /** The content folder GitBook writes uploaded files to. */
 export const ASSETS_DIRECTORY = '.gitbook/assets';
+/** The space's variables, a YAML mapping of names to values, in the content root. */
+export const VARIABLES_FILE = '.gitbook/vars.yaml';
 
 /** The slugs the API accepts (apply-changes.ts); a file name that is one is kept as the page's slug. */
 const VALID_SLUG = /^[a-z0-9](?:[a-z0-9-_.]*[a-z0-9])?$/i;
@@ -578,7 +581,8 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       result = convert(file, withLeadingPlaceholderTitle(text), resolveHref);
     }
     if (result === null) return { document: markdownToDocument('').document, meta: metaFromFrontmatter({}), title: pageTitle(n, heading), entry: null, reused: false };
-    const meta = metaFromFrontmatter(result.frontmatter);
+    // The frontmatter's hrefs (cover, metaLinks) resolve as the text's links do, and are checked with them by the cache.
+    const meta = metaFromFrontmatter(result.frontmatter, resolveHref);
     const entry: ImportCacheEntry = { blob, kept, refs, assets: [], documentHash: '', title: heading, meta };
     return { document: result.document, meta, title: pageTitle(n, heading), entry, reused: false };
   };
@@ -600,6 +604,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   /* --------------------------------- files --------------------------------- */
 
   const snapshot = emptySnapshot();
+  snapshot.variables = readVariables(files, joinPath(config.root, VARIABLES_FILE), warnings);
   const fileIdByPath = new Map<string, string>();
   const previousFiles = previous ? [...previous.files.values()] : [];
   const usedFileIds = new Set<string>();
@@ -694,6 +699,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     let page: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>;
     if (n.kind === 'document') {
       const p = parsed.get(n)!;
+      patchAssets(p.meta);
       page = { ...base, title: p.title, ...p.meta, documentHash: documentOf(n, p), linkTarget: null };
     } else {
       page = {
@@ -708,6 +714,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
         documentHash: null,
         linkTarget: n.kind === 'link' ? linkTarget(n) : null,
         layout: null,
+        ...NO_PAGE_SETTINGS,
       };
     }
     const before = n.previous;
@@ -721,25 +728,34 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
   return { snapshot, warnings: [...new Set(warnings)], cache: cacheOut, stats };
 }
 
+/** The space's variables of `.gitbook/vars.yaml` (none without it; names or values a variable cannot have are left out, with a warning). */
+function readVariables(files: ReadonlyMap<string, Uint8Array>, path: string, warnings: string[]): RevisionSnapshot['variables'] {
+  const bytes = files.get(path);
+  if (!bytes) return {};
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    warnings.push(`${path}: not UTF-8 YAML, no variables read`);
+    return {};
+  }
+  if (parsed === null || parsed === undefined) return {};
+  const variables = variablesFromFrontmatter(parsed) ?? {};
+  const left = typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed).filter((name) => !(name in variables)) : null;
+  if (left === null) warnings.push(`${path}: not a YAML mapping, no variables read`);
+  else if (left.length) warnings.push(`${path}: ${left.map((name) => JSON.stringify(name)).join(', ')} not read (a name is letters, digits and "_"; a value a string of at most 256 characters, a number or a boolean)`);
+  return variables;
+}
+
 function hasDotSegment(path: string): boolean {
   return path.split('/').some((segment) => segment.startsWith('.'));
 }
 
-/** A page's own content (not its place in the tree): what decides whether it was updated. */
+/** A page's own fields (not its place in the tree): what decides whether it was updated. */
+const CONTENT_FIELDS = PAGE_FIELDS.filter((field) => field !== 'parentId' && field !== 'index' && field !== 'slug');
+
 function sameContent(a: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>, b: Omit<PageSnapshot, 'createdAt' | 'updatedAt'>): boolean {
-  return (
-    a.kind === b.kind &&
-    a.title === b.title &&
-    a.description === b.description &&
-    a.emoji === b.emoji &&
-    a.icon === b.icon &&
-    a.hidden === b.hidden &&
-    a.noIndex === b.noIndex &&
-    a.noRobotsIndex === b.noRobotsIndex &&
-    a.documentHash === b.documentHash &&
-    stringify(a.linkTarget) === stringify(b.linkTarget) &&
-    stringify(a.layout) === stringify(b.layout)
-  );
+  return CONTENT_FIELDS.every((field) => stringify(a[field] ?? null) === stringify(b[field] ?? null));
 }
 
 /**
@@ -845,7 +861,7 @@ export async function exportRepository(snapshot: RevisionSnapshot, options: Expo
     if (!document) throw new Error(`exportRepository: the document ${page.documentHash} of page ${page.id} is not in the snapshot`);
     const markdown = documentToMarkdown(document, {
       title: page.title,
-      frontmatter: frontmatterFromMeta(page),
+      frontmatter: frontmatterFromMeta(page, hrefFrom(dirname(file))),
       hrefFor: hrefFrom(dirname(file)),
     });
     write(file, encoder.encode(markdown));
@@ -876,6 +892,7 @@ export async function exportRepository(snapshot: RevisionSnapshot, options: Expo
   while (trailingGroups > 0 && rootPages[trailingGroups - 1].kind === 'group') trailingGroups--;
   write('SUMMARY.md', encoder.encode(printSummary(rootPages.map((page, i) => item(page, i >= trailingGroups)))));
 
+  if (Object.keys(snapshot.variables).length) write(VARIABLES_FILE, encoder.encode(YAML.stringify(snapshot.variables)));
   out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root)));
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

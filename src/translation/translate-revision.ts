@@ -206,7 +206,7 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
   progress({ done: pages.size, total: pages.size, step: 'documents' });
 
   return {
-    snapshot: { pages, files: new Map(source.files), documents: outDocuments },
+    snapshot: { pages, files: new Map(source.files), documents: outDocuments, variables: { ...source.variables } },
     stats: {
       pages: pages.size,
       segments: hashes.length,

@@ -161,6 +161,16 @@ async function richContent() {
     emoji: '1f4d6',
     layout: { width: 'wide', cover: true, coverSize: 'hero', title: true, outline: false, pagination: true },
   });
+  // Page settings: a cover of a file with a dark URL twin, meta links to a page and a URL, variables, computed content.
+  x.pages.set(id('guide/configure'), {
+    ...x.pages.get(id('guide/configure'))!,
+    cover: { ref: { kind: 'file', file: 'file-logo' }, refDark: { kind: 'url', url: 'https://cdn.example.com/dark.png' }, yPos: -40, height: 320 },
+    metaLinks: { canonical: { kind: 'page', page: id('guide/install') }, alternates: [{ kind: 'url', url: 'https://example.fr/configurer' }] },
+    variables: { product: 'Acme', major: 2, beta: false },
+    computed: { type: 'builtin:openapi', props: { doc: 'models' }, dependencies: { spec: { ref: { kind: 'openapi', spec: 'petstore' } } } },
+    computedSeed: 'seed-1',
+  });
+  x.variables = { product: 'Acme', version: '2.1', released: true };
   // A page whose text starts with a heading other than its title; a page whose slug reads as SUMMARY.md.
   add({ id: 'page-notes', title: 'Notes', slug: 'notes', description: '' }, null, undefined, '# _\n\n# Real heading\n\nText.\n');
   add({ id: 'page-summary', title: 'Summary page', slug: 'summary' }, null);
@@ -416,6 +426,7 @@ describe('exportRepository', () => {
       '.gitbook/assets/odd name #1?.png',
       '.gitbook/assets/shot (1).png',
       '.gitbook/assets/shot.png',
+      '.gitbook/vars.yaml',
       'README.md',
       'SUMMARY.md',
       'guide/README.md',
@@ -513,6 +524,50 @@ describe('exportRepository', () => {
     expect([...out.keys()].every((p) => p.startsWith('packages/docs/'))).toBe(true);
     const back = await importRepository(out, { projectDirectory: 'packages/docs', previous: x, storeFile: storage.storeFile, now: T3 });
     expect(back.snapshot).toEqual(x);
+  });
+});
+
+describe('page settings and variables', () => {
+  it('reads covers, coverY, vars and .gitbook/vars.yaml as GitBook writes them', async () => {
+    const storage = fakeStorage();
+    const files = repository({
+      ...FIXTURE,
+      'docs/guide/configure.md': '---\ncover: ../images/shot.png\ncoverY: 12\nvars:\n  tool: acme\n  bad name: x\n---\n\n# Configure\n',
+      'docs/guide/install.md': '---\ncover:\n  light: https://cdn.example.com/light.png\n  dark: ../images/shot.png\n---\n\n# Install\n',
+      'docs/.gitbook/vars.yaml': 'product: Acme\nversion: "2.1"\nseats: 5\nnested: { no: 1 }\n',
+    });
+    const { snapshot, warnings } = await importRepository(files, { storeFile: storage.storeFile, now: T1 });
+    const pages = byPath(snapshot);
+    const shot = fileNamed(snapshot, 'shot.png');
+    expect(pages.get('guide/configure')!.cover).toEqual({ ref: { kind: 'file', file: shot.id }, yPos: 12 });
+    expect(pages.get('guide/configure')!.variables).toEqual({ tool: 'acme' });
+    expect(pages.get('guide/install')!.cover).toEqual({ ref: { kind: 'url', url: 'https://cdn.example.com/light.png' }, refDark: { kind: 'file', file: shot.id }, yPos: 0 });
+    expect(snapshot.variables).toEqual({ product: 'Acme', version: '2.1', seats: 5 });
+    expect(warnings).toContain('docs/.gitbook/vars.yaml: "nested" not read (a name is letters, digits and "_"; a value a string of at most 256 characters, a number or a boolean)');
+  });
+
+  it('writes them back to frontmatter and vars.yaml, paths relative to the page', async () => {
+    const { x, storage } = await richContent();
+    const exported = await exportRepository(x, { readFile: storage.readFile });
+    const text = (path: string) => decoder.decode(exported.get(path)!);
+    expect(text('guide/configure/README.md')).toContain(
+      [
+        'cover:',
+        '  light: ../../.gitbook/assets/logo.svg',
+        '  dark: https://cdn.example.com/dark.png',
+        'coverY: -40',
+        'coverHeight: 320',
+        'metaLinks:',
+        '  canonical: ../install.md',
+        '  alternates:',
+        '    - https://example.fr/configurer',
+        'vars:',
+        '  product: Acme',
+        '  major: 2',
+        '  beta: false',
+      ].join('\n'),
+    );
+    expect(text('.gitbook/vars.yaml')).toBe('product: Acme\nversion: "2.1"\nreleased: true\n');
   });
 });
 

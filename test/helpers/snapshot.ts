@@ -1,6 +1,6 @@
 /** Builders of revision snapshots for the tests of content code: pages with defaults, and small documents. */
 import type { JSONDocument, JSONNode } from '../../src/content/document/model.ts';
-import type { PageSnapshot } from '../../src/content/snapshot.ts';
+import { NO_PAGE_SETTINGS, type PageSnapshot } from '../../src/content/snapshot.ts';
 
 /** When pages were created and updated, unless a test says otherwise. */
 export const T0 = new Date('2026-01-01T00:00:00Z');
@@ -20,6 +20,7 @@ export function pageSnapshot(fields: Partial<PageSnapshot> & Pick<PageSnapshot, 
     documentHash: null,
     linkTarget: null,
     layout: null,
+    ...NO_PAGE_SETTINGS,
     createdAt: T0,
     updatedAt: T0,
     ...fields,

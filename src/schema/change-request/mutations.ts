@@ -39,7 +39,7 @@ const FileUpload = builder.inputType('ChangeRequestFileUploadInput', {
 const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', {
   description: 'One content change; `operation` says which fields apply (as in @gitbook/api 0.202.0)',
   fields: (t) => ({
-    operation: t.string({ required: true, description: 'insert_page | update_page | delete_page | revert_page | insert_files' }),
+    operation: t.string({ required: true, description: 'insert_page | update_page | delete_page | revert_page | insert_files | set_variables' }),
     page: t.string(),
     document: t.field({ type: 'JSON', description: '{ markdown } or { document }' }),
     into: t.string({ description: 'Parent page id; null: the root' }),
@@ -53,6 +53,15 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
     hidden: t.boolean(),
     noIndex: t.boolean({ description: 'Leave the page out of search and ask' }),
     noRobotsIndex: t.boolean({ description: "Ask search engines not to index the page" }),
+    cover: t.field({ type: 'JSON', description: 'The cover { ref, refDark?, yPos, height? } (file or URL references); null removes it' }),
+    layout: t.field({ type: 'JSON', description: 'Layout options (RevisionPageLayoutOptions); null: the default layout' }),
+    metaLinks: t.field({ type: 'JSON', description: '{ canonical?, alternates? } as page or URL references; null removes them' }),
+    variables: t.field({
+      type: 'JSON',
+      description: "insert_page/update_page: the page's variables (null removes them); set_variables: the space's variables to set, null removing one",
+    }),
+    computed: t.field({ type: 'JSON', description: 'The computed content source the page comes from, kept as data' }),
+    computedSeed: t.string(),
     revision: t.string(),
     block: t.stringList(),
     files: t.field({ type: [FileUpload] }),
@@ -108,9 +117,12 @@ const ContentUpdate = builder.objectRef<ContentUpdateShape>('ChangeRequestConten
   }),
 });
 
+/** Fields whose null says something (move to the root; remove the setting), kept when null. */
+const MEANINGFUL_NULLS = new Set(['into', 'cover', 'layout', 'metaLinks', 'variables', 'computed', 'computedSeed']);
+
 function toChange(input: Record<string, unknown>): ContentChange {
   // The input type is flat; the operation decides which fields count. Unset fields stay undefined (not null).
-  const clean = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== null || k === 'into'));
+  const clean = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== null || MEANINGFUL_NULLS.has(k)));
   return clean as unknown as ContentChange;
 }
 

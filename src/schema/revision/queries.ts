@@ -6,7 +6,7 @@
  */
 import { builder } from '../../builder.ts';
 import { type ContentRef } from '../../content/document/model.ts';
-import { linkStats, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
+import { linkStats, pageSettingReferences, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
 import { referenceTarget } from '../../content/revision-store.ts';
 import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
@@ -208,8 +208,8 @@ async function linkList(
 export async function revisionLinkList(ctx: Context, source: LinkSource, args: Parameters<typeof linkList>[3]): Promise<LinkList> {
   const [tree, referencesByHash] = await Promise.all([ctx.loaders.revisionTree.load(source.revision), ctx.loaders.referencesByRevisionId.load(source.revision.id)]);
   const pages = pagesInTreeOrder(tree)
-    .filter((page) => page.page.documentHash)
-    .map((page) => ({ page, references: referencesByHash.get(page.page.documentHash!) ?? [] }));
+    .map((page) => ({ page, references: [...(page.page.documentHash ? (referencesByHash.get(page.page.documentHash) ?? []) : []), ...pageSettingReferences(page.page)] }))
+    .filter((page) => page.references.length > 0);
   return linkList(ctx, source, pages, args);
 }
 
@@ -228,7 +228,7 @@ builder.queryFields((t) => ({
       const references = page.page.documentHash
         ? await ctx.db.documentReference.findMany({ where: { documentHash: page.page.documentHash }, select: { targetKind: true, target: true } })
         : [];
-      return linkList(ctx, source, [{ page, references }], args);
+      return linkList(ctx, source, [{ page, references: [...references, ...pageSettingReferences(page.page)] }], args);
     },
   }),
   pageBacklinks: t.field({
@@ -257,7 +257,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** The pages of the source revision whose document references `target`, in tree order. */
+/** The pages of the source revision whose document or settings (cover, metaLinks) reference `target`, in tree order. */
 async function backlinks(ctx: Context, source: ContentSource, target: ContentRef): Promise<LocationView[]> {
   const key = referenceTarget(target)!;
   // The documents (of any space) that reference the target, by its index; then the revision's pages holding one.
@@ -266,8 +266,9 @@ async function backlinks(ctx: Context, source: ContentSource, target: ContentRef
     ctx.loaders.revisionTree.load(source.revision),
   ]);
   const hashes = new Set(rows.map((r) => r.documentHash));
+  const inSettings = (page: PageView) => pageSettingReferences(page.page).some((ref) => ref.targetKind === key.kind && ref.target === key.target);
   return pagesInTreeOrder(tree)
-    .filter((p) => p.page.documentHash !== null && hashes.has(p.page.documentHash))
+    .filter((p) => (p.page.documentHash !== null && hashes.has(p.page.documentHash)) || inSettings(p))
     .map((page) => ({ kind: 'page' as const, source, page }));
 }
 

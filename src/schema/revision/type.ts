@@ -69,6 +69,11 @@ RevisionPage.implement({
       description: 'Layout options (document pages)',
       resolve: (v) => (v.page.kind === 'document' ? { ...DEFAULT_PAGE_LAYOUT, ...(v.page.layout ?? {}) } : null),
     }),
+    cover: t.field({ type: 'JSON', nullable: true, description: 'The cover image (document pages)', resolve: (v) => v.page.cover }),
+    metaLinks: t.field({ type: 'JSON', nullable: true, description: 'Canonical and alternate links for search engines', resolve: (v) => v.page.metaLinks }),
+    variables: t.field({ type: 'JSON', nullable: true, description: "The page's own variables (`page.vars.<name>` in expressions)", resolve: (v) => v.page.variables }),
+    computed: t.field({ type: 'JSON', nullable: true, description: 'The computed content source the page was generated from', resolve: (v) => v.page.computed }),
+    computedSeed: t.string({ nullable: true, resolve: (v) => v.page.computedSeed }),
     target: t.field({ type: 'JSON', nullable: true, description: 'Where a link page points', resolve: (v) => v.page.linkTarget }),
     href: t.string({
       nullable: true,
