@@ -218,3 +218,58 @@ describe('merging variables', () => {
     expect((await ok('GET', `/v1/spaces/${space}/content`)).variables.version).toBe('3.0');
   });
 });
+
+describe('expressions on page reads', () => {
+  let space: string;
+  let pageId: string;
+
+  beforeAll(async () => {
+    space = (await server.createSpace(ada, org, { title: 'Expressions' })).id;
+    const cr = await changeRequest(space);
+    await edit(space, cr, [
+      { operation: 'set_variables', variables: { product: 'Acme', seats: 5 } },
+      {
+        operation: 'insert_page',
+        ref: 'p',
+        title: 'Pricing',
+        variables: { plan: 'pro' },
+        document: {
+          markdown:
+            'Buy <code class="expression">space.vars.product</code> <code class="expression">page.vars.plan</code> for <code class="expression">space.vars.seats * 2</code> seats. ' +
+            'Hello <code class="expression">visitor.claims.name ?? "you"</code>. Broken: <code class="expression">space.vars.missing</code>, <code class="expression">space.vars.product(</code>.\n',
+        },
+      },
+    ]);
+    await merge(space, cr);
+    pageId = (await ok('GET', `/v1/spaces/${space}/content/pages`)).pages[0].id;
+  });
+
+  const text = (document: any): string =>
+    (document.nodes ?? []).map((n: any) => (n.object === 'text' ? n.leaves.map((l: any) => l.text).join('') : n.type === 'expression' ? `{${n.data.expression}}` : text(n))).join('');
+
+  it('leaves expressions as they are by default', async () => {
+    const body = await page(space, pageId);
+    expect(text(body.document)).toContain('Buy {space.vars.product} {page.vars.plan}');
+  });
+
+  it('evaluates them with evaluated=true, in the document and in Markdown; a wrong one keeps its node with the error', async () => {
+    const res = await server.request('GET', `/v1/spaces/${space}/content/page/${pageId}?evaluated=true`, { token: ada.token });
+    expect(res.status).toBe(200);
+    assertMatchesSpec('getPageById', 200, res.body);
+    expect(text(res.body.document)).toBe('Buy Acme pro for 10 seats. Hello you. Broken: {space.vars.missing}, {space.vars.product(}.');
+    const errors = res.body.document.nodes[0].nodes.filter((n: any) => n.type === 'expression').map((n: any) => n.data.error);
+    expect(errors).toEqual(['unknown variable space.vars.missing', expect.stringContaining('does not parse')]);
+    const markdown = await server.request('GET', `/v1/spaces/${space}/content/page/${pageId}?format=markdown&evaluate=true`, { token: ada.token });
+    assertMatchesSpec('getPageById', 200, markdown.body);
+    expect(markdown.body.markdown).toContain('Buy Acme pro for 10 seats. Hello you.');
+  });
+
+  it('evaluates only what reads no visitor with deterministic-only', async () => {
+    const body = (await server.request('GET', `/v1/spaces/${space}/content/page/${pageId}?evaluated=deterministic-only`, { token: ada.token })).body;
+    expect(text(body.document)).toContain('Buy Acme pro for 10 seats. Hello {visitor.claims.name ?? "you"}.');
+  });
+
+  it('refuses an evaluation mode it does not know with a 400', async () => {
+    expectError(await server.request('GET', `/v1/spaces/${space}/content/page/${pageId}?evaluated=maybe`, { token: ada.token }), 400, /evaluated: must be true, false or deterministic-only/);
+  });
+});

@@ -668,8 +668,32 @@ function convertFootnoteDefinition(node: md.FootnoteDefinition, ctx: ParseContex
 /** A run of text with marks, or a ready inline node (link, inline image). */
 type Piece = { text: string; marks: Mark[] } | { inline: JSONNode };
 
+/** GitBook's Markdown for an inline expression: `<code class="expression">space.vars.product</code>`. */
+const EXPRESSION_OPEN = /^<code\s+class=(["'])expression\1\s*>$/i;
+const CODE_CLOSE = /^<\/code\s*>$/i;
+
 function phrasingPieces(nodes: md.PhrasingContent[], ctx: ParseContext, marks: Mark[], mode: InlineMode): Piece[] {
-  return nodes.flatMap((node) => phrasingPiece(node, ctx, marks, mode));
+  const out: Piece[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    if (node.type === 'html' && EXPRESSION_OPEN.test(node.value) && node.position) {
+      const close = nodes.findIndex((n, j) => j > i && n.type === 'html' && CODE_CLOSE.test(n.value));
+      const end = close > i ? nodes[close]!.position : undefined;
+      if (end) {
+        // The expression is the source between the tags (as written: Markdown inside it means nothing), its HTML escapes decoded.
+        const expression = decodeHtmlText(ctx.source.slice(node.position.end.offset, end.start.offset)).trim();
+        out.push({ inline: { object: 'inline', type: 'expression', isVoid: true, data: { expression } } });
+        i = close;
+        continue;
+      }
+    }
+    out.push(...phrasingPiece(node, ctx, marks, mode));
+  }
+  return out;
+}
+
+function decodeHtmlText(text: string): string {
+  return text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!);
 }
 
 function phrasingPiece(node: md.PhrasingContent, ctx: ParseContext, marks: Mark[], mode: InlineMode): Piece[] {

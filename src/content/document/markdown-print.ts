@@ -283,6 +283,10 @@ function inlineFallback(node: JSONNode, ctx: WriteContext, mode: InlineMode): md
     return points.every((p) => Number.isInteger(p) && p >= 0 && p <= 0x10ffff) ? [{ type: 'text', value: String.fromCodePoint(...points) }] : [];
   }
   if (node.type === 'inline-math' && typeof data.formula === 'string') return [{ type: 'text', value: `$$${data.formula}$$` }];
+  if (node.type === 'expression' && typeof data.expression === 'string') {
+    const escaped = data.expression.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+    return [{ type: 'html', value: `<code class="expression">${escaped}</code>` }];
+  }
   const href = isRef(data.ref) ? ctx.href(data.ref) : '';
   if (href) {
     const label = typeof data.label === 'string' && data.label ? data.label : nodeText(node) || href;

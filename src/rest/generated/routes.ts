@@ -3009,6 +3009,16 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "evaluated",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "evaluate",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "metadata",
         "type": "Boolean",
         "source": "query"
@@ -3019,7 +3029,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetPageInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $format: DocumentFormat = document, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(format: $format)\n    markdown(format: $format)\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+    "document": "query GetPageInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(format: $format, evaluated: $evaluated, evaluate: $evaluate)\n    markdown(format: $format, evaluated: $evaluated, evaluate: $evaluate)\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
   },
   {
     "method": "GET",
@@ -3883,6 +3893,16 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "evaluated",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "evaluate",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "metadata",
         "type": "Boolean",
         "source": "query"
@@ -3893,7 +3913,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetPageById($spaceId: ID!, $pageId: String!, $format: DocumentFormat = document, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(format: $format)\n    markdown(format: $format)\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+    "document": "query GetPageById($spaceId: ID!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(format: $format, evaluated: $evaluated, evaluate: $evaluate)\n    markdown(format: $format, evaluated: $evaluated, evaluate: $evaluate)\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
   },
   {
     "method": "GET",

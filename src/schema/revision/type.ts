@@ -5,9 +5,12 @@
  * (loaders.pagesByRevisionId / filesByRevisionId), documents by hash.
  */
 import { builder } from '../../builder.ts';
+import { evaluateDocument, type EvaluationMode } from '../../content/document/evaluate.ts';
 import type { JSONDocument } from '../../content/document/model.ts';
+import { variablesOf } from '../../content/revision-store.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import { signDownloadUrl } from '../../storage/signed-url.ts';
 
 export const DocumentFormat = builder.enumType('DocumentFormat', { values: ['document', 'markdown'] as const });
@@ -34,6 +37,27 @@ export async function pageChildren(ctx: Context, revision: RevisionView, parentI
 function pageApp(ctx: Context, view: PageView): string {
   return ctx.urls.app(`/o/${view.revision.organizationId}/s/${view.revision.spaceId}/${view.path}`);
 }
+
+/**
+ * The evaluation a read asks for: `evaluated` (the OpenAPI document's name) or `evaluate`
+ * (api.md's), each `true`, `false` or `deterministic-only`; null for none.
+ */
+function evaluationOf(args: { evaluated?: string | null; evaluate?: string | null }): EvaluationMode | null {
+  const [name, value] = args.evaluated !== undefined && args.evaluated !== null ? ['evaluated', args.evaluated] : ['evaluate', args.evaluate];
+  if (value === undefined || value === null || value === 'false') return null;
+  if (value === 'true') return 'all';
+  if (value === 'deterministic-only') return 'deterministic-only';
+  throw new InvalidInputError(`${name}: must be true, false or deterministic-only`);
+}
+
+/** The page's document as a read asks for it: its expressions evaluated with the space's and the page's variables, or as stored. */
+async function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMode | null): Promise<JSONDocument | null> {
+  const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
+  if (!document || !evaluation) return document;
+  return evaluateDocument(document, { space: variablesOf(v.revision.variables), page: v.page.variables ?? {} }, evaluation);
+}
+
+const EVALUATION_DESCRIPTION = 'true evaluates the expressions of the document, deterministic-only those that read no visitor; false (the default) leaves them';
 
 const PageUrls = builder.objectRef<{ app: string }>('RevisionPageUrls').implement({
   fields: (t) => ({ app: t.exposeString('app') }),
@@ -94,20 +118,29 @@ RevisionPage.implement({
       type: 'JSON',
       nullable: true,
       description: 'The rich-text document (document pages; null when `format` is markdown)',
-      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'document' }) },
-      resolve: async (v, { format }, ctx) => {
-        if (format === 'markdown' || v.page.kind !== 'document') return null;
-        const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
-        return document ?? EMPTY_DOCUMENT;
+      args: {
+        format: t.arg({ type: DocumentFormat, defaultValue: 'document' }),
+        evaluated: t.arg.string({ description: EVALUATION_DESCRIPTION }),
+        evaluate: t.arg.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
+      },
+      resolve: async (v, args, ctx) => {
+        const evaluation = evaluationOf(args);
+        if (args.format === 'markdown' || v.page.kind !== 'document') return null;
+        return (await pageDocument(ctx, v, evaluation)) ?? EMPTY_DOCUMENT;
       },
     }),
     markdown: t.string({
       nullable: true,
       description: 'The document as Markdown (document pages; only when `format` is markdown)',
-      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'markdown' }) },
-      resolve: async (v, { format }, ctx) => {
-        if (format !== 'markdown' || v.page.kind !== 'document') return null;
-        const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
+      args: {
+        format: t.arg({ type: DocumentFormat, defaultValue: 'markdown' }),
+        evaluated: t.arg.string({ description: EVALUATION_DESCRIPTION }),
+        evaluate: t.arg.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
+      },
+      resolve: async (v, args, ctx) => {
+        const evaluation = evaluationOf(args);
+        if (args.format !== 'markdown' || v.page.kind !== 'document') return null;
+        const document = await pageDocument(ctx, v, evaluation);
         // The pages of one list convert together (a few worker tasks, not one per page).
         return document ? ctx.loaders.batch('documentToMarkdown', (documents: readonly JSONDocument[]) => ctx.conversions.documentsToMarkdown(documents)).load(document) : '';
       },
