@@ -762,6 +762,13 @@ export class Loaders {
     return ids.map((id) => byId.get(id) ?? null);
   });
 
+  /** revision id -> where a Git Sync import read it or an export wrote it (null when neither did) */
+  readonly revisionGitById = this.cached(['RevisionGit'], async (ids: readonly string[]) => {
+    const rows = await this.db.revisionGit.findMany({ where: { revisionId: { in: [...ids] } } });
+    const byId = new Map(rows.map((r) => [r.revisionId, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
   /** chunk hash -> its entries (a hash names one content forever: src/db/revision-chunks.ts) */
   readonly chunkByHash = this.cached(['RevisionChunk'], async (hashes: readonly string[]) => {
     const byHash = await readChunks(this.db, hashes, this.revisionChunks);
@@ -798,7 +805,8 @@ export class Loaders {
         return list instanceof Error ? list : buildRevisionTree(revision, list);
       });
     },
-    { cacheKeyFn: (revision) => revision.id },
+    // A revision read without its Git metadata is another view of it (its pages say so).
+    { cacheKeyFn: (revision) => (revision.metadata === false ? `${revision.id}:no-metadata` : revision.id) },
   );
 
   /** revision id -> its files, by name */

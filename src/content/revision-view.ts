@@ -19,6 +19,8 @@ export interface RevisionView {
   /** Map of variable name to value (Revision.variables). */
   variables: Prisma.JsonValue;
   changeRequestId: string | null;
+  /** False when the read asked to leave Git metadata out (`metadata=false`). */
+  metadata?: boolean;
 }
 
 export interface PageView {

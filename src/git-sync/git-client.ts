@@ -92,8 +92,12 @@ export type ReadRepositoryInput = RepositoryInput;
 export interface RepositorySnapshot {
   /** The commit read. */
   commit: string;
+  /** Its message. */
+  message: string;
   /** Every regular file under the project directory, by '/'-separated path relative to it. */
   files: Map<string, Uint8Array>;
+  /** The blob id of each of those files. */
+  blobs: Map<string, string>;
 }
 
 export interface WriteRepositoryInput extends RepositoryInput {
@@ -107,6 +111,10 @@ export interface WriteRepositoryInput extends RepositoryInput {
 export interface WriteResult {
   /** The new commit, or the branch's unchanged one. */
   commit: string;
+  /** Its message. */
+  message: string;
+  /** The blob id of each file written, by the same paths as `files`. */
+  blobs: Map<string, string>;
   /** False when the content was already there: no commit, no push. */
   changed: boolean;
 }
@@ -571,6 +579,7 @@ export async function readRepository(input: ReadRepositoryInput): Promise<Reposi
     }
 
     const files = new Map<string, Uint8Array>();
+    const blobs = new Map<string, string>();
     const { maxFiles, maxRepositoryBytes } = op.policy;
     let bytes = 0;
     let folders = 0;
@@ -592,11 +601,13 @@ export async function readRepository(input: ReadRepositoryInput): Promise<Reposi
         bytes += blob.byteLength;
         if (bytes > maxRepositoryBytes) throw new GitSyncError('too-large', `the files take more than the ${maxRepositoryBytes} bytes allowed`);
         files.set(prefix + entry.path, blob);
+        blobs.set(prefix + entry.path, entry.oid);
         if (files.size % 500 === 0) op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: 0 });
       }
     }
     op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: files.size });
-    return { commit: fetched.oid, files };
+    const { commit } = await git.readCommit({ fs, gitdir: op.gitdir, oid: fetched.oid, cache: op.cache });
+    return { commit: fetched.oid, message: commit.message, files, blobs };
   });
 }
 
@@ -733,7 +744,11 @@ export async function writeRepository(input: WriteRepositoryInput): Promise<Writ
       (await replaceFolder(op, oldRoot, directory === '' ? [] : directory.split('/'), content)) ??
       (await git.writeTree({ fs, gitdir: op.gitdir, tree: [] }));
     op.onProgress?.({ phase: 'Writing files', loaded: input.files.size, total: input.files.size });
-    if (parent && newRoot === oldRoot) return { commit: parent, changed: false };
+    const blobs = await blobIds(input.files);
+    if (parent && newRoot === oldRoot) {
+      const { commit } = await git.readCommit({ fs, gitdir: op.gitdir, oid: parent, cache: op.cache });
+      return { commit: parent, message: commit.message, blobs, changed: false };
+    }
 
     const signature = { ...author, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
     const commit = await git.writeCommit({
@@ -753,6 +768,13 @@ export async function writeRepository(input: WriteRepositoryInput): Promise<Writ
       }
       throw error;
     }
-    return { commit, changed: true };
+    return { commit, message, blobs, changed: true };
   });
+}
+
+/** Git's blob id of each file's bytes (what `git hash-object` prints). */
+async function blobIds(files: ReadonlyMap<string, Uint8Array>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [path, bytes] of files) out.set(path, (await git.hashBlob({ object: bytes })).oid);
+  return out;
 }

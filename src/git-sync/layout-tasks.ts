@@ -5,7 +5,7 @@
 import type { AppConfig } from '../config.ts';
 import { taskRef, workerModule, type WorkerPool } from '../worker-pool.ts';
 import type { ExportLayoutInput, exportRepositoryTask, ImportLayoutInput, importRepositoryTask } from './layout-worker.ts';
-import type { ImportRepositoryResult } from './layout.ts';
+import type { ImportRepositoryResult, RepositoryPaths } from './layout.ts';
 
 const WORKER = workerModule(import.meta.url, 'layout-worker');
 const IMPORT = taskRef<typeof importRepositoryTask>(WORKER, 'importRepositoryTask');
@@ -28,7 +28,7 @@ export function importRepositoryOffThread(run: LayoutRun, input: Omit<ImportLayo
 }
 
 /** exportRepository on a worker thread, reading stored files from the storage of `config`. */
-export function exportRepositoryOffThread(run: LayoutRun, input: Omit<ExportLayoutInput, 'storage'>): Promise<Map<string, Uint8Array>> {
+export function exportRepositoryOffThread(run: LayoutRun, input: Omit<ExportLayoutInput, 'storage'>): Promise<{ files: Map<string, Uint8Array>; paths: RepositoryPaths }> {
   return run.workers.run(
     EXPORT,
     { ...input, storage: run.config.storage },

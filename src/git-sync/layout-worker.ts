@@ -11,7 +11,7 @@ import { imageDimensions } from '../storage/image-dimensions.ts';
 import { createStorage, type StorageConfig } from '../storage/storage.ts';
 import { workerTask } from '../worker-pool.ts';
 import type { ImportCache } from './import-cache.ts';
-import { exportRepository, importRepository, type ImportRepositoryResult } from './layout.ts';
+import { exportRepositoryWithPaths, importRepository, type ImportRepositoryResult, type RepositoryPaths } from './layout.ts';
 
 export interface ImportLayoutInput {
   files: ReadonlyMap<string, Uint8Array>;
@@ -46,9 +46,9 @@ export interface ExportLayoutInput {
   storage: StorageConfig;
 }
 
-export const exportRepositoryTask = workerTask(async (input: ExportLayoutInput): Promise<Map<string, Uint8Array>> => {
+export const exportRepositoryTask = workerTask(async (input: ExportLayoutInput): Promise<{ files: Map<string, Uint8Array>; paths: RepositoryPaths }> => {
   const storage = createStorage(input.storage);
-  return exportRepository(input.snapshot, {
+  return exportRepositoryWithPaths(input.snapshot, {
     readFile: async (key) => {
       const bytes = await storage.get(key);
       if (!bytes) throw new Error(`A file of the space is missing from storage (${key})`);

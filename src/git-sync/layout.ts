@@ -92,6 +92,14 @@ export interface ImportRepositoryResult {
   cache: ImportCache;
   /** Page files whose Markdown was converted, and those whose document was reused from the cache. */
   stats: { converted: number; reused: number };
+  /** Where each page and file was read from (paths as `files` has them). */
+  paths: RepositoryPaths;
+}
+
+/** The file of each document page and of each space file, by id: what Git metadata says of them. */
+export interface RepositoryPaths {
+  pages: Record<string, string>;
+  files: Record<string, string>;
 }
 
 export interface ExportRepositoryOptions {
@@ -724,8 +732,11 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       updatedAt: before && sameContent(before, page) ? before.updatedAt : options.now,
     });
   }
+  const paths: RepositoryPaths = { pages: {}, files: {} };
+  for (const { node: n } of all) if (n.kind === 'document' && n.file && files.has(n.file)) paths.pages[n.id] = n.file;
+  for (const [path, fileId] of [...fileIdByPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) paths.files[fileId] ??= path;
   // A page parsed twice (its heading kept) would repeat its link warnings.
-  return { snapshot, warnings: [...new Set(warnings)], cache: cacheOut, stats };
+  return { snapshot, warnings: [...new Set(warnings)], cache: cacheOut, stats, paths };
 }
 
 /** The space's variables of `.gitbook/vars.yaml` (none without it; names or values a variable cannot have are left out, with a warning). */
@@ -797,6 +808,14 @@ function isExportedName(written: string, original: string): boolean {
  * must hold the documents of all its pages. Same content, same bytes.
  */
 export async function exportRepository(snapshot: RevisionSnapshot, options: ExportRepositoryOptions): Promise<Map<string, Uint8Array>> {
+  return (await exportRepositoryWithPaths(snapshot, options)).files;
+}
+
+/** exportRepository, and the file each document page and space file was written to. */
+export async function exportRepositoryWithPaths(
+  snapshot: RevisionSnapshot,
+  options: ExportRepositoryOptions,
+): Promise<{ files: Map<string, Uint8Array>; paths: RepositoryPaths }> {
   const projectDirectory = normalizeProjectDirectory(options.projectDirectory);
   const root = normalizePath(options.root ?? '') ?? '';
   const base = joinPath(projectDirectory, root);
@@ -894,5 +913,8 @@ export async function exportRepository(snapshot: RevisionSnapshot, options: Expo
 
   if (Object.keys(snapshot.variables).length) write(VARIABLES_FILE, encoder.encode(YAML.stringify(snapshot.variables)));
   out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root)));
-  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const written: RepositoryPaths = { pages: {}, files: {} };
+  for (const [id, file] of fileOf) written.pages[id] = joinPath(base, file);
+  for (const [id, asset] of assetOf) written.files[id] = joinPath(base, asset);
+  return { files: new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), paths: written };
 }

@@ -22,6 +22,8 @@ import {
   type RemotePolicy,
 } from '../git-sync/git-client.ts';
 import { exportRepositoryOffThread, importRepositoryOffThread } from '../git-sync/layout-tasks.ts';
+import type { RepositoryPaths } from '../git-sync/layout.ts';
+import { joinPath } from '../git-sync/repo-paths.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
 import { commitSpaceRevision } from './space-content.ts';
 
@@ -31,6 +33,35 @@ interface SyncInput {
   projectDirectory: string | null;
   standalone?: boolean;
   commitMessage?: string | null;
+  /** Prefix of a commit's web page (GitBook's `repoCommitURL`): the commit's URL is it followed by the commit id. */
+  repoCommitURL?: string | null;
+}
+
+/**
+ * Records where `revisionId` is in Git (RevisionGit): the commit, and each page's and file's path
+ * and blob in it. `paths` and `blobs` key files the same way; `prefix` makes those keys paths from
+ * the repository's top.
+ */
+async function recordRevisionGit(
+  tx: Tx,
+  revisionId: string,
+  input: SyncInput,
+  commit: { oid: string; message: string; createdByService: boolean },
+  paths: RepositoryPaths,
+  blobs: ReadonlyMap<string, string>,
+  prefix: string | null,
+) {
+  const entries = (byId: Record<string, string>) =>
+    Object.fromEntries(Object.entries(byId).flatMap(([id, path]) => (blobs.has(path) ? [[id, [prefix ? joinPath(prefix, path) : path, blobs.get(path)!]]] : [])));
+  const data = {
+    oid: commit.oid,
+    message: commit.message,
+    createdByService: commit.createdByService,
+    url: input.repoCommitURL ? `${input.repoCommitURL}${commit.oid}` : null,
+    ref: input.ref.startsWith('refs/') ? input.ref : `refs/heads/${input.ref}`,
+    blobs: { pages: entries(paths.pages), files: entries(paths.files) },
+  };
+  await tx.revisionGit.upsert({ where: { revisionId }, create: { revisionId, ...data }, update: data });
 }
 
 function policy(ctx: JobContext): RemotePolicy {
@@ -159,7 +190,7 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
     const storedCache = await ctx.db.gitImportCache.findUnique({ where: { spaceId }, select: { entries: true } });
     const cache = readImportCache(storedCache?.entries, cacheKey);
     // Converting every page is CPU work: on a worker thread, which stores the files the pages use.
-    const { snapshot, warnings, cache: nextCache, stats } = await importRepositoryOffThread(ctx, {
+    const { snapshot, warnings, cache: nextCache, stats, paths } = await importRepositoryOffThread(ctx, {
       files: repository.files,
       projectDirectory: input.projectDirectory ?? null,
       previous,
@@ -182,6 +213,7 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
               createdById: ctx.job.createdById,
             });
       }
+      await recordRevisionGit(tx, revision, input, { oid: repository.commit, message: repository.message, createdByService: false }, paths, repository.blobs, null);
       // The cache goes with the revision its documents are in (an unchanged import's are the space's already).
       const entries = nextCache as unknown as Prisma.InputJsonObject;
       await tx.gitImportCache.upsert({ where: { spaceId }, create: { spaceId, entries }, update: { entries } });
@@ -214,7 +246,7 @@ export const exportToGitRepositoryJob: JobHandler = async (ctx) => {
     await ctx.progress('reading content', 5);
     const space = await ctx.db.space.findUniqueOrThrow({ where: { id: spaceId }, select: { revisionId: true } });
     const snapshot = await loadSnapshot(ctx.db, space.revisionId, { documents: true });
-    const files = await exportRepositoryOffThread(ctx, { snapshot });
+    const { files, paths } = await exportRepositoryOffThread(ctx, { snapshot });
     const author = ctx.job.createdById ? await ctx.db.user.findUnique({ where: { id: ctx.job.createdById }, select: { displayName: true, email: true } }) : null;
     await ctx.progress('pushing', 30, `${files.size} files`);
     const pushed = await writeRepository({
@@ -230,6 +262,10 @@ export const exportToGitRepositoryJob: JobHandler = async (ctx) => {
       onProgress: transferProgress(ctx, 'pushing', 30, 95),
     });
     await ctx.db.$transaction(async (tx) => {
+      // A branch that already held this content keeps the commit it had: ours only if an earlier export made it.
+      const known = pushed.changed ? null : await tx.revisionGit.findUnique({ where: { revisionId: space.revisionId }, select: { oid: true, createdByService: true } });
+      const createdByService = pushed.changed || (known?.oid === pushed.commit && known.createdByService);
+      await recordRevisionGit(tx, space.revisionId, input, { oid: pushed.commit, message: pushed.message, createdByService }, paths, pushed.blobs, input.projectDirectory);
       // The branch now holds the export of this revision, which imports back to the same content (layout.ts round trip).
       await recordSync(tx, spaceId, ctx.job.id, { lastSyncStatus: 'succeeded', lastCommit: pushed.commit, lastSyncFingerprint: syncFingerprint(input, pushed.commit, space.revisionId) });
       await ctx.complete(tx, { revision: space.revisionId, commit: pushed.commit, changed: pushed.changed, files: files.size });

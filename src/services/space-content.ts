@@ -21,7 +21,12 @@ export interface ContentSource {
 }
 
 /** The content a request reads: the space's current revision, or the change request's. */
-export async function loadContentSource(ctx: Context, spaceId: string, changeRequestId: string | null | undefined): Promise<ContentSource> {
+export async function loadContentSource(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  read: { metadata?: boolean | null } = {},
+): Promise<ContentSource> {
   const space = await loadSpace(ctx, spaceId, changeRequestId ? 'change-request:read' : 'space:read');
   const changeRequest = changeRequestId ? await findChangeRequest(ctx, space.id, changeRequestId) : null;
   const revisionId = changeRequest ? changeRequest.revisionId : space.revisionId;
@@ -29,7 +34,7 @@ export async function loadContentSource(ctx: Context, spaceId: string, changeReq
   if (!row) throw new NotFoundError('Revision', revisionId);
   return {
     space,
-    revision: { ...row, organizationId: space.organizationId },
+    revision: { ...row, organizationId: space.organizationId, ...(read.metadata === false && { metadata: false }) },
     changeRequest: changeRequest ? { id: changeRequest.id, number: changeRequest.number } : null,
   };
 }

@@ -8,6 +8,7 @@
  * organization sees nothing, and a job whose server died finishes once after
  * a restart.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +53,12 @@ function repositoryFiles(): Record<string, string | Uint8Array> {
   }
   files['SUMMARY.md'] = `${summary.join('\n')}\n`;
   return files;
+}
+
+/** Git's blob id of `content` (what `git hash-object` prints). */
+function blobOid(content: string | Uint8Array): string {
+  const bytes = typeof content === 'string' ? Buffer.from(content) : Buffer.from(content);
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 const GIT_SYNC = `subscription($spaceId: ID!) { gitSync(spaceId: $spaceId) { id kind state step percent result error sequence } }`;
@@ -151,6 +158,31 @@ describe('Git Sync', () => {
     expect(info.body).toMatchObject({ url: git.url('docs'), branch: 'main', lastCommit: headCommit, lastSync: { kind: 'import', status: 'succeeded' } });
   });
 
+  it('carries Git metadata: the commit on the revision, each page and file its path and blob; metadata=false leaves it out', async () => {
+    const { space } = imported;
+    const source = repositoryFiles();
+    const revision = await api('GET', `/v1/spaces/${space}/content`);
+    assertMatchesSpec('getCurrentRevision', 200, revision.body);
+    expect(revision.body.git).toEqual({ oid: headCommit, message: 'Initial content\n', createdByService: false, createdByGitBook: false, ref: 'refs/heads/main' });
+    const flat = (list: any[]): any[] => list.flatMap((p) => [p, ...flat(p.pages ?? [])]);
+    const pages = flat(revision.body.pages);
+    expect(pages.find((p) => p.title === 'Page 2.3').git).toEqual({ path: 'chapter-2/page-3.md', oid: blobOid(source['chapter-2/page-3.md']!) });
+    expect(pages.find((p) => p.title === 'Home').git).toEqual({ path: 'README.md', oid: blobOid(source['README.md']!) });
+    const logo = revision.body.files.find((f: any) => f.name === 'logo.png');
+    expect(logo.git).toEqual({ path: '.gitbook/assets/logo.png', oid: blobOid(source['.gitbook/assets/logo.png']!) });
+    const page = await api('GET', `/v1/spaces/${space}/content/page/${pages[1].id}`);
+    assertMatchesSpec('getPageById', 200, page.body);
+    expect(page.body.git).toEqual({ path: 'chapter-1/README.md', oid: blobOid(source['chapter-1/README.md']!) });
+
+    const bare = await api('GET', `/v1/spaces/${space}/content?metadata=false`);
+    assertMatchesSpec('getCurrentRevision', 200, bare.body);
+    expect(bare.body.git).toBeUndefined();
+    expect(flat(bare.body.pages).some((p) => p.git)).toBe(false);
+    expect(bare.body.files.some((f: any) => f.git)).toBe(false);
+    expect((await api('GET', `/v1/spaces/${space}/content/page/${pages[1].id}?metadata=false`)).body.git).toBeUndefined();
+    expect((await api('GET', `/v1/spaces/${space}/content/files/${logo.id}?metadata=false`)).body.git).toBeUndefined();
+  });
+
   it('importing the same commit again changes nothing, and asks the server for the branch tip only', async () => {
     const space = await newSpace('Imported twice');
     await importFollowed(space, 'docs');
@@ -241,6 +273,11 @@ describe('Git Sync', () => {
     expect(files.get('chapter-3/page-2.md')!.toString('utf8')).toContain('[the previous page](page-1.md)');
     const commit = await git.lastCommit('export', 'main');
     expect(commit).toMatchObject({ message: 'Export from the docs API', authorName: 'Ada', authorEmail: ada.email });
+    // The exported revision now names the commit the export wrote, and where each page went.
+    const exported = (await api('GET', `/v1/spaces/${space}/content`)).body;
+    expect(exported.git).toMatchObject({ oid: commit.oid, message: 'Export from the docs API\n', createdByService: true, createdByGitBook: true, ref: 'refs/heads/main' });
+    const page32 = (exported.pages as any[]).flatMap((p) => [p, ...(p.pages ?? [])]).find((p) => p.title === 'Page 3.2');
+    expect(page32.git).toEqual({ path: 'chapter-3/page-2.md', oid: blobOid(files.get('chapter-3/page-2.md')!) });
 
     const copy = await newSpace('Round trip');
     expect((await importFollowed(copy, 'export')).events.at(-1)!.state).toBe('succeeded');

@@ -322,6 +322,21 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
         ],
       },
       { changes: [{ operation: 'update_page', page: pageId, title: 'Welcome!' }] },
+      {
+        changes: [
+          {
+            operation: 'update_page',
+            page: pageId,
+            cover: { ref: { kind: 'url', url: 'https://example.com/cover.png' }, yPos: 0 },
+            layout: { width: 'wide' },
+            metaLinks: { canonical: { kind: 'url', url: 'https://example.com/welcome' } },
+            variables: { product: 'Acme' },
+            computed: { type: 'integration:openapi:reference', props: {} },
+            computedSeed: 'seed',
+          },
+        ],
+      },
+      { changes: [{ operation: 'set_variables', variables: { product: 'Acme', version: null } }] },
       { changes: [{ operation: 'revert_page', page: pageId, revision: changeRequest.revisionInitial, block: ['unknown-block'] }] },
       { changes: [{ operation: 'insert_files', files: [{ name: 'more.txt', contentType: 'text/plain', base64: 'aGk=', ref: 'more.txt' }] }] },
       // Fetched from the test server itself: its tests allow private addresses (FETCH_ALLOW_PRIVATE_ADDRESSES).

@@ -25,8 +25,8 @@ import { RevisionFile, RevisionPage, Revision } from './type.ts';
 const contentArgs = builder.args((t) => ({
   spaceId: t.id({ required: true }),
   changeRequestId: t.string({ description: 'Read a change request content instead of the space (its id or number)' }),
-  metadata: t.boolean({ description: 'Accepted for compatibility (Git metadata is not stored yet)' }),
-  computed: t.boolean({ description: 'Accepted for compatibility (there is no computed content)' }),
+  metadata: t.boolean({ description: 'false leaves out Git metadata (`git` of the revision, its pages and files)' }),
+  computed: t.boolean({ description: 'Accepted for compatibility: pages are not computed yet, their `computed` source is kept as data' }),
 }));
 
 builder.queryFields((t) => ({
@@ -35,14 +35,14 @@ builder.queryFields((t) => ({
     description: 'The current revision of a space, or of one of its change requests',
     authScopes: { authenticated: true },
     args: contentArgs,
-    resolve: async (_root, args, ctx) => (await loadContentSource(ctx, String(args.spaceId), args.changeRequestId)).revision,
+    resolve: async (_root, args, ctx) => (await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args)).revision,
   }),
   revisionPage: t.field({
     type: RevisionPage,
     authScopes: { authenticated: true },
     args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
       const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
       if (!page) throw new NotFoundError('Page', args.pageId);
       return page;
@@ -53,7 +53,7 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { ...contentArgs, fileId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
       const file = (await ctx.loaders.filesByRevisionId.load(source.revision.id)).find((f) => f.id === args.fileId);
       if (!file) throw new NotFoundError('File', args.fileId);
       return { file, revision: source.revision };
@@ -64,7 +64,7 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { ...contentArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
       const files = (await ctx.loaders.filesByRevisionId.load(source.revision.id)).map((file) => ({ file, revision: source.revision }));
       return sliceList(files, args.page, args.limit);
     },

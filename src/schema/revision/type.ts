@@ -59,6 +59,31 @@ async function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMod
 
 const EVALUATION_DESCRIPTION = 'true evaluates the expressions of the document, deterministic-only those that read no visitor; false (the default) leaves them';
 
+/** GitSyncCommit: the commit a revision was imported from or exported to. */
+const GitCommit = builder.objectRef<{ oid: string; message: string; createdByService: boolean; url: string | null; ref: string }>('RevisionGitCommit').implement({
+  fields: (t) => ({
+    oid: t.exposeString('oid'),
+    message: t.exposeString('message'),
+    createdByService: t.exposeBoolean('createdByService', { description: 'True when this service wrote the commit (an export)' }),
+    createdByGitBook: t.exposeBoolean('createdByService', { description: 'The same as createdByService, under the wire contract name' }),
+    url: t.exposeString('url', { nullable: true }),
+    ref: t.exposeString('ref'),
+  }),
+});
+
+/** GitSyncBlob: where a page or file is in the revision's commit. */
+const GitBlob = builder.objectRef<{ oid: string; path: string }>('GitSyncBlob').implement({
+  fields: (t) => ({ oid: t.exposeString('oid'), path: t.exposeString('path') }),
+});
+
+/** The blob of page or file `id` in the revision's commit; null without one or when the read left metadata out. */
+async function gitBlobOf(ctx: Context, revision: RevisionView, kind: 'pages' | 'files', id: string): Promise<{ oid: string; path: string } | null> {
+  if (revision.metadata === false) return null;
+  const git = await ctx.loaders.revisionGitById.load(revision.id);
+  const entry = (git?.blobs as Record<string, Record<string, [string, string]>> | undefined)?.[kind]?.[id];
+  return entry ? { path: entry[0], oid: entry[1] } : null;
+}
+
 const PageUrls = builder.objectRef<{ app: string }>('RevisionPageUrls').implement({
   fields: (t) => ({ app: t.exposeString('app') }),
 });
@@ -98,6 +123,7 @@ RevisionPage.implement({
     variables: t.field({ type: 'JSON', nullable: true, description: "The page's own variables (`page.vars.<name>` in expressions)", resolve: (v) => v.page.variables }),
     computed: t.field({ type: 'JSON', nullable: true, description: 'The computed content source the page was generated from', resolve: (v) => v.page.computed }),
     computedSeed: t.string({ nullable: true, resolve: (v) => v.page.computedSeed }),
+    git: t.field({ type: GitBlob, nullable: true, description: "The page's file in the revision's Git commit", resolve: (v, _a, ctx) => gitBlobOf(ctx, v.revision, 'pages', v.page.id) }),
     target: t.field({ type: 'JSON', nullable: true, description: 'Where a link page points', resolve: (v) => v.page.linkTarget }),
     href: t.string({
       nullable: true,
@@ -169,6 +195,7 @@ export const RevisionFile = builder.objectRef<FileView>('RevisionFile').implemen
       resolve: (v, _a, ctx) =>
         signDownloadUrl(ctx.config, { key: v.file.storageKey, name: v.file.name, contentType: v.file.contentType, expiresInSeconds: FILE_URL_TTL_SECONDS }),
     }),
+    git: t.field({ type: GitBlob, nullable: true, description: "The file in the revision's Git commit", resolve: (v, _a, ctx) => gitBlobOf(ctx, v.revision, 'files', v.file.id) }),
     dimensions: t.field({
       type: Dimensions,
       nullable: true,
@@ -190,6 +217,16 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
     parents: t.stringList({ resolve: (r) => [r.parentId, r.mergedParentId].filter((p): p is string => p !== null) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     variables: t.field({ type: 'JSON', resolve: (r) => r.variables }),
+    git: t.field({
+      type: GitCommit,
+      nullable: true,
+      description: 'The Git commit a Git Sync import read this content from or an export wrote it to',
+      resolve: async (r, _a, ctx) => {
+        if (r.metadata === false) return null;
+        const git = await ctx.loaders.revisionGitById.load(r.id);
+        return git && { oid: git.oid, message: git.message, createdByService: git.createdByService, url: git.url, ref: git.ref };
+      },
+    }),
     reusableContents: t.field({ type: ['JSON'], description: 'Reusable contents (none yet)', resolve: () => [] }),
     pages: t.field({ type: [RevisionPage], description: 'The root pages, each with its children', resolve: (r, _a, ctx) => pageChildren(ctx, r, null) }),
     page: t.field({
