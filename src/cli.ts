@@ -30,6 +30,8 @@ import { prepareDatabase } from './db/provider/setup.ts';
 import { AppError, NotFoundError } from './errors/index.ts';
 import { upgradeSearchIndex } from './search/search-index.ts';
 import { ADDABLE_ROLES, addMember, signingKeySealer } from './services/member.ts';
+import { collectGarbage } from './storage/collect-garbage.ts';
+import { createStorage } from './storage/storage.ts';
 import { Urls } from './urls.ts';
 
 const email = (value: string) => {
@@ -230,6 +232,16 @@ program
     } finally {
       await closeDb(db);
     }
+  });
+
+program
+  .command('storage:gc')
+  .description('Delete the stored files nothing refers to any more and that are older than STORAGE_GC_GRACE_SECONDS (what every server also does every STORAGE_GC_INTERVAL_SECONDS)')
+  .action(async () => {
+    const result = await withDb((db, _urls, config) =>
+      collectGarbage({ db, storage: createStorage(config.storage), graceMs: config.storageGc.graceSeconds * 1000 }),
+    );
+    console.log(JSON.stringify(result));
   });
 
 try {

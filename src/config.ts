@@ -47,6 +47,14 @@ const schema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** How often the bin of deleted spaces is swept, in seconds. */
   PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** How often stored objects nothing refers to are looked for and deleted, in seconds. */
+  STORAGE_GC_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(21_600),
+  /**
+   * Objects stored less than this long ago are kept even when nothing refers to them yet (an upload
+   * or import between storing its bytes and writing its revision); at least an hour, the life of a
+   * PDF's download link.
+   */
+  STORAGE_GC_GRACE_SECONDS: z.coerce.number().int().min(3600).default(86_400),
   /** How long SIGTERM waits for in-flight requests before closing, in milliseconds. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** Where stored files (images, attachments, PDFs) are kept; relative paths are resolved against the working directory. */
@@ -141,6 +149,7 @@ export interface AppConfig {
   rateLimit: { points: number; windowSeconds: number };
   bodyLimitBytes: number;
   purgeIntervalSeconds: number;
+  storageGc: { intervalSeconds: number; graceSeconds: number };
   shutdownTimeoutMs: number;
   /** `urlSecret` is STORAGE_URL_SECRET or undefined; `loadUrlSecret(storage)` supplies the kept one. */
   storage: { dir: string; urlSecret: string | undefined };
@@ -193,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
+    storageGc: { intervalSeconds: e.STORAGE_GC_INTERVAL_SECONDS, graceSeconds: e.STORAGE_GC_GRACE_SECONDS },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     storage: { dir: path.resolve(process.cwd(), e.STORAGE_DIR), urlSecret: e.STORAGE_URL_SECRET },
     fetch: { allowPrivateAddresses: e.FETCH_ALLOW_PRIVATE_ADDRESSES, maxBytes: e.FETCH_MAX_BYTES, timeoutMs: e.FETCH_TIMEOUT_MS },

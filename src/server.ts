@@ -52,7 +52,9 @@ import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
 import { upgradeSearchIndex } from './search/search-index.ts';
 import { jobHandlers } from './services/job-handlers.ts';
-import { startSpacePurge } from './services/space-purge.ts';
+import { startPeriodic } from './services/periodic.ts';
+import { spacePurgeTask } from './services/space-purge.ts';
+import { storageCollectionTask } from './services/storage-collection.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
 import { createStorage } from './storage/storage.ts';
 import { Urls } from './urls.ts';
@@ -401,7 +403,10 @@ export function createApp(options: AppOptions): App {
     wsServer,
   );
 
-  const stopPurge = startSpacePurge({ db, provider: database.provider, log, intervalSeconds: config.purgeIntervalSeconds });
+  const stopPeriodic = [
+    startPeriodic(spacePurgeTask({ db, provider: database.provider, log, intervalSeconds: config.purgeIntervalSeconds }), log),
+    startPeriodic(storageCollectionTask({ db, storage, log, intervalSeconds: config.storageGc.intervalSeconds, graceSeconds: config.storageGc.graceSeconds }), log),
+  ];
 
   return {
     config,
@@ -445,7 +450,7 @@ export function createApp(options: AppOptions): App {
   };
 
   async function closeAll(): Promise<ShutdownSummary> {
-    stopPurge();
+    for (const stop of stopPeriodic) stop();
     // Open subscriptions are closed first, at once: otherwise they hold server.close() for the whole
     // SHUTDOWN_TIMEOUT_MS and are then cut without a close code.
     const eventStreams = subscriptionShutdown.endEventStreams();

@@ -131,6 +131,9 @@ export async function storeChunks(tx: Db | Tx, chunks: readonly Chunk<PageEntry 
   if (byHash.size === 0) return;
   const existing = await tx.revisionChunk.findMany({ where: { hash: { in: [...byHash.keys()] } }, select: { hash: true } });
   for (const { hash } of existing) byHash.delete(hash);
+  // A chunk stored before (by a revision deleted since, maybe) counts as stored now: the storage
+  // collector deletes only chunks no revision lists and stored before its grace period.
+  if (existing.length) await tx.revisionChunk.updateMany({ where: { hash: { in: existing.map((row) => row.hash) } }, data: { createdAt: new Date() } });
   // The JSON goes as text: the column types it (jsonb on PostgreSQL, text on SQLite), as for documents.
   const rows = [...byHash.values()].map((chunk) => ({ hash: chunk.hash, json: stringify(chunk.entries) ?? '[]' }));
   for (const batch of batches(rows, CHUNK_BATCH, CHUNK_BATCH_BYTES, (row) => row.json.length)) {

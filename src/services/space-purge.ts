@@ -4,6 +4,7 @@ import type { Db } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import { deleteSpaceIndex } from '../search/search-index.ts';
 import { dropGrantsOn } from './content-grant.ts';
+import type { PeriodicTask } from './periodic.ts';
 import { SPACE_RETENTION_MS } from './space.ts';
 
 /** Deletes, for good, every space deleted before `now - 7 days` (with its search index); returns how many. */
@@ -23,13 +24,14 @@ export async function purgeDeletedSpaces(db: Db, provider: Provider, now = new D
   return count;
 }
 
-/** Runs the sweep every `intervalSeconds` (first one after one interval); returns a stop function. */
-export function startSpacePurge(options: { db: Db; provider: Provider; log: Logger; intervalSeconds: number }): () => void {
-  const run = () =>
-    purgeDeletedSpaces(options.db, options.provider)
-      .then((count) => count && options.log.info({ count }, 'purged spaces deleted more than 7 days ago'))
-      .catch((error: unknown) => options.log.error({ err: error }, 'space purge failed'));
-  const timer = setInterval(run, options.intervalSeconds * 1000);
-  timer.unref();
-  return () => clearInterval(timer);
+/** The sweep as a periodic task (./periodic.ts). */
+export function spacePurgeTask(options: { db: Db; provider: Provider; log: Logger; intervalSeconds: number }): PeriodicTask {
+  return {
+    name: 'space purge',
+    intervalSeconds: options.intervalSeconds,
+    run: async () => {
+      const count = await purgeDeletedSpaces(options.db, options.provider);
+      if (count) options.log.info({ count }, 'purged spaces deleted more than 7 days ago');
+    },
+  };
 }

@@ -6,7 +6,7 @@
  * 64 lowercase hex digits before they touch a path, so none can leave `dir`.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, opendir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors/index.ts';
 import { type ObjectStorage } from './object-storage.ts';
@@ -25,6 +25,9 @@ export function storageKey(bytes: Uint8Array): string {
 
 /** Prefix of in-progress writes; such files are never a key. */
 export const TEMP_PREFIX = '.tmp-';
+/** Prefix of an object the collector set aside to delete (./object-storage.ts, `collect`). */
+const COLLECTING_PREFIX = '.gc-';
+const SHARD = /^[0-9a-f]{2}$/;
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
@@ -46,8 +49,9 @@ export class LocalStorage implements ObjectStorage {
   async put(bytes: Uint8Array): Promise<{ key: string; size: number }> {
     const key = storageKey(bytes);
     const target = this.pathOf(key);
-    // Content-addressed: an existing object already holds these bytes.
-    if (await this.exists(target)) return { key, size: bytes.byteLength };
+    // Content-addressed: an existing object already holds these bytes. Touched, so the collector
+    // sees it as stored now (whoever put it is about to refer to it); gone meanwhile: written again.
+    if (await this.touch(target)) return { key, size: bytes.byteLength };
 
     const shard = path.dirname(target);
     await mkdir(shard, { recursive: true });
@@ -83,6 +87,60 @@ export class LocalStorage implements ObjectStorage {
 
   async has(key: string): Promise<boolean> {
     return this.exists(this.pathOf(key));
+  }
+
+  async *list(): AsyncIterable<{ key: string; storedAt: Date }> {
+    let top;
+    try {
+      top = await opendir(this.dir);
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    for await (const shard of top) {
+      if (!shard.isDirectory() || !SHARD.test(shard.name)) continue;
+      for await (const entry of await opendir(path.join(this.dir, shard.name))) {
+        if (!entry.isFile() || !isStorageKey(entry.name) || !entry.name.startsWith(shard.name)) continue;
+        const info = await stat(path.join(this.dir, shard.name, entry.name)).catch((error: unknown) => (isMissing(error) ? null : Promise.reject(error)));
+        if (info) yield { key: entry.name, storedAt: info.mtime };
+      }
+    }
+  }
+
+  /**
+   * Renames the object aside first (atomic), then looks at when it was stored: a `put` that touched
+   * it before the rename left a fresh time, and it goes back; one after the rename found nothing and
+   * wrote the bytes again. Only then is the set-aside copy deleted.
+   */
+  async collect(key: string, storedBefore: Date): Promise<boolean> {
+    const target = this.pathOf(key);
+    const aside = path.join(path.dirname(target), `${COLLECTING_PREFIX}${key}-${randomBytes(6).toString('hex')}`);
+    try {
+      await rename(target, aside);
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    if ((await stat(aside)).mtime.getTime() >= storedBefore.getTime()) {
+      // Stored again since it was listed: back in place (a put after the rename may have written it already, the same bytes).
+      if (await this.exists(target)) await unlink(aside);
+      else await rename(aside, target);
+      return false;
+    }
+    await unlink(aside);
+    return true;
+  }
+
+  /** Marks an existing object as stored now; false when there is none. */
+  private async touch(file: string): Promise<boolean> {
+    const now = new Date();
+    try {
+      await utimes(file, now, now);
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
   }
 
   private async exists(file: string): Promise<boolean> {

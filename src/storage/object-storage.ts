@@ -13,4 +13,14 @@ export interface ObjectStorage {
   get(key: string): Promise<Uint8Array | null>;
   /** Whether an object is stored under `key`. Throws InvalidInputError for a malformed key. */
   has(key: string): Promise<boolean>;
+  /**
+   * Every object with when it was last stored: `put` of bytes already there counts as storing
+   * them again, so an object someone is about to refer to looks new to the collector.
+   */
+  list(): AsyncIterable<{ key: string; storedAt: Date }>;
+  /**
+   * Deletes the object if it was last stored before `storedBefore`; false when it was stored since
+   * (or is gone). A `put` racing with it either finds the object and keeps it, or stores it again.
+   */
+  collect(key: string, storedBefore: Date): Promise<boolean>;
 }

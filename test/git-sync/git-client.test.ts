@@ -306,7 +306,8 @@ describe('git client', () => {
 
       const result = await write(url, { 'README.md': 'same', 'x/y.md': 'y' }, { projectDirectory: 'docs' });
 
-      expect(result).toEqual({ commit: before.oid, changed: false });
+      // The branch's commit, its message, and the blob id git gives each file written.
+      expect(result).toEqual({ commit: before.oid, message: 'Initial content\n', changed: false, blobs: new Map([['README.md', await gitBlobOid('same')], ['x/y.md', await gitBlobOid('y')]]) });
       expect((await server.lastCommit(name, 'main')).oid).toBe(before.oid);
       expect(server.requests.slice(requestsBefore).some((r) => r.query.includes('receive-pack') || r.path.endsWith('receive-pack'))).toBe(false);
     });
@@ -468,3 +469,10 @@ describe('git client', () => {
     });
   });
 });
+
+/** What `git hash-object` prints for `text`. */
+async function gitBlobOid(text: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  const bytes = Buffer.from(text);
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}

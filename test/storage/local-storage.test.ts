@@ -1,6 +1,6 @@
 /** The disk ObjectStorage: content addressing, idempotence, key validation and atomic writes. */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm, writeFile, mkdir, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile, mkdir, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,13 +41,18 @@ describe('LocalStorage', () => {
     expect((await storage.get(key))!.byteLength).toBe(0);
   });
 
-  it('is idempotent: the same bytes twice keep one object, untouched', async () => {
+  it('is idempotent: the same bytes twice keep one object, never rewritten, its stored time refreshed', async () => {
     const bytes = new Uint8Array([1, 2, 3, 4]);
     const first = await storage.put(bytes);
-    const before = await stat(path.join(dir, first.key.slice(0, 2), first.key));
+    const file = path.join(dir, first.key.slice(0, 2), first.key);
+    const long = new Date(Date.now() - 86_400_000);
+    await utimes(file, long, long);
+    const before = await stat(file);
     const second = await storage.put(Uint8Array.from(bytes));
     expect(second).toEqual(first);
-    expect((await stat(path.join(dir, first.key.slice(0, 2), first.key))).mtimeMs).toBe(before.mtimeMs);
+    const after = await stat(file);
+    expect(after.ino).toBe(before.ino); // the same file, not written again
+    expect(after.mtimeMs).toBeGreaterThan(before.mtimeMs); // stored again, as the garbage collector sees it
     expect(await listFiles(dir)).toHaveLength(1);
   });
 
