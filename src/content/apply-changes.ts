@@ -2,7 +2,7 @@
  * The content operations of a change request (`POST .../content`, shaped as
  * `@gitbook/api@0.202.0` shapes them): insert_page, update_page, delete_page,
  * revert_page and insert_files, and ours, set_variables (the space's
- * variables), applied in order to a copy of the change request's content.
+ * variables) and insert/update/delete_reusable_content, applied in order to a copy of the change request's content.
  * Pages take their settings (cover, layout, metaLinks, variables, computed)
  * from fields of the change beyond 0.202.0's, or from Markdown frontmatter
  * as Git Sync writes it (page-frontmatter.ts). Any invalid change fails the whole batch before anything
@@ -72,21 +72,33 @@ export type ContentChange =
   | { operation: 'delete_page'; page: string }
   | { operation: 'revert_page'; page: string; revision?: string | null; block?: string[] | null }
   | { operation: 'insert_files'; files: UploadedFile[] }
-  | { operation: 'set_variables'; variables: Record<string, VariableValue | null> };
+  | { operation: 'set_variables'; variables: Record<string, VariableValue | null> }
+  | { operation: 'insert_reusable_content'; title?: string | null; document: DocumentInput; ref?: string | null }
+  | { operation: 'update_reusable_content'; reusableContent: string; title?: string | null; document?: DocumentInput | null }
+  | { operation: 'delete_reusable_content'; reusableContent: string };
 
 /** A file of an insert_files change, its bytes already fetched or decoded and stored. */
 export type UploadedFile = Omit<FileSnapshot, 'id'> & { ref?: string | null };
+
+/** The most reusable contents a revision holds. */
+export const MAX_REUSABLE_CONTENTS = 500;
 
 export type PageOutcome =
   | { object: 'created_page'; ref?: string; page: string }
   | { object: 'updated_page'; page: string }
   | { object: 'deleted_page'; page: string };
 
+export type ReusableContentOutcome =
+  | { object: 'created_reusable_content'; ref?: string; reusableContent: string }
+  | { object: 'updated_reusable_content' | 'deleted_reusable_content'; reusableContent: string };
+
 export interface ApplyResult {
   snapshot: RevisionSnapshot;
   /** One entry per affected page, in the order the pages were first touched. */
   changes: PageOutcome[];
   insertedFiles: FileSnapshot[];
+  /** What happened to reusable contents, in the order of the changes. */
+  reusableContents: ReusableContentOutcome[];
 }
 
 export interface ApplyOptions {
@@ -123,6 +135,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
   const pages = snapshot.pages;
   const outcomes = new Map<string, PageOutcome>();
   const insertedFiles: FileSnapshot[] = [];
+  const reusableTouched: ReusableContentOutcome[] = [];
   const touch = (outcome: PageOutcome) => {
     const existing = outcomes.get(outcome.page);
     if (!existing) outcomes.set(outcome.page, outcome);
@@ -132,15 +145,22 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
   // Every ref gets its id first, so a page can link to one inserted later in the batch.
   const pageRefs = new Map<string, string>();
   const fileRefs = new Map<string, string>();
+  const reusableRefs = new Map<string, string>();
   let existingPaths: Set<string> | undefined; // only a batch with refs needs them
   changes.forEach((change, i) => {
     const refs =
-      change.operation === 'insert_page' ? [{ ref: change.ref, map: pageRefs }] : change.operation === 'insert_files' ? change.files.map((f) => ({ ref: f.ref, map: fileRefs })) : [];
+      change.operation === 'insert_page'
+        ? [{ ref: change.ref, map: pageRefs }]
+        : change.operation === 'insert_files'
+          ? (Array.isArray(change.files) ? change.files : []).map((f) => ({ ref: f.ref, map: fileRefs }))
+          : change.operation === 'insert_reusable_content'
+            ? [{ ref: change.ref, map: reusableRefs }]
+            : [];
     for (const { ref, map } of refs) {
       if (ref === undefined || ref === null) continue;
       const key = normalizeHref(ref);
       if (key === '') bad(i, 'ref: must not be empty');
-      if (pageRefs.has(key) || fileRefs.has(key)) bad(i, `ref "${ref}" is used twice in the batch`);
+      if (pageRefs.has(key) || fileRefs.has(key) || reusableRefs.has(key)) bad(i, `ref "${ref}" is used twice in the batch`);
       existingPaths ??= new Set(pagePaths(pages).values());
       if (existingPaths.has(key)) bad(i, `ref "${ref}" collides with the path of an existing page`);
       map.set(key, newId());
@@ -152,6 +172,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
     const table: HrefTable = new Map();
     for (const [id, path] of pagePaths(pages)) if (!table.has(path)) table.set(path, { kind: 'page', page: id });
     for (const [key, file] of fileRefs) table.set(key, { kind: 'file', file });
+    for (const [key, reusableContent] of reusableRefs) table.set(key, { kind: 'reusable-content', reusableContent });
     for (const [key, page] of pageRefs) table.set(key, { kind: 'page', page });
     return table;
   };
@@ -181,6 +202,10 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
     }
     return { document: { object: 'document', data: {}, nodes: [] }, title: null, meta: {} };
   };
+
+  /** A reusable content by id, or (inserted earlier in the batch) by its ref. */
+  const reusableId = (idOrRef: string): string =>
+    typeof idOrRef === 'string' && !snapshot.reusableContents.has(idOrRef) ? (reusableRefs.get(normalizeHref(idOrRef)) ?? idOrRef) : idOrRef;
 
   const requirePage = (i: number, id: string, what = 'page'): PageSnapshot => {
     const page = pages.get(id);
@@ -328,6 +353,39 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         }
         break;
       }
+      case 'insert_reusable_content': {
+        if (!change.document || typeof change.document !== 'object') bad(i, 'document: required');
+        if (snapshot.reusableContents.size >= MAX_REUSABLE_CONTENTS) bad(i, `at most ${MAX_REUSABLE_CONTENTS} reusable contents in a space`);
+        const { document, title: docTitle, meta } = await readDocument(i, change.document);
+        const title = (meta.title ?? docTitle ?? change.title ?? '').trim() || 'Untitled';
+        const id = (change.ref !== undefined && change.ref !== null ? reusableRefs.get(normalizeHref(change.ref)) : undefined) ?? newId();
+        snapshot.reusableContents.set(id, { id, title, documentHash: putDocument(snapshot, document) });
+        reusableTouched.push({ object: 'created_reusable_content', ...(change.ref ? { ref: change.ref } : {}), reusableContent: id });
+        break;
+      }
+      case 'update_reusable_content': {
+        const current = snapshot.reusableContents.get(reusableId(change.reusableContent));
+        if (!current) bad(i, `reusableContent: no reusable content ${change.reusableContent} in the change request`);
+        const next = { ...current };
+        if (change.document !== undefined && change.document !== null) {
+          const read = await readDocument(i, change.document);
+          next.documentHash = putDocument(snapshot, read.document);
+          if (change.title === undefined && (read.meta.title ?? read.title)) next.title = (read.meta.title ?? read.title)!.trim() || next.title;
+        }
+        if (change.title !== undefined && change.title !== null) {
+          if (change.title.trim() === '') bad(i, 'title: must not be empty');
+          next.title = change.title.trim();
+        }
+        snapshot.reusableContents.set(next.id, next);
+        reusableTouched.push({ object: 'updated_reusable_content', reusableContent: next.id });
+        break;
+      }
+      case 'delete_reusable_content': {
+        const id = reusableId(change.reusableContent);
+        if (!snapshot.reusableContents.delete(id)) bad(i, `reusableContent: no reusable content ${change.reusableContent} in the change request`);
+        reusableTouched.push({ object: 'deleted_reusable_content', reusableContent: id });
+        break;
+      }
       case 'set_variables': {
         const problem = variablesProblem(change.variables, true);
         if (problem) bad(i, `variables: ${problem}`);
@@ -338,13 +396,17 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         break;
       }
       default:
-        bad(i, `operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables`);
+        bad(
+          i,
+          'operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables, insert_reusable_content, update_reusable_content, delete_reusable_content',
+        );
     }
   }
-  // Documents no page uses any more are not written.
+  // Documents no page or reusable content uses any more are not written.
   const used = new Set([...pages.values()].map((p) => p.documentHash).filter((h): h is string => h !== null));
+  for (const content of snapshot.reusableContents.values()) used.add(content.documentHash);
   for (const hash of [...snapshot.documents.keys()]) if (!used.has(hash)) snapshot.documents.delete(hash);
-  return { snapshot, changes: [...outcomes.values()], insertedFiles };
+  return { snapshot, changes: [...outcomes.values()], insertedFiles, reusableContents: reusableTouched };
 }
 
 /**

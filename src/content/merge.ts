@@ -23,6 +23,8 @@
  *   snapshot); merged parents that form a cycle are a `cycle` conflict on the
  *   moved pages of the cycle (ours' moves in it are undone in the snapshot).
  * - sibling order: see `orderSiblings`; slugs: see `dedupeSlugs`.
+ * - files and reusable contents merge per id and field as pages do (without a
+ *   tree); a reusable content's document changed on both sides merges by block.
  * - variables (the space's, and each page's `variables`) merge per variable name
  *   by the same rule as fields: a variable both sides set differently (or one
  *   changed and the other removed) is a conflict, `variable` named by its name
@@ -40,12 +42,12 @@ import { uniqueSlug } from '../slug.ts';
 import { hashDocument } from './document/hash.ts';
 import { type JSONDocument } from './document/model.ts';
 import { mergeDocuments } from './merge-documents.ts';
-import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
+import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type ReusableContentSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
 
 export type MergeConflictReason = 'both-modified' | 'modified-deleted' | 'deleted-modified' | 'cycle' | 'orphaned';
 
 export interface MergeConflict {
-  kind: 'page' | 'file' | 'variable';
+  kind: 'page' | 'file' | 'reusable-content' | 'variable';
   id: string;
   /**
    * `both-modified`: both sides changed `fields` differently;
@@ -76,6 +78,7 @@ export interface MergeResult {
 const MERGED_PAGE_FIELDS = PAGE_FIELDS.filter((field) => field !== 'index');
 
 export const FILE_FIELDS = ['name', 'contentType', 'size', 'storageKey', 'width', 'height'] as const satisfies readonly (keyof FileSnapshot)[];
+const REUSABLE_CONTENT_FIELDS = ['title', 'documentHash'] as const satisfies readonly (keyof ReusableContentSnapshot)[];
 
 function same(x: unknown, y: unknown): boolean {
   if (x === y) return true;
@@ -140,7 +143,7 @@ class Conflicts {
   }
 
   sorted(): MergeConflict[] {
-    const kinds = { page: 0, file: 1, variable: 2 };
+    const kinds = { page: 0, file: 1, 'reusable-content': 2, variable: 3 };
     return [...this.list].sort((a, b) => kinds[a.kind] - kinds[b.kind] || byId(a.id, b.id) || byId(a.reason, b.reason));
   }
 }
@@ -190,11 +193,29 @@ export function mergeRevisions(input: MergeInput): MergeResult {
     if (document) documents.set(page.documentHash, document);
   }
 
-  const files = mergeFiles(input, conflicts);
+  const files = mergeRecords('file', FILE_FIELDS, { base: base.files, ours: ours.files, theirs: theirs.files }, conflicts);
+  // A reusable content's document changed on both sides merges by block, as a page's does.
+  const reusableContents = mergeRecords(
+    'reusable-content',
+    REUSABLE_CONTENT_FIELDS,
+    { base: base.reusableContents, ours: ours.reusableContents, theirs: theirs.reusableContents },
+    conflicts,
+    (field, b, o, t) => {
+      if (field !== 'documentHash') return undefined;
+      const merged = mergeDocumentHashes(b?.documentHash ?? null, o.documentHash, t.documentHash, documentOf);
+      if (!merged) return undefined;
+      mergedDocuments.set(merged.hash, merged.document);
+      return merged.hash;
+    },
+  );
+  for (const content of reusableContents.values()) {
+    const document = documentOf(content.documentHash);
+    if (document) documents.set(content.documentHash, document);
+  }
   const variables = mergeVariables(base.variables, ours.variables, theirs.variables);
   for (const name of variables.conflicts) conflicts.add('variable', name, 'both-modified');
 
-  return { snapshot: { pages, files, documents, variables: variables.merged, storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks) }, conflicts: conflicts.sorted() };
+  return { snapshot: { pages, reusableContents, files, documents, variables: variables.merged, storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks) }, conflicts: conflicts.sorted() };
 }
 
 function mergePage(
@@ -430,36 +451,50 @@ function dedupeSlugs(pages: Map<string, PageSnapshot>, theirs: RevisionSnapshot)
   }
 }
 
-function mergeFiles(input: MergeInput, conflicts: Conflicts): Map<string, FileSnapshot> {
-  const { base, ours, theirs } = input;
-  const files = new Map<string, FileSnapshot>();
-  const ids = [...new Set([...base.files.keys(), ...ours.files.keys(), ...theirs.files.keys()])].sort(byId);
+/**
+ * Merges records of one kind by id, field by field (files; reusable contents): the rules of pages,
+ * without a tree. `mergeField` may settle a field both sides changed (a document, block by block).
+ */
+function mergeRecords<T extends { id: string }>(
+  kind: 'file' | 'reusable-content',
+  fieldsOf: readonly (keyof T & string)[],
+  maps: { base: ReadonlyMap<string, T>; ours: ReadonlyMap<string, T>; theirs: ReadonlyMap<string, T> },
+  conflicts: Conflicts,
+  mergeField?: (field: keyof T & string, b: T | undefined, o: T, t: T) => unknown,
+): Map<string, T> {
+  const { base, ours, theirs } = maps;
+  const out = new Map<string, T>();
+  const ids = [...new Set([...base.keys(), ...ours.keys(), ...theirs.keys()])].sort(byId);
   for (const id of ids) {
-    const b = base.files.get(id);
-    const o = ours.files.get(id);
-    const t = theirs.files.get(id);
+    const b = base.get(id);
+    const o = ours.get(id);
+    const t = theirs.get(id);
     if (o && t) {
-      const file = structuredClone(o);
-      const record = file as unknown as Record<string, unknown>;
+      const merged = structuredClone(o);
+      const record = merged as unknown as Record<string, unknown>;
       const fields: string[] = [];
-      for (const field of FILE_FIELDS) {
+      for (const field of fieldsOf) {
         if (same(o[field], t[field])) continue;
         if (b && same(o[field], b[field])) record[field] = t[field];
-        else if (!b || !same(t[field], b[field])) fields.push(field);
+        else if (!b || !same(t[field], b[field])) {
+          const settled = mergeField?.(field, b, o, t);
+          if (settled !== undefined) record[field] = settled;
+          else fields.push(field);
+        }
       }
-      files.set(id, file);
-      if (fields.length) conflicts.add('file', id, 'both-modified', fields);
+      out.set(id, merged);
+      if (fields.length) conflicts.add(kind, id, 'both-modified', fields);
     } else if (o || t) {
       const present = (o ?? t)!;
       if (!b) {
-        files.set(id, structuredClone(present));
+        out.set(id, structuredClone(present));
         continue;
       }
-      const fields = changedFields(FILE_FIELDS, b, present);
+      const fields = changedFields(fieldsOf, b, present);
       if (fields.length === 0) continue;
-      files.set(id, structuredClone(present));
-      conflicts.add('file', id, o ? 'modified-deleted' : 'deleted-modified', fields);
+      out.set(id, structuredClone(present));
+      conflicts.add(kind, id, o ? 'modified-deleted' : 'deleted-modified', fields);
     }
   }
-  return files;
+  return out;
 }

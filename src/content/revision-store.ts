@@ -27,14 +27,14 @@ import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { type ContentRef, type JSONDocument } from './document/model.ts';
 import { extractReferences } from './document/references.ts';
-import { fileSnapshot, PAGE_SETTINGS, type FileSnapshot, type PageSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
+import { fileSnapshot, PAGE_SETTINGS, type FileSnapshot, type PageSnapshot, type ReusableContentSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
 
 export type { RevisionType };
 
 export function emptySnapshot(): RevisionSnapshot {
-  return { pages: new Map(), files: new Map(), documents: new Map(), variables: {} };
+  return { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {} };
 }
 
 /**
@@ -126,6 +126,15 @@ function pageSettingsEntry(page: PageSnapshot): Partial<PageEntry> {
   return out as Partial<PageEntry>;
 }
 
+/** A revision row's `reusableContents` (entries of another shape are left out). */
+export function reusableContentsOf(json: Prisma.JsonValue): ReusableContentSnapshot[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((entry) => {
+    const e = entry as Record<string, unknown> | null;
+    return e && typeof e.id === 'string' && typeof e.title === 'string' && typeof e.documentHash === 'string' ? [{ id: e.id, title: e.title, documentHash: e.documentHash }] : [];
+  });
+}
+
 /** A revision row's `variables` as a map of variable values (anything else stored reads as none). */
 export function variablesOf(json: Prisma.JsonValue): Variables {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return {};
@@ -206,13 +215,14 @@ export interface LoadSnapshotOptions {
  * in the cache, its documents). The snapshot remembers its chunks (`storedChunks`).
  */
 export async function loadSnapshot(db: DbOrTx, revisionId: string, options: LoadSnapshotOptions): Promise<RevisionSnapshot> {
-  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true, variables: true } });
+  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true, variables: true, reusableContents: true } });
   const pageHashes = chunkList(revision.pageChunks);
   const fileHashes = chunkList(revision.fileChunks);
   const chunks = await loadChunks(db, [...pageHashes, ...fileHashes], options.chunks);
   const { pages, files } = entriesOf(revision, chunks);
   const snapshot = emptySnapshot();
   snapshot.variables = variablesOf(revision.variables);
+  for (const content of reusableContentsOf(revision.reusableContents)) snapshot.reusableContents.set(content.id, content);
   for (const page of pages) snapshot.pages.set(page.id, page);
   for (const file of files) snapshot.files.set(file.id, file);
   snapshot.storedLists = { pageChunks: pageHashes, fileChunks: fileHashes };
@@ -221,7 +231,9 @@ export async function loadSnapshot(db: DbOrTx, revisionId: string, options: Load
     [...pageHashes, ...fileHashes].map((hash) => ({ hash, entries: chunks.get(hash) as (PageEntry | FileEntry)[] })),
   );
   if (options.documents) {
-    const hashes = [...new Set(pages.map((p) => p.documentHash).filter((h): h is string => h !== null))];
+    const hashes = [
+      ...new Set([...pages.map((p) => p.documentHash), ...[...snapshot.reusableContents.values()].map((c) => c.documentHash)].filter((h): h is string => h !== null)),
+    ];
     const docs = await loadDocuments(db, hashes);
     for (const [hash, doc] of docs) snapshot.documents.set(hash, doc);
   }
@@ -341,6 +353,7 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
   const { snapshot } = input;
   const needed = new Set<string>();
   for (const page of snapshot.pages.values()) if (page.documentHash) needed.add(page.documentHash);
+  for (const content of snapshot.reusableContents.values()) needed.add(content.documentHash);
   await storeDocuments(tx, snapshot.documents, needed);
   // Runs of entries equal to a chunk the content was read from keep its hash: only the chunks an
   // edit changed are hashed, looked up and stored.
@@ -361,6 +374,9 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       changeRequestId: input.changeRequestId ?? null,
       createdById: input.createdById ?? null,
       variables: snapshot.variables,
+      reusableContents: [...snapshot.reusableContents.values()]
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((c) => ({ id: c.id, title: c.title, documentHash: c.documentHash })),
       pageChunks: lists.pageChunks,
       fileChunks: lists.fileChunks,
     },
@@ -376,6 +392,7 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
 export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
   return {
     pages: new Map(snapshot.pages),
+    reusableContents: new Map(snapshot.reusableContents),
     files: new Map(snapshot.files),
     documents: new Map(snapshot.documents),
     variables: { ...snapshot.variables },

@@ -18,6 +18,8 @@ export interface RevisionView {
   createdAt: Date;
   /** Map of variable name to value (Revision.variables). */
   variables: Prisma.JsonValue;
+  /** [{ id, title, documentHash }] (Revision.reusableContents). */
+  reusableContents: Prisma.JsonValue;
   changeRequestId: string | null;
   /** False when the read asked to leave Git metadata out (`metadata=false`). */
   metadata?: boolean;

@@ -95,12 +95,22 @@ export function fileSnapshot(id: string, file: Omit<FileSnapshot, 'id'>): FileSn
   return { id, name: file.name, contentType: file.contentType, size: file.size, storageKey: file.storageKey, width: file.width, height: file.height };
 }
 
+/** A reusable content of a revision: a titled document pages include by reference (a `reusable-content` block). */
+export interface ReusableContentSnapshot {
+  id: string;
+  title: string;
+  /** Content hash of its document (stored as a page's is). */
+  documentHash: string;
+}
+
 export interface RevisionSnapshot {
   pages: Map<string, PageSnapshot>;
+  /** The revision's reusable contents, by id. */
+  reusableContents: Map<string, ReusableContentSnapshot>;
   /** The space's variables (expressions read them as `space.vars.<name>`). */
   variables: Variables;
   files: Map<string, FileSnapshot>;
-  /** Documents by hash, for the pages above (only those loaded). */
+  /** Documents by hash, for the pages and reusable contents above (only those loaded). */
   documents: Map<string, JSONDocument>;
   /**
    * The stored chunks this content was read from (src/content/revision-store.ts): writing it as a

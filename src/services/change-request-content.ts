@@ -5,6 +5,8 @@
  */
 import { applyContentChanges, type ContentChange } from '../content/apply-changes.ts';
 import type { MarkdownToDocumentResult } from '../content/document/markdown-parse.ts';
+import type { JSONDocument } from '../content/document/model.ts';
+import { extractReferences } from '../content/document/references.ts';
 import { hrefsNamedIn, serializeHrefTable, type HrefTable } from '../content/page-hrefs.ts';
 import { loadDocuments, loadSnapshot } from '../content/revision-store.ts';
 import type { RevisionSnapshot } from '../content/snapshot.ts';
@@ -56,6 +58,7 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
       convertMarkdown,
     });
   const first = await apply(ctx.db, changeRequest)(await loadSnapshot(ctx.db, changeRequest.revisionId, { documents: false, chunks: ctx.revisionChunks }));
+  await checkReusableContentSpaces(ctx, space, first.snapshot.documents.values());
   const result = await ctx.db.$transaction(async (tx) => {
     const locked = await lockChangeRequest(tx, ctx.provider, changeRequest.id);
     if (locked.status === 'merged' || locked.status === 'archived') {
@@ -81,4 +84,19 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
     return { applied, revision: { ...row, organizationId: space.organizationId } };
   });
   return result;
+}
+
+/**
+ * A reusable content of another space may be included (shared by id within the organization); one
+ * of a space of another organization, or of no space, is refused.
+ */
+async function checkReusableContentSpaces(ctx: Context, space: SpaceRow, documents: Iterable<JSONDocument>): Promise<void> {
+  const spaces = new Set<string>();
+  for (const document of documents) {
+    for (const { ref } of extractReferences(document)) if (ref.kind === 'reusable-content' && typeof ref.space === 'string' && ref.space !== space.id) spaces.add(ref.space);
+  }
+  if (spaces.size === 0) return;
+  const found = await ctx.db.space.findMany({ where: { id: { in: [...spaces] }, organizationId: space.organizationId, deletedAt: null }, select: { id: true } });
+  const missing = [...spaces].filter((id) => !found.some((row) => row.id === id));
+  if (missing.length) throw new InvalidInputError(`changes: a reusable content of space ${missing[0]} is included, which is not a space of this organization`);
 }

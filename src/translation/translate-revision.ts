@@ -206,7 +206,8 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
   progress({ done: pages.size, total: pages.size, step: 'documents' });
 
   return {
-    snapshot: { pages, files: new Map(source.files), documents: outDocuments, variables: { ...source.variables } },
+    // Reusable contents are kept as they are (their documents are stored already, under the same hashes).
+    snapshot: { pages, reusableContents: new Map(source.reusableContents), files: new Map(source.files), documents: outDocuments, variables: { ...source.variables } },
     stats: {
       pages: pages.size,
       segments: hashes.length,

@@ -337,6 +337,12 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
         ],
       },
       { changes: [{ operation: 'set_variables', variables: { product: 'Acme', version: null } }] },
+      {
+        changes: [
+          { operation: 'insert_reusable_content', ref: 'snippet', title: 'Snippet', document: { markdown: 'Shared text.\n' } },
+          { operation: 'update_reusable_content', reusableContent: 'snippet', title: 'Snippet, renamed' },
+        ],
+      },
       { changes: [{ operation: 'revert_page', page: pageId, revision: changeRequest.revisionInitial, block: ['unknown-block'] }] },
       { changes: [{ operation: 'insert_files', files: [{ name: 'more.txt', contentType: 'text/plain', base64: 'aGk=', ref: 'more.txt' }] }] },
       // Fetched from the test server itself: its tests allow private addresses (FETCH_ALLOW_PRIVATE_ADDRESSES).

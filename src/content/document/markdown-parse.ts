@@ -365,6 +365,12 @@ function convertTagged(tag: GitBookTag, siblings: Siblings, i: number, ctx: Pars
     if (end < 0) return { blocks: [single], end: i };
     return { blocks: [single, ...convertFlow(nodes.slice(i + 1, end), inside(ctx), place)], end };
   }
+  if (tag.name === 'include') {
+    // `{% include "../.gitbook/includes/x.md" %}` (GitBook's Markdown for a reusable content): the path is the tag's one quoted word.
+    const quoted = Object.keys(tag.attrs).find((key) => /^(["']).+\1$/.test(key));
+    const ref = quoted ? hrefToRef(quoted.slice(1, -1), ctx.resolveHref) : null;
+    return ref?.kind === 'reusable-content' ? { blocks: [voidBlock('reusable-content', { ref })], end: i } : null;
+  }
   if (tag.name !== 'hint' && tag.name !== 'tabs' && tag.name !== 'code' && tag.name !== 'content-ref') return null;
   const end = findClosing(siblings, i);
   if (end < 0) return null;

@@ -111,6 +111,8 @@ function blockToFlow(node: JSONNode, ctx: WriteContext): md.RootContent[] {
       return [tagHtml('tabs'), ...(node.nodes ?? []).flatMap((item) => tabToFlow(item, ctx)), tagHtml('endtabs')];
     case 'expandable':
       return expandableToFlow(node, ctx);
+    case 'reusable-content':
+      return isRef(node.data?.ref) ? [tagHtml(`include ${quoteAttr(ctx.href(node.data.ref))}`)] : [];
     case 'content-ref': {
       const href = isRef(node.data?.ref) ? ctx.href(node.data.ref) : '';
       const link: md.Paragraph = { type: 'paragraph', children: [{ type: 'link', url: href, title: null, children: [{ type: 'text', value: href }] }] };

@@ -24,6 +24,8 @@ export function hrefToRef(href: string, resolveHref?: (href: string) => ContentR
   if (page) return page.anchor !== null ? { kind: 'anchor', anchor: page.anchor, page: page.id } : { kind: 'page', page: page.id };
   const file = idAfter(href, '/files/');
   if (file && file.anchor === null) return { kind: 'file', file: file.id };
+  const reusable = idAfter(href, '/reusable-contents/');
+  if (reusable && reusable.anchor === null) return { kind: 'reusable-content', reusableContent: reusable.id };
   if (href.startsWith('#') && href.length > 1) return { kind: 'anchor', anchor: href.slice(1) };
   const lower = href.toLowerCase();
   if (lower.startsWith('http://') || lower.startsWith('https://') || lower.startsWith('mailto:')) return { kind: 'url', url: href };
@@ -51,6 +53,8 @@ export function defaultHref(ref: ContentRef): string {
       return `${typeof ref.page === 'string' ? `/pages/${ref.page}` : ''}#${ref.anchor}`;
     case 'url':
       return String(ref.url);
+    case 'reusable-content':
+      return `/reusable-contents/${String(ref.reusableContent)}`;
     default:
       return '';
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
-import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome } from '../../content/apply-changes.ts';
+import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome, type ReusableContentOutcome } from '../../content/apply-changes.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { FileSnapshot } from '../../content/snapshot.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
@@ -39,7 +39,11 @@ const FileUpload = builder.inputType('ChangeRequestFileUploadInput', {
 const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', {
   description: 'One content change; `operation` says which fields apply (as in @gitbook/api 0.202.0)',
   fields: (t) => ({
-    operation: t.string({ required: true, description: 'insert_page | update_page | delete_page | revert_page | insert_files | set_variables' }),
+    operation: t.string({
+      required: true,
+      description: 'insert_page | update_page | delete_page | revert_page | insert_files | set_variables | insert_reusable_content | update_reusable_content | delete_reusable_content',
+    }),
+    reusableContent: t.string({ description: 'The reusable content update_reusable_content and delete_reusable_content change' }),
     page: t.string(),
     document: t.field({ type: 'JSON', description: '{ markdown } or { document }' }),
     into: t.string({ description: 'Parent page id; null: the root' }),
@@ -103,8 +107,17 @@ interface ContentUpdateShape {
   changeRequestId: string;
   changes: (PageOutcome & { location: string })[];
   insertedFiles: FileSnapshot[];
+  reusableContents: ReusableContentOutcome[];
   revision: RevisionView;
 }
+
+const ReusableContentChange = builder.objectRef<ReusableContentOutcome>('ChangeRequestContentReusableContentChange').implement({
+  fields: (t) => ({
+    object: t.exposeString('object', { description: 'created_reusable_content | updated_reusable_content | deleted_reusable_content' }),
+    ref: t.string({ nullable: true, resolve: (c) => ('ref' in c ? (c.ref ?? null) : null) }),
+    reusableContent: t.exposeString('reusableContent'),
+  }),
+});
 
 const ContentUpdate = builder.objectRef<ContentUpdateShape>('ChangeRequestContentUpdate').implement({
   fields: (t) => ({
@@ -114,6 +127,7 @@ const ContentUpdate = builder.objectRef<ContentUpdateShape>('ChangeRequestConten
     }),
     changes: t.field({ type: [ContentUpdateChange], resolve: (u) => u.changes }),
     insertedFiles: t.field({ type: [RevisionFile], resolve: (u) => u.insertedFiles.map((file) => ({ file, revision: u.revision })) }),
+    reusableContents: t.field({ type: [ReusableContentChange], description: 'What happened to reusable contents, with the ids of the created ones by ref', resolve: (u) => u.reusableContents }),
   }),
 });
 
@@ -196,6 +210,7 @@ builder.mutationFields((t) => ({
         changeRequestId: changeRequest.id,
         changes: result.applied.changes.map((c) => ({ ...c, location: ctx.urls.api(`${base}/${c.page}`) })),
         insertedFiles: result.applied.insertedFiles,
+        reusableContents: result.applied.reusableContents,
         revision: result.revision,
       };
     },

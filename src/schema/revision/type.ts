@@ -7,7 +7,11 @@
 import { builder } from '../../builder.ts';
 import { evaluateDocument, type EvaluationMode } from '../../content/document/evaluate.ts';
 import type { JSONDocument } from '../../content/document/model.ts';
-import { variablesOf } from '../../content/revision-store.ts';
+import { dereferenceDocument } from '../../content/document/dereference.ts';
+import { reusableContentsOf, variablesOf } from '../../content/revision-store.ts';
+import type { ReusableContentSnapshot } from '../../content/snapshot.ts';
+import type { Prisma } from '../../db/client.ts';
+import { loadSpace } from '../../services/space.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { InvalidInputError } from '../../errors/index.ts';
@@ -50,12 +54,39 @@ function evaluationOf(args: { evaluated?: string | null; evaluate?: string | nul
   throw new InvalidInputError(`${name}: must be true, false or deterministic-only`);
 }
 
-/** The page's document as a read asks for it: its expressions evaluated with the space's and the page's variables, or as stored. */
-async function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMode | null): Promise<JSONDocument | null> {
-  const document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
-  if (!document || !evaluation) return document;
+/** Whether a read inlines reusable contents: `dereference` true or `reusable-contents`. */
+function dereferenceOf(value: string | null | undefined): boolean {
+  if (value === undefined || value === null || value === 'false') return false;
+  if (value === 'true' || value === 'reusable-contents') return true;
+  throw new InvalidInputError('dereference: must be true, false or reusable-contents');
+}
+
+/**
+ * The document of reusable content `id`: of the revision read when `space` is null or its own
+ * space, else of the current content of `space`, when it is a space of the same organization the
+ * reader may read (anything else stays a reference).
+ */
+async function reusableContentDocument(ctx: Context, revision: RevisionView, id: string, space: string | null): Promise<JSONDocument | null> {
+  let contents: Prisma.JsonValue = revision.reusableContents;
+  if (space !== null && space !== revision.spaceId) {
+    const other = await loadSpace(ctx, space, 'space:read').catch(() => null);
+    if (!other || other.organizationId !== revision.organizationId) return null;
+    contents = (await ctx.loaders.revisionById.load(other.revisionId))?.reusableContents ?? [];
+  }
+  const content = reusableContentsOf(contents).find((c) => c.id === id);
+  return content ? ctx.loaders.documentByHash.load(content.documentHash) : null;
+}
+
+/** The page's document as a read asks for it: reusable contents inlined, expressions evaluated with the space's and the page's variables, or as stored. */
+async function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMode | null, dereference: boolean): Promise<JSONDocument | null> {
+  let document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
+  if (!document) return document;
+  if (dereference) document = await dereferenceDocument(document, (id, space) => reusableContentDocument(ctx, v.revision, id, space));
+  if (!evaluation) return document;
   return evaluateDocument(document, { space: variablesOf(v.revision.variables), page: v.page.variables ?? {} }, evaluation);
 }
+
+const DEREFERENCE_DESCRIPTION = 'true or reusable-contents inlines the reusable contents the document includes; false (the default) leaves references';
 
 const EVALUATION_DESCRIPTION = 'true evaluates the expressions of the document, deterministic-only those that read no visitor; false (the default) leaves them';
 
@@ -77,12 +108,22 @@ const GitBlob = builder.objectRef<{ oid: string; path: string }>('GitSyncBlob').
 });
 
 /** The blob of page or file `id` in the revision's commit; null without one or when the read left metadata out. */
-async function gitBlobOf(ctx: Context, revision: RevisionView, kind: 'pages' | 'files', id: string): Promise<{ oid: string; path: string } | null> {
+async function gitBlobOf(ctx: Context, revision: RevisionView, kind: 'pages' | 'files' | 'reusableContents', id: string): Promise<{ oid: string; path: string } | null> {
   if (revision.metadata === false) return null;
   const git = await ctx.loaders.revisionGitById.load(revision.id);
   const entry = (git?.blobs as Record<string, Record<string, [string, string]>> | undefined)?.[kind]?.[id];
   return entry ? { path: entry[0], oid: entry[1] } : null;
 }
+
+const ReusableContent = builder.objectRef<{ content: ReusableContentSnapshot; revision: RevisionView }>('RevisionReusableContent').implement({
+  description: 'A titled document pages include by reference (a reusable-content block)',
+  fields: (t) => ({
+    id: t.string({ resolve: (v) => v.content.id }),
+    title: t.string({ resolve: (v) => v.content.title }),
+    document: t.string({ description: 'The id of its document', resolve: (v) => v.content.documentHash }),
+    git: t.field({ type: GitBlob, nullable: true, description: 'Its file in the revision\'s Git commit', resolve: (v, _a, ctx) => gitBlobOf(ctx, v.revision, 'reusableContents', v.content.id) }),
+  }),
+});
 
 const PageUrls = builder.objectRef<{ app: string }>('RevisionPageUrls').implement({
   fields: (t) => ({ app: t.exposeString('app') }),
@@ -148,11 +189,13 @@ RevisionPage.implement({
         format: t.arg({ type: DocumentFormat, defaultValue: 'document' }),
         evaluated: t.arg.string({ description: EVALUATION_DESCRIPTION }),
         evaluate: t.arg.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
+        dereference: t.arg.string({ description: DEREFERENCE_DESCRIPTION }),
       },
       resolve: async (v, args, ctx) => {
         const evaluation = evaluationOf(args);
+        const dereference = dereferenceOf(args.dereference);
         if (args.format === 'markdown' || v.page.kind !== 'document') return null;
-        return (await pageDocument(ctx, v, evaluation)) ?? EMPTY_DOCUMENT;
+        return (await pageDocument(ctx, v, evaluation, dereference)) ?? EMPTY_DOCUMENT;
       },
     }),
     markdown: t.string({
@@ -162,11 +205,13 @@ RevisionPage.implement({
         format: t.arg({ type: DocumentFormat, defaultValue: 'markdown' }),
         evaluated: t.arg.string({ description: EVALUATION_DESCRIPTION }),
         evaluate: t.arg.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
+        dereference: t.arg.string({ description: DEREFERENCE_DESCRIPTION }),
       },
       resolve: async (v, args, ctx) => {
         const evaluation = evaluationOf(args);
+        const dereference = dereferenceOf(args.dereference);
         if (args.format !== 'markdown' || v.page.kind !== 'document') return null;
-        const document = await pageDocument(ctx, v, evaluation);
+        const document = await pageDocument(ctx, v, evaluation, dereference);
         // The pages of one list convert together (a few worker tasks, not one per page).
         return document ? ctx.loaders.batch('documentToMarkdown', (documents: readonly JSONDocument[]) => ctx.conversions.documentsToMarkdown(documents)).load(document) : '';
       },
@@ -227,7 +272,14 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
         return git && { oid: git.oid, message: git.message, createdByService: git.createdByService, url: git.url, ref: git.ref };
       },
     }),
-    reusableContents: t.field({ type: ['JSON'], description: 'Reusable contents (none yet)', resolve: () => [] }),
+    reusableContents: t.field({
+      type: [ReusableContent],
+      description: 'The reusable contents pages of this revision can include, by title',
+      resolve: (r) =>
+        reusableContentsOf(r.reusableContents)
+          .sort((a, b) => a.title.localeCompare(b.title) || (a.id < b.id ? -1 : 1))
+          .map((content) => ({ content, revision: r })),
+    }),
     pages: t.field({ type: [RevisionPage], description: 'The root pages, each with its children', resolve: (r, _a, ctx) => pageChildren(ctx, r, null) }),
     page: t.field({
       type: RevisionPage,

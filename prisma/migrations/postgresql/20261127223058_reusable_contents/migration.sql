@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Revision" ADD COLUMN     "reusableContents" JSONB NOT NULL DEFAULT '[]';
