@@ -100,6 +100,7 @@ export interface ImportRepositoryResult {
 export interface RepositoryPaths {
   pages: Record<string, string>;
   files: Record<string, string>;
+  reusableContents: Record<string, string>;
 }
 
 export interface ExportRepositoryOptions {
@@ -115,6 +116,8 @@ export interface ExportRepositoryOptions {
 export const ASSETS_DIRECTORY = '.gitbook/assets';
 /** The space's variables, a YAML mapping of names to values, in the content root. */
 export const VARIABLES_FILE = '.gitbook/vars.yaml';
+/** The folder of reusable contents, one Markdown file each (GitBook's `.gitbook/includes/`). */
+export const INCLUDES_DIRECTORY = '.gitbook/includes';
 
 /** The slugs the API accepts (apply-changes.ts); a file name that is one is kept as the page's slug. */
 const VALID_SLUG = /^[a-z0-9](?:[a-z0-9-_.]*[a-z0-9])?$/i;
@@ -511,6 +514,31 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     });
   flatten(roots, null);
 
+  /* --------------------------- reusable contents --------------------------- */
+
+  // Each `.gitbook/includes/*.md` is a reusable content: the previous one of the same file name (as an
+  // export names them) or title keeps its id, so includes resolve to the same ids import after import.
+  const includesDir = joinPath(config.root, INCLUDES_DIRECTORY);
+  const includeFiles = [...files.keys()].filter((path) => dirname(path) === includesDir && isMarkdownPath(path) && !basename(path).startsWith('.')).sort();
+  const reusableIdByFile = new Map<string, string>();
+  {
+    const previousContents = [...(previous?.reusableContents.values() ?? [])];
+    const taken = new Set<string>();
+    const byName = (file: string) => previousContents.find((c) => !taken.has(c.id) && `${slugify(c.title, 'include')}.md` === basename(file));
+    for (const file of includeFiles) {
+      const match = byName(file);
+      if (match) taken.add(match.id);
+      reusableIdByFile.set(file, match?.id ?? '');
+    }
+    for (const file of includeFiles) {
+      if (reusableIdByFile.get(file)) continue;
+      const title = includeTitle(readText(file, null), file);
+      const match = previousContents.find((c) => !taken.has(c.id) && c.title === title);
+      if (match) taken.add(match.id);
+      reusableIdByFile.set(file, match?.id ?? newId());
+    }
+  }
+
   /* ------------------------------- documents ------------------------------- */
 
   const assetPaths = new Set<string>();
@@ -532,6 +560,8 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     }
     const page = pageRef(target);
     if (page) return anchor ? { kind: 'anchor', anchor, page } : { kind: 'page', page };
+    const reusableContent = reusableIdByFile.get(target);
+    if (reusableContent) return { kind: 'reusable-content', reusableContent };
     if (!isMarkdownPath(target) && files.has(target) && isWithin(config.projectDirectory, target)) {
       assetPaths.add(target);
       return { kind: 'file', file: ASSET_PLACEHOLDER + target };
@@ -732,7 +762,16 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
       updatedAt: before && sameContent(before, page) ? before.updatedAt : options.now,
     });
   }
-  const paths: RepositoryPaths = { pages: {}, files: {} };
+  for (const file of includeFiles) {
+    const id = reusableIdByFile.get(file)!;
+    const text = readText(file, null);
+    const converted = text === null ? null : convert(file, text, resolveFrom(file));
+    const document = converted?.document ?? markdownToDocument('').document;
+    patchAssets(document);
+    snapshot.reusableContents.set(id, { id, title: includeTitle(text, file), documentHash: putDocument(snapshot, document) });
+  }
+  const paths: RepositoryPaths = { pages: {}, files: {}, reusableContents: {} };
+  for (const [file, id] of reusableIdByFile) paths.reusableContents[id] = file;
   for (const { node: n } of all) if (n.kind === 'document' && n.file && files.has(n.file)) paths.pages[n.id] = n.file;
   for (const [path, fileId] of [...fileIdByPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) paths.files[fileId] ??= path;
   // A page parsed twice (its heading kept) would repeat its link warnings.
@@ -756,6 +795,21 @@ function readVariables(files: ReadonlyMap<string, Uint8Array>, path: string, war
   if (left === null) warnings.push(`${path}: not a YAML mapping, no variables read`);
   else if (left.length) warnings.push(`${path}: ${left.map((name) => JSON.stringify(name)).join(', ')} not read (a name is letters, digits and "_"; a value a string of at most 256 characters, a number or a boolean)`);
   return variables;
+}
+
+/** A reusable content's title: its file's frontmatter `title`, else its name (`api-warning.md` -> "Api warning"). */
+function includeTitle(text: string | null, file: string): string {
+  const frontmatter = text === null ? null : /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text.replace(/^\uFEFF/, ''));
+  if (frontmatter) {
+    try {
+      const parsed: unknown = YAML.parse(frontmatter[1]!);
+      const title = (parsed as { title?: unknown } | null)?.title;
+      if (typeof title === 'string' && title.trim() !== '') return title.trim();
+    } catch {
+      // not YAML: the name gives the title
+    }
+  }
+  return titleFromName(stripMarkdownExtension(basename(file)));
 }
 
 function hasDotSegment(path: string): boolean {
@@ -855,9 +909,22 @@ export async function exportRepositoryWithPaths(
     assetOf.set(file.id, joinPath(ASSETS_DIRECTORY, name));
   }
 
+  // Reusable contents, under unique names from their titles.
+  const includeOf = new Map<string, string>();
+  const includeNames = new Set<string>();
+  for (const content of [...snapshot.reusableContents.values()].sort((a, b) => compareNames(a.title, b.title) || (a.id < b.id ? -1 : 1))) {
+    const name = uniqueSlug(slugify(content.title, 'include'), includeNames);
+    includeNames.add(name);
+    includeOf.set(content.id, joinPath(INCLUDES_DIRECTORY, `${name}.md`));
+  }
+
   const hrefFrom = (fromDir: string) => (ref: ContentRef): string | null => {
     if ('space' in ref && ref.space !== undefined) return null;
     const link = (to: string) => encodeLinkPath(relativeLink(fromDir, to));
+    if (ref.kind === 'reusable-content' && typeof ref.reusableContent === 'string') {
+      const include = includeOf.get(ref.reusableContent);
+      return include ? link(include) : null;
+    }
     if (ref.kind === 'page' && typeof ref.page === 'string') {
       const file = fileOf.get(ref.page);
       return file ? link(file) : null;
@@ -888,6 +955,13 @@ export async function exportRepositoryWithPaths(
 
   for (const file of sortedFiles) write(assetOf.get(file.id)!, await options.readFile(file.storageKey));
 
+  for (const content of snapshot.reusableContents.values()) {
+    const file = includeOf.get(content.id)!;
+    const document = snapshot.documents.get(content.documentHash);
+    if (!document) throw new Error(`exportRepository: the document ${content.documentHash} of reusable content ${content.id} is not in the snapshot`);
+    write(file, encoder.encode(documentToMarkdown(document, { frontmatter: { title: content.title }, hrefFor: hrefFrom(dirname(file)) })));
+  }
+
   // SUMMARY.md: groups at the end of the root are headings; others (which a heading would swallow the following pages into) are plain items.
   const summaryHref = hrefFrom('');
   const linkHref = (target: ContentRef | null): string => {
@@ -913,7 +987,8 @@ export async function exportRepositoryWithPaths(
 
   if (Object.keys(snapshot.variables).length) write(VARIABLES_FILE, encoder.encode(YAML.stringify(snapshot.variables)));
   out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root)));
-  const written: RepositoryPaths = { pages: {}, files: {} };
+  const written: RepositoryPaths = { pages: {}, files: {}, reusableContents: {} };
+  for (const [id, include] of includeOf) written.reusableContents[id] = joinPath(base, include);
   for (const [id, file] of fileOf) written.pages[id] = joinPath(base, file);
   for (const [id, asset] of assetOf) written.files[id] = joinPath(base, asset);
   return { files: new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), paths: written };

@@ -171,6 +171,11 @@ async function richContent() {
     computedSeed: 'seed-1',
   });
   x.variables = { product: 'Acme', version: '2.1', released: true };
+  // Reusable contents: one linking to a page, included by a page; one no page includes.
+  const warning = markdownToDocument(`Mind the **rate limit**. See [install](/pages/${id('guide/install')}).\n`).document;
+  x.reusableContents.set('rc-warning', { id: 'rc-warning', title: 'API warning', documentHash: putDocument(x, warning) });
+  x.reusableContents.set('rc-unused', { id: 'rc-unused', title: 'Unused snippet', documentHash: putDocument(x, markdownToDocument('Nobody includes this.\n').document) });
+  add({ id: 'page-includes', title: 'Includes', slug: 'includes' }, id('guide'), undefined, 'Before.\n\n{% include "/reusable-contents/rc-warning" %}\n\nAfter.\n');
   // A page whose text starts with a heading other than its title; a page whose slug reads as SUMMARY.md.
   add({ id: 'page-notes', title: 'Notes', slug: 'notes', description: '' }, null, undefined, '# _\n\n# Real heading\n\nText.\n');
   add({ id: 'page-summary', title: 'Summary page', slug: 'summary' }, null);
@@ -426,6 +431,8 @@ describe('exportRepository', () => {
       '.gitbook/assets/odd name #1?.png',
       '.gitbook/assets/shot (1).png',
       '.gitbook/assets/shot.png',
+      '.gitbook/includes/api-warning.md',
+      '.gitbook/includes/unused-snippet.md',
       '.gitbook/vars.yaml',
       'README.md',
       'SUMMARY.md',
@@ -433,6 +440,7 @@ describe('exportRepository', () => {
       'guide/configure/README.md',
       'guide/configure/advanced.md',
       'guide/extras/extra.md',
+      'guide/includes.md',
       'guide/install.md',
       'more/faq.md',
       'notes.md',
@@ -456,6 +464,7 @@ describe('exportRepository', () => {
         '    * [Advanced](guide/configure/advanced.md)',
         '  * Extras',
         '    * [Extra](guide/extras/extra.md)',
+        '  * [Includes](guide/includes.md)',
         '* [Status page](https://status.example.com)',
         '* Reference',
         '  * [API](reference/api.md)',
@@ -568,6 +577,39 @@ describe('page settings and variables', () => {
       ].join('\n'),
     );
     expect(text('.gitbook/vars.yaml')).toBe('product: Acme\nversion: "2.1"\nreleased: true\n');
+  });
+});
+
+describe('reusable contents', () => {
+  it('reads .gitbook/includes/ and the includes of pages as GitBook lays them out', async () => {
+    const storage = fakeStorage();
+    const files = repository({
+      ...FIXTURE,
+      'docs/.gitbook/includes/api-warning.md': '---\ntitle: API warning\n---\n\nMind the rate limit; see [the CLI](../../reference/cli.md).\n',
+      'docs/.gitbook/includes/footer.md': 'Thanks for reading.\n',
+      'docs/guide/configure.md': '# Configure\n\n{% include "../.gitbook/includes/api-warning.md" %}\n\nDone.\n',
+    });
+    const { snapshot, paths } = await importRepository(files, { storeFile: storage.storeFile, now: T1 });
+    const contents = [...snapshot.reusableContents.values()];
+    expect(contents.map((c) => c.title).sort()).toEqual(['API warning', 'Footer']);
+    const warning = contents.find((c) => c.title === 'API warning')!;
+    const pages = byPath(snapshot);
+    expect(extractReferences(snapshot.documents.get(warning.documentHash)!).map((r) => r.ref)).toEqual([{ kind: 'page', page: pages.get('reference/cli')!.id }]);
+    const configure = snapshot.documents.get(pages.get('guide/configure')!.documentHash!)!;
+    expect(configure.nodes.find((n) => n.type === 'reusable-content')?.data).toEqual({ ref: { kind: 'reusable-content', reusableContent: warning.id } });
+    expect(paths.reusableContents[warning.id]).toBe('docs/.gitbook/includes/api-warning.md');
+    // Imported again with the first as previous: the same ids.
+    const again = await importRepository(files, { previous: snapshot, storeFile: storage.storeFile, now: T2 });
+    expect([...again.snapshot.reusableContents.keys()].sort()).toEqual([...snapshot.reusableContents.keys()].sort());
+  });
+
+  it('writes them to .gitbook/includes/ with their title, and pages include them by relative path', async () => {
+    const { x, storage } = await richContent();
+    const exported = await exportRepository(x, { readFile: storage.readFile });
+    const text = (path: string) => decoder.decode(exported.get(path)!);
+    expect(text('.gitbook/includes/api-warning.md')).toBe('---\ntitle: API warning\n---\n\nMind the **rate limit**. See [install](../../guide/install.md).\n');
+    expect(text('.gitbook/includes/unused-snippet.md')).toContain('Nobody includes this.');
+    expect(text('guide/includes.md')).toContain('{% include "../.gitbook/includes/api-warning.md" %}');
   });
 });
 
