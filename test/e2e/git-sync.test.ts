@@ -294,6 +294,56 @@ describe('Git Sync', () => {
     expect(back.events.map((e) => e.step)).not.toContain('cloning');
   });
 
+  it('round trip of a repository in GitBook\'s layout: import, edit through a change request, merge, export gives the same files plus the edit', async () => {
+    const original: Record<string, string | Uint8Array> = {
+      '.gitbook.yaml': 'root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n',
+      '.gitbook/vars.yaml': 'product: Acme\nversion: "2.1"\n',
+      '.gitbook/includes/support.md': '---\ntitle: Support\n---\n\nAsk the support team about <code class="expression">space.vars.product</code>.\n',
+      '.gitbook/assets/banner.png': pngOf(77),
+      'README.md': '---\ndescription: Start here\n---\n\n# Welcome\n\nThis is <code class="expression">space.vars.product</code>.\n',
+      'SUMMARY.md': '# Table of contents\n\n* [Welcome](README.md)\n* [Guide](guide/README.md)\n  * [Install](guide/install.md)\n* [Status](https://status.example.com)\n',
+      'guide/README.md':
+        '---\ncover: ../.gitbook/assets/banner.png\ncoverY: 0\nvars:\n  audience: admins\nlayout:\n  width: wide\n---\n\n# Guide\n\nRead [install](install.md).\n\n{% include "../.gitbook/includes/support.md" %}\n',
+      'guide/install.md': '---\nicon: download\nhidden: true\nnoIndex: true\n---\n\n# Install\n\nRun the installer.\n',
+    };
+    await git.createBareRepository('gitbook-layout', original);
+    const space = await newSpace('GitBook layout');
+    expect((await importFollowed(space, 'gitbook-layout')).events.at(-1)).toMatchObject({ state: 'succeeded', result: { warnings: [] } });
+
+    // What came in: covers, variables, includes, link pages, front matter.
+    const content = (await api('GET', `/v1/spaces/${space}/content`)).body;
+    assertMatchesSpec('getCurrentRevision', 200, content);
+    expect(content.variables).toEqual({ product: 'Acme', version: '2.1' });
+    expect(content.reusableContents.map((c: any) => [c.title, c.git.path])).toEqual([['Support', '.gitbook/includes/support.md']]);
+    const [welcome, guide, status] = content.pages;
+    expect(status).toMatchObject({ type: 'link', title: 'Status', href: 'https://status.example.com' });
+    const banner = content.files.find((f: any) => f.name === 'banner.png');
+    expect(guide).toMatchObject({ cover: { ref: { kind: 'file', file: banner.id }, yPos: 0 }, variables: { audience: 'admins' }, layout: { width: 'wide' } });
+    const install = guide.pages[0];
+    expect(install).toMatchObject({ title: 'Install', icon: 'download', hidden: true, noIndex: true });
+    const read = await api('GET', `/v1/spaces/${space}/content/page/${guide.id}?dereference=true&evaluated=true&format=markdown`);
+    expect(read.body.markdown).toContain('Ask the support team about Acme.');
+    expect(welcome.description).toBe('Start here');
+
+    // One edit, through a change request.
+    const cr = (await api('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Restart' })).body.id;
+    expect((await api('POST', `/v1/spaces/${space}/change-requests/${cr}/content`, { changes: [{ operation: 'update_page', page: install.id, document: { markdown: 'Run the installer, then restart.\n' } }] })).status).toBe(200);
+    await api('PATCH', `/v1/spaces/${space}/change-requests/${cr}`, { status: 'open' });
+    expect((await api('POST', `/v1/spaces/${space}/change-requests/${cr}/merge`)).body.result).toBe('merge');
+
+    await git.createBareRepository('gitbook-layout-out');
+    const started = await api('POST', `/v1/spaces/${space}/git/export`, { url: git.url('gitbook-layout-out'), ref: 'refs/heads/main', commitMessage: 'Export' });
+    expect(started.status, JSON.stringify(started.body)).toBe(204);
+    await expect.poll(async () => (await api('GET', `/v1/spaces/${space}/git/info`)).body.lastSync?.status, { timeout: 20_000 }).toBe('succeeded');
+
+    const exported = await git.readBareRepository('gitbook-layout-out', 'main');
+    const expected = { ...original, 'guide/install.md': '---\nicon: download\nhidden: true\nnoIndex: true\n---\n\n# Install\n\nRun the installer, then restart.\n' };
+    expect([...exported.keys()].sort()).toEqual(Object.keys(expected).sort());
+    for (const [path, content] of Object.entries(expected)) {
+      expect(exported.get(path)!.equals(Buffer.from(content)), `${path}:\n${exported.get(path)!.toString('utf8')}`).toBe(true);
+    }
+  });
+
   it('a subscriber of another organization receives nothing, and cannot follow this space', async () => {
     await git.createBareRepository('watched', { 'README.md': '# Watched\n\nFollowed by its organization only.\n', 'SUMMARY.md': '* [Watched](README.md)\n' });
     const space = await newSpace('Watched');

@@ -47,8 +47,14 @@ function isTagHtml(node: md.Nodes): boolean {
   return node.type === 'html' && node.value.startsWith('{%');
 }
 
+/** `{% include %}` stands alone between blank lines, as GitBook writes it. */
+function isIncludeTag(node: md.Nodes): boolean {
+  return node.type === 'html' && node.value.startsWith('{% include ');
+}
+
 /** A tag may touch its neighbour when either is a tag and neither is a block that only ends at a blank line. */
 function isCompactTagNeighbour(node: md.Nodes, other: md.Nodes): boolean {
+  if (isIncludeTag(node) || isIncludeTag(other)) return false;
   if (!isTagHtml(node) && !isTagHtml(other)) return false;
   return isTagHtml(node) || node.type === 'paragraph' || node.type === 'heading' || node.type === 'code';
 }
