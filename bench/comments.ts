@@ -47,6 +47,7 @@ import {
   startRun,
   stats,
   table,
+  timedCalls,
   withChild,
   writeResults,
   type Stats,
@@ -85,20 +86,6 @@ async function waitFor(what: string, predicate: () => boolean, timeoutMs: number
   }
 }
 
-/** Latencies and statements of `runs` sequential calls of `call`, after WARM unmeasured ones. */
-async function timed(baseUrl: string, runs: number, call: () => Promise<void>): Promise<{ latency: Stats; statements: number }> {
-  for (let i = 0; i < WARM; i++) await call();
-  const before = await metricValue(baseUrl, 'db_queries_total');
-  const latencies: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await call();
-    latencies.push(performance.now() - t);
-  }
-  const statements = ((await metricValue(baseUrl, 'db_queries_total')) - before) / runs;
-  return { latency: stats(latencies), statements };
-}
-
 function subscriber(baseUrl: string, token: string): Client {
   return createClient({ url: `${baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: true });
 }
@@ -129,11 +116,11 @@ main(async () => {
 
       // 1. Listing.
       await machineLoad.settle('before the listings');
-      const rest = await timed(baseUrl, LIST_RUNS, async () => {
+      const rest = await timedCalls(baseUrl, LIST_RUNS, WARM, async () => {
         const reply = await api(baseUrl, admin.token, 'GET', `/v1/spaces/${space}/comments?limit=100`);
         if ((reply.body.items as unknown[]).length !== Math.min(THREADS, 100)) throw new Error('the REST listing lost threads');
       });
-      const gql = await timed(baseUrl, LIST_RUNS, async () => {
+      const gql = await timedCalls(baseUrl, LIST_RUNS, WARM, async () => {
         const data = await graphql(baseUrl, admin.token, THREADS_QUERY, { spaceId: space, limit: 100 });
         const items = (data as { space: { commentList: { items: Array<{ replyList: { items: unknown[] } }> } } }).space.commentList.items;
         if (items.length !== Math.min(THREADS, 100) || items.some((t) => t.replyList.items.length !== REPLIES)) throw new Error('the GraphQL listing lost threads or replies');

@@ -929,6 +929,19 @@ export interface Reply {
 }
 
 /** A JSON call to the app with the bearer token, timed; throws unless it answers `expected`. */
+/** Latencies and statements (`db_queries_total` delta per call) of `runs` sequential calls of `call`, after `warm` unmeasured ones. */
+export async function timedCalls(baseUrl: string, runs: number, warm: number, call: () => Promise<void>): Promise<{ latency: Stats; statements: number }> {
+  for (let i = 0; i < warm; i++) await call();
+  const before = await metricValue(baseUrl, 'db_queries_total');
+  const latencies: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await call();
+    latencies.push(performance.now() - t);
+  }
+  return { latency: stats(latencies), statements: ((await metricValue(baseUrl, 'db_queries_total')) - before) / runs };
+}
+
 export async function api(baseUrl: string, token: string, method: string, p: string, body?: unknown, expected = 200): Promise<Reply> {
   const started = performance.now();
   const res = await fetch(`${baseUrl}${p}`, {

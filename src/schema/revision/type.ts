@@ -86,9 +86,18 @@ async function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMod
   return evaluateDocument(document, { space: variablesOf(v.revision.variables), page: v.page.variables ?? {} }, evaluation);
 }
 
-const DEREFERENCE_DESCRIPTION = 'true or reusable-contents inlines the reusable contents the document includes; false (the default) leaves references';
+/** How a page read asks for its document (`document` and `markdown` alike). */
+const documentReadArgs = builder.args((t) => ({
+  evaluated: t.string({
+    description: 'true evaluates the expressions of the document, deterministic-only those that read no visitor; false (the default) leaves them',
+  }),
+  evaluate: t.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
+  dereference: t.string({ description: 'true or reusable-contents inlines the reusable contents the document includes; false (the default) leaves references' }),
+}));
 
-const EVALUATION_DESCRIPTION = 'true evaluates the expressions of the document, deterministic-only those that read no visitor; false (the default) leaves them';
+function documentRead(args: { evaluated?: string | null; evaluate?: string | null; dereference?: string | null }) {
+  return { evaluation: evaluationOf(args), dereference: dereferenceOf(args.dereference) };
+}
 
 /** GitSyncCommit: the commit a revision was imported from or exported to. */
 const GitCommit = builder.objectRef<{ oid: string; message: string; createdByService: boolean; url: string | null; ref: string }>('RevisionGitCommit').implement({
@@ -185,15 +194,9 @@ RevisionPage.implement({
       type: 'JSON',
       nullable: true,
       description: 'The rich-text document (document pages; null when `format` is markdown)',
-      args: {
-        format: t.arg({ type: DocumentFormat, defaultValue: 'document' }),
-        evaluated: t.arg.string({ description: EVALUATION_DESCRIPTION }),
-        evaluate: t.arg.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
-        dereference: t.arg.string({ description: DEREFERENCE_DESCRIPTION }),
-      },
+      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'document' }), ...documentReadArgs },
       resolve: async (v, args, ctx) => {
-        const evaluation = evaluationOf(args);
-        const dereference = dereferenceOf(args.dereference);
+        const { evaluation, dereference } = documentRead(args);
         if (args.format === 'markdown' || v.page.kind !== 'document') return null;
         return (await pageDocument(ctx, v, evaluation, dereference)) ?? EMPTY_DOCUMENT;
       },
@@ -201,15 +204,9 @@ RevisionPage.implement({
     markdown: t.string({
       nullable: true,
       description: 'The document as Markdown (document pages; only when `format` is markdown)',
-      args: {
-        format: t.arg({ type: DocumentFormat, defaultValue: 'markdown' }),
-        evaluated: t.arg.string({ description: EVALUATION_DESCRIPTION }),
-        evaluate: t.arg.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
-        dereference: t.arg.string({ description: DEREFERENCE_DESCRIPTION }),
-      },
+      args: { format: t.arg({ type: DocumentFormat, defaultValue: 'markdown' }), ...documentReadArgs },
       resolve: async (v, args, ctx) => {
-        const evaluation = evaluationOf(args);
-        const dereference = dereferenceOf(args.dereference);
+        const { evaluation, dereference } = documentRead(args);
         if (args.format !== 'markdown' || v.page.kind !== 'document') return null;
         const document = await pageDocument(ctx, v, evaluation, dereference);
         // The pages of one list convert together (a few worker tasks, not one per page).
