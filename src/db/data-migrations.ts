@@ -59,7 +59,8 @@ async function revisionRowsIntoChunks(db: Db, log?: (msg: string) => void): Prom
           const pageChunks = chunkEntries(pages.filter((row) => row.revisionId === id).map(legacyPageEntry), pageEntryId).chunks;
           const fileChunks = chunkEntries(files.filter((row) => row.revisionId === id).map(legacyFileEntry), fileEntryId).chunks;
           await storeChunks(tx, [...pageChunks, ...fileChunks]);
-          await tx.revision.update({
+          // updateMany answers a count, never the row: columns added by later migrations do not exist yet here.
+          await tx.revision.updateMany({
             where: { id },
             data: { pageChunks: pageChunks.map((c) => c.hash), fileChunks: fileChunks.map((c) => c.hash) },
           });
