@@ -2,7 +2,8 @@
  * The content operations of a change request (`POST .../content`, shaped as
  * `@gitbook/api@0.202.0` shapes them): insert_page, update_page, delete_page,
  * revert_page and insert_files, and ours, set_variables (the space's
- * variables) and insert/update/delete_reusable_content, applied in order to a copy of the change request's content.
+ * variables), set_redirects (old paths leading to pages) and
+ * insert/update/delete_reusable_content, applied in order to a copy of the change request's content.
  * Pages take their settings (cover, layout, metaLinks, variables, computed)
  * from fields of the change beyond 0.202.0's, or from Markdown frontmatter
  * as Git Sync writes it (page-frontmatter.ts). Any invalid change fails the whole batch before anything
@@ -73,6 +74,7 @@ export type ContentChange =
   | { operation: 'revert_page'; page: string; revision?: string | null; block?: string[] | null }
   | { operation: 'insert_files'; files: UploadedFile[] }
   | { operation: 'set_variables'; variables: Record<string, VariableValue | null> }
+  | { operation: 'set_redirects'; redirects: Record<string, string | null> }
   | { operation: 'insert_reusable_content'; title?: string | null; document: DocumentInput; ref?: string | null }
   | { operation: 'update_reusable_content'; reusableContent: string; title?: string | null; document?: DocumentInput | null }
   | { operation: 'delete_reusable_content'; reusableContent: string };
@@ -82,6 +84,11 @@ export type UploadedFile = Omit<FileSnapshot, 'id'> & { ref?: string | null };
 
 /** The most reusable contents a revision holds. */
 export const MAX_REUSABLE_CONTENTS = 500;
+/** The most redirects a revision holds, and the longest old path (SiteRedirectSourcePath's). */
+export const MAX_REDIRECTS = 1000;
+const MAX_REDIRECT_SOURCE = 512;
+/** An old path: segments of URL path characters (unreserved or percent-encoded), no leading slash. */
+const REDIRECT_SOURCE = /^(?:[A-Za-z0-9\-._~+]|%[0-9A-Fa-f]{2})+(?:\/(?:[A-Za-z0-9\-._~+]|%[0-9A-Fa-f]{2})+)*$/;
 
 export type PageOutcome =
   | { object: 'created_page'; ref?: string; page: string }
@@ -386,6 +393,26 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         reusableTouched.push({ object: 'deleted_reusable_content', reusableContent: id });
         break;
       }
+      case 'set_redirects': {
+        const redirects = change.redirects as unknown;
+        if (redirects === null || typeof redirects !== 'object' || Array.isArray(redirects)) bad(i, 'redirects: must be an object of old paths to page ids (null removes one)');
+        for (const [from, target] of Object.entries(redirects as Record<string, unknown>)) {
+          const source = from.replace(/^\/+/, '');
+          if (source.length > MAX_REDIRECT_SOURCE || !REDIRECT_SOURCE.test(source) || source.split('/').some((segment) => segment === '.' || segment === '..')) {
+            bad(i, `redirects: ${JSON.stringify(from)}: an old path is URL path segments (letters, digits, "-", ".", "_", "~", "+" or %XX) joined by "/", at most ${MAX_REDIRECT_SOURCE} characters`);
+          }
+          if (target === null) {
+            snapshot.redirects.delete(source);
+            continue;
+          }
+          if (typeof target !== 'string') bad(i, `redirects: ${JSON.stringify(from)}: must be a page id, or null to remove it`);
+          const page = requirePage(i, pages.has(target) ? target : (pageRefs.get(normalizeHref(target)) ?? target), `redirects: ${JSON.stringify(from)}`);
+          if (page.kind !== 'document') bad(i, `redirects: ${JSON.stringify(from)}: page ${page.id} is a ${page.kind}; a redirect leads to a document page`);
+          snapshot.redirects.set(source, page.id);
+        }
+        if (snapshot.redirects.size > MAX_REDIRECTS) bad(i, `redirects: at most ${MAX_REDIRECTS} per space`);
+        break;
+      }
       case 'set_variables': {
         const problem = variablesProblem(change.variables, true);
         if (problem) bad(i, `variables: ${problem}`);
@@ -398,7 +425,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       default:
         bad(
           i,
-          'operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables, insert_reusable_content, update_reusable_content, delete_reusable_content',
+          'operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables, set_redirects, insert_reusable_content, update_reusable_content, delete_reusable_content',
         );
     }
   }

@@ -29,6 +29,7 @@
  *   by the same rule as fields: a variable both sides set differently (or one
  *   changed and the other removed) is a conflict, `variable` named by its name
  *   for the space's, the page's field `variables.<name>` for a page's.
+ * - redirects merge per old path by the same rule (`redirect` named by the path).
  *
  * With conflicts the snapshot is still a valid tree: each conflicting field
  * holds ours' value (the change request's), except a parent undone to break
@@ -47,7 +48,7 @@ import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type ReusableContent
 export type MergeConflictReason = 'both-modified' | 'modified-deleted' | 'deleted-modified' | 'cycle' | 'orphaned';
 
 export interface MergeConflict {
-  kind: 'page' | 'file' | 'reusable-content' | 'variable';
+  kind: 'page' | 'file' | 'reusable-content' | 'variable' | 'redirect';
   id: string;
   /**
    * `both-modified`: both sides changed `fields` differently;
@@ -143,7 +144,7 @@ class Conflicts {
   }
 
   sorted(): MergeConflict[] {
-    const kinds = { page: 0, file: 1, 'reusable-content': 2, variable: 3 };
+    const kinds = { page: 0, file: 1, 'reusable-content': 2, variable: 3, redirect: 4 };
     return [...this.list].sort((a, b) => kinds[a.kind] - kinds[b.kind] || byId(a.id, b.id) || byId(a.reason, b.reason));
   }
 }
@@ -214,8 +215,21 @@ export function mergeRevisions(input: MergeInput): MergeResult {
   }
   const variables = mergeVariables(base.variables, ours.variables, theirs.variables);
   for (const name of variables.conflicts) conflicts.add('variable', name, 'both-modified');
+  const redirects = mergeEntries(base.redirects, ours.redirects, theirs.redirects);
+  for (const source of redirects.conflicts) conflicts.add('redirect', source, 'both-modified');
 
-  return { snapshot: { pages, reusableContents, files, documents, variables: variables.merged, storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks) }, conflicts: conflicts.sorted() };
+  return {
+    snapshot: {
+      pages,
+      reusableContents,
+      files,
+      documents,
+      variables: variables.merged,
+      redirects: new Map(redirects.merged),
+      storedChunks: joinStoredChunks(ours.storedChunks, theirs.storedChunks),
+    },
+    conflicts: conflicts.sorted(),
+  };
 }
 
 function mergePage(
@@ -266,21 +280,34 @@ function mergePage(
  * value; a name both sides changed differently keeps ours' value and is listed in `conflicts`.
  */
 export function mergeVariables(base: Variables, ours: Variables, theirs: Variables): { merged: Variables; conflicts: string[] } {
-  const merged: Variables = {};
+  const result = mergeEntries(new Map(Object.entries(base)), new Map(Object.entries(ours)), new Map(Object.entries(theirs)));
+  return { merged: Object.fromEntries(result.merged), conflicts: result.conflicts };
+}
+
+/**
+ * Three-way merge of keyed primitive values by the rule of fields, in ours' order then theirs'
+ * new keys: a key set, changed or removed on one side only takes that side's value; one both
+ * sides changed differently keeps ours' value and is listed in `conflicts` (sorted).
+ */
+export function mergeEntries<V extends string | number | boolean>(
+  base: ReadonlyMap<string, V>,
+  ours: ReadonlyMap<string, V>,
+  theirs: ReadonlyMap<string, V>,
+): { merged: [string, V][]; conflicts: string[] } {
+  const merged: [string, V][] = [];
   const conflicts: string[] = [];
-  const names = [...new Set([...Object.keys(base), ...Object.keys(ours), ...Object.keys(theirs)])].sort(byId);
-  for (const name of names) {
-    const b = Object.hasOwn(base, name) ? base[name] : undefined;
-    const o = Object.hasOwn(ours, name) ? ours[name] : undefined;
-    const t = Object.hasOwn(theirs, name) ? theirs[name] : undefined;
+  for (const key of new Set([...ours.keys(), ...theirs.keys(), ...base.keys()])) {
+    const b = base.get(key);
+    const o = ours.get(key);
+    const t = theirs.get(key);
     let value = o;
     if (o !== t) {
       if (o === b) value = t;
-      else if (t !== b) conflicts.push(name);
+      else if (t !== b) conflicts.push(key);
     }
-    if (value !== undefined) merged[name] = value;
+    if (value !== undefined) merged.push([key, value]);
   }
-  return { merged, conflicts };
+  return { merged, conflicts: conflicts.sort(byId) };
 }
 
 function mergeDocumentHashes(

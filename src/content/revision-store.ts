@@ -34,7 +34,7 @@ type DbOrTx = Db | Tx;
 export type { RevisionType };
 
 export function emptySnapshot(): RevisionSnapshot {
-  return { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {} };
+  return { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map() };
 }
 
 /**
@@ -135,6 +135,17 @@ export function reusableContentsOf(json: Prisma.JsonValue): ReusableContentSnaps
   });
 }
 
+/** A revision row's `redirects` ([{ source, page }], in order) as a map (entries of another shape are left out). */
+export function redirectsOf(json: Prisma.JsonValue): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!Array.isArray(json)) return out;
+  for (const entry of json) {
+    const e = entry as Record<string, unknown> | null;
+    if (e && typeof e.source === 'string' && typeof e.page === 'string') out.set(e.source, e.page);
+  }
+  return out;
+}
+
 /** A revision row's `variables` as a map of variable values (anything else stored reads as none). */
 export function variablesOf(json: Prisma.JsonValue): Variables {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return {};
@@ -215,13 +226,14 @@ export interface LoadSnapshotOptions {
  * in the cache, its documents). The snapshot remembers its chunks (`storedChunks`).
  */
 export async function loadSnapshot(db: DbOrTx, revisionId: string, options: LoadSnapshotOptions): Promise<RevisionSnapshot> {
-  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true, variables: true, reusableContents: true } });
+  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true, variables: true, reusableContents: true, redirects: true } });
   const pageHashes = chunkList(revision.pageChunks);
   const fileHashes = chunkList(revision.fileChunks);
   const chunks = await loadChunks(db, [...pageHashes, ...fileHashes], options.chunks);
   const { pages, files } = entriesOf(revision, chunks);
   const snapshot = emptySnapshot();
   snapshot.variables = variablesOf(revision.variables);
+  snapshot.redirects = redirectsOf(revision.redirects);
   for (const content of reusableContentsOf(revision.reusableContents)) snapshot.reusableContents.set(content.id, content);
   for (const page of pages) snapshot.pages.set(page.id, page);
   for (const file of files) snapshot.files.set(file.id, file);
@@ -374,6 +386,7 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       changeRequestId: input.changeRequestId ?? null,
       createdById: input.createdById ?? null,
       variables: snapshot.variables,
+      redirects: [...snapshot.redirects].map(([source, page]) => ({ source, page })),
       reusableContents: [...snapshot.reusableContents.values()]
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .map((c) => ({ id: c.id, title: c.title, documentHash: c.documentHash })),
@@ -396,6 +409,7 @@ export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
     files: new Map(snapshot.files),
     documents: new Map(snapshot.documents),
     variables: { ...snapshot.variables },
+    redirects: new Map(snapshot.redirects),
     storedChunks: snapshot.storedChunks,
   };
 }

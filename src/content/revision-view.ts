@@ -20,6 +20,8 @@ export interface RevisionView {
   variables: Prisma.JsonValue;
   /** [{ id, title, documentHash }] (Revision.reusableContents). */
   reusableContents: Prisma.JsonValue;
+  /** [{ source, page }] (Revision.redirects). */
+  redirects: Prisma.JsonValue;
   changeRequestId: string | null;
   /** False when the read asked to leave Git metadata out (`metadata=false`). */
   metadata?: boolean;

@@ -109,6 +109,12 @@ export interface RevisionSnapshot {
   reusableContents: Map<string, ReusableContentSnapshot>;
   /** The space's variables (expressions read them as `space.vars.<name>`). */
   variables: Variables;
+  /**
+   * The space's redirects, in order: an old path (relative to the space, no leading slash, as
+   * `.gitbook.yaml` writes it) -> the id of the page it now leads to. One to a page the content
+   * no longer has is kept and ignored.
+   */
+  redirects: Map<string, string>;
   files: Map<string, FileSnapshot>;
   /** Documents by hash, for the pages and reusable contents above (only those loaded). */
   documents: Map<string, JSONDocument>;

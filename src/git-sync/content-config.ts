@@ -4,7 +4,7 @@
  * contents (`structure.readme`, `structure.summary`). The file is looked up
  * in the project directory (the repository's top unless a monorepo section
  * names one); `root` is relative to that directory, the structure files to
- * `root`. `redirects` are not read.
+ * `root`. `redirects` map old paths (relative to `root`) to page files.
  */
 import YAML from 'yaml';
 import { joinPath, normalizePath } from './repo-paths.ts';
@@ -19,6 +19,8 @@ export interface ContentConfig {
   readme: string;
   /** The table of contents (`structure.summary`). */
   summary: string;
+  /** `redirects`, in the file's order: an old path (relative to `root`, no leading slash) -> the repository path of a page file. */
+  redirects: [string, string][];
 }
 
 export const CONFIG_FILE = '.gitbook.yaml';
@@ -64,18 +66,42 @@ export function readContentConfig(
   };
   const root = inside(projectDirectory, raw.root, 'root', '');
   const structure = raw.structure !== null && typeof raw.structure === 'object' ? (raw.structure as Record<string, unknown>) : {};
+  const redirects: [string, string][] = [];
+  if (raw.redirects !== undefined && raw.redirects !== null) {
+    if (typeof raw.redirects !== 'object' || Array.isArray(raw.redirects)) warnings.push(`${path}: redirects is not a mapping, ignored`);
+    else {
+      for (const [from, to] of Object.entries(raw.redirects as Record<string, unknown>)) {
+        const source = redirectSource(from);
+        const target = typeof to === 'string' ? normalizePath(joinPath(root, to)) : null;
+        if (source === null || target === null || (root !== '' && !target.startsWith(`${root}/`))) warnings.push(`${path}: redirect ${JSON.stringify(from)}: ${JSON.stringify(to)} is not a path to a page file, ignored`);
+        else redirects.push([source, target]);
+      }
+    }
+  }
   return {
     config: {
       projectDirectory,
       root,
       readme: inside(root, structure.readme, 'structure.readme', DEFAULT_README),
       summary: inside(root, structure.summary, 'structure.summary', DEFAULT_SUMMARY),
+      redirects,
     },
     warnings,
   };
 }
 
-/** The `.gitbook.yaml` an export writes: the content root and the default structure, no redirects. */
-export function contentConfigYaml(root: string): string {
-  return YAML.stringify({ root: root === '' ? './' : `./${root}/`, structure: { readme: DEFAULT_README, summary: DEFAULT_SUMMARY } });
+/** A redirect's old path as kept (`/help/` -> `help`); null when it is not a path. */
+export function redirectSource(value: string): string | null {
+  const trimmed = value.trim().replace(/^\/+/, '').replace(/\/+$/, '');
+  return trimmed !== '' && normalizePath(trimmed) === trimmed ? trimmed : null;
+}
+
+/**
+ * The `.gitbook.yaml` an export writes: the content root, the default structure, and the
+ * redirects (old path -> page file relative to the root) when there are any.
+ */
+export function contentConfigYaml(root: string, redirects: readonly [string, string][] = []): string {
+  const config: Record<string, unknown> = { root: root === '' ? './' : `./${root}/`, structure: { readme: DEFAULT_README, summary: DEFAULT_SUMMARY } };
+  if (redirects.length) config.redirects = new Map(redirects);
+  return YAML.stringify(config);
 }

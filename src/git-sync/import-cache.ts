@@ -28,9 +28,10 @@ import type { SummaryItem } from './summary.ts';
 
 /**
  * The version of a page's conversion (Markdown -> document, links resolved): raise it when the
- * same file and links would now convert differently, so that entries written before no longer match.
+ * same file and links would now convert differently, or the parsed table of contents holds more,
+ * so that entries written before no longer match (4: summary items carry emoji, icon, anchor, computed).
  */
-export const IMPORT_CACHE_VERSION = 3;
+export const IMPORT_CACHE_VERSION = 4;
 
 /** What the last import made of one page file. */
 export interface ImportCacheEntry {

@@ -5,7 +5,7 @@
  *
  * What is read and written (docs/decisions.md, "Git Sync layout"):
  * - `.gitbook.yaml` in the project directory: `root`, `structure.readme`,
- *   `structure.summary` (content-config.ts); `redirects` are ignored.
+ *   `structure.summary` and `redirects` (content-config.ts).
  * - The readme (README.md) is the first page; SUMMARY.md is the page tree
  *   (summary.ts). Without a SUMMARY.md the tree is the folders' (sorted by
  *   name). Markdown files the SUMMARY.md does not list are not imported.
@@ -26,6 +26,7 @@ import { DEFAULT_MARKDOWN_LIMITS, markdownLimitProblem, type MarkdownLimits } fr
 import { markdownToDocument, type MarkdownToDocumentResult } from '../content/document/markdown-parse.ts';
 import { documentToMarkdown } from '../content/document/markdown-print.ts';
 import { type ContentRef, type JSONDocument } from '../content/document/model.ts';
+import { emojiText } from '../content/emoji.ts';
 import { frontmatterFromMeta, metaFromFrontmatter, variablesFromFrontmatter, type PageMeta } from '../content/page-frontmatter.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
@@ -148,6 +149,9 @@ interface Node {
   /** The slug a folder gives (folder pages and groups of a folder tree). */
   slugHint: string | null;
   link: LinkSpec | null;
+  /** A group's or link page's emoji and icon, from the table of contents (a document's are in its frontmatter). */
+  emoji: string | null;
+  icon: string | null;
   /** The structure.readme page. */
   readme: boolean;
   children: Node[];
@@ -157,7 +161,7 @@ interface Node {
 }
 
 function node(kind: PageKind, fields: Partial<Node>): Node {
-  return { kind, file: null, tocTitle: null, fallbackTitle: '', slugHint: null, link: null, readme: false, children: [], id: '', slug: '', previous: null, ...fields };
+  return { kind, file: null, tocTitle: null, fallbackTitle: '', slugHint: null, link: null, emoji: null, icon: null, readme: false, children: [], id: '', slug: '', previous: null, ...fields };
 }
 
 /** `getting-started.md` -> `Getting started`: a title for a page that has none. */
@@ -283,10 +287,12 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     const claims = new Map<string, Proto[]>();
     const toProto = (item: SummaryItem): Proto => {
       const children = item.children.map(toProto);
-      const proto: Proto = { item, node: node('link', { tocTitle: item.title, fallbackTitle: item.title }), children, order: order++ };
+      const decoration = { emoji: item.emoji, icon: item.icon };
+      const proto: Proto = { item, node: node('link', { tocTitle: item.title, fallbackTitle: item.title, ...decoration }), children, order: order++ };
       const href = item.href;
       if (href === null) {
         proto.node.kind = 'group';
+        if (item.anchor) proto.node.slugHint = slugFromName(item.anchor);
         return proto;
       }
       const ref = internalRef(href);
@@ -305,6 +311,8 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
         else if (markdown !== null) {
           proto.node.kind = 'document';
           proto.node.file = markdown;
+          // A document's emoji and icon are its frontmatter's; an emoji before its title in the table of contents is part of the title.
+          Object.assign(proto.node, { emoji: null, icon: null, tocTitle: [item.emoji ? emojiText(item.emoji) : null, item.title].filter(Boolean).join(' ') });
           proto.node.fallbackTitle = titleFromName(isReadmeName(markdown) ? basename(dirname(markdown)) || 'README' : basename(markdown));
           claims.set(markdown, [...(claims.get(markdown) ?? []), proto]);
         } else if (files.has(target) && isWithin(config.projectDirectory, target)) proto.node.link = { type: 'asset', path: target };
@@ -319,7 +327,15 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     const blob = blobHash(files.get(config.summary)!);
     const items = cacheIn?.summary?.blob === blob ? cacheIn.summary.items : parseSummary(text);
     cacheOut.summary = { blob, items };
-    const protos = items.map(toProto);
+    // GitBook's computed entries (RevisionPageComputed, an OpenAPI reference) come with computed pages: not yet.
+    const withoutComputed = (list: SummaryItem[]): SummaryItem[] =>
+      list.flatMap((item) => {
+        if (item.computed === undefined) return [{ ...item, children: withoutComputed(item.children) }];
+        const type = /^\s*type:\s*(\S+)/m.exec(item.computed)?.[1] ?? 'unknown';
+        warnings.push(`${config.summary}: a computed entry (${type}) is not imported: computed pages are not supported yet`);
+        return withoutComputed(item.children);
+      });
+    const protos = withoutComputed(items).map(toProto);
 
     // Which entry of a file referenced several times is the page: the one with children, then the
     // one whose place in the tree matches the file's folder (as an export writes it), then the one
@@ -643,6 +659,11 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
 
   const snapshot = emptySnapshot();
   snapshot.variables = readVariables(files, joinPath(config.root, VARIABLES_FILE), warnings);
+  for (const [source, target] of config.redirects) {
+    const page = markdownCandidates(target).map((candidate) => pageIdByFile.get(candidate)).find((id) => id !== undefined);
+    if (page) snapshot.redirects.set(source, page);
+    else warnings.push(`${CONFIG_FILE}: redirect ${JSON.stringify(source)} leads to ${target}, which is not a page; ignored`);
+  }
   const fileIdByPath = new Map<string, string>();
   const previousFiles = previous ? [...previous.files.values()] : [];
   const usedFileIds = new Set<string>();
@@ -744,8 +765,8 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
         ...base,
         title: n.tocTitle ?? '',
         description: null,
-        emoji: null,
-        icon: null,
+        emoji: n.emoji,
+        icon: n.icon,
         hidden: false,
         noIndex: false,
         noRobotsIndex: false,
@@ -978,15 +999,19 @@ export async function exportRepositoryWithPaths(
     title: page.title,
     href: page.kind === 'document' ? encodeLinkPath(fileOf.get(page.id)!) : page.kind === 'link' ? linkHref(page.linkTarget) : null,
     heading,
+    emoji: page.kind === 'document' ? null : page.emoji,
+    icon: page.kind === 'document' ? null : page.icon,
+    // A group's slug is the folder of its pages; the anchor says it when its title would give another.
+    anchor: page.kind === 'group' && page.slug !== slugify(page.title, 'group') ? page.slug : null,
     children: (byParent.get(page.id) ?? []).map((child) => item(child)),
   });
-  const rootPages = byParent.get(null) ?? [];
-  let trailingGroups = rootPages.length;
-  while (trailingGroups > 0 && rootPages[trailingGroups - 1].kind === 'group') trailingGroups--;
-  write('SUMMARY.md', encoder.encode(printSummary(rootPages.map((page, i) => item(page, i >= trailingGroups)))));
+  // Groups at the top are headings; pages after one follow a rule (summary.ts).
+  write('SUMMARY.md', encoder.encode(printSummary((byParent.get(null) ?? []).map((page) => item(page, page.kind === 'group')))));
 
   if (Object.keys(snapshot.variables).length) write(VARIABLES_FILE, encoder.encode(YAML.stringify(snapshot.variables)));
-  out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root)));
+  // Redirects to pages without a file (deleted, or not document pages) have nowhere to lead.
+  const redirects = [...snapshot.redirects].flatMap(([source, page]): [string, string][] => (fileOf.has(page) ? [[source, fileOf.get(page)!]] : []));
+  out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root, redirects)));
   const written: RepositoryPaths = { pages: {}, files: {}, reusableContents: {} };
   for (const [id, include] of includeOf) written.reusableContents[id] = joinPath(base, include);
   for (const [id, file] of fileOf) written.pages[id] = joinPath(base, file);

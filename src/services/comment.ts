@@ -11,13 +11,13 @@
  * `author` fact): readers read, commenters post, reply, react and resolve, authors edit their
  * own, authors and admins delete (docs/decisions.md, "Comments").
  */
-import emojiRegex from 'emoji-regex';
 import { memberSubject } from '../auth/access.ts';
 import { authorize, can, type Action, type Subject } from '../auth/policies.ts';
 import { type JSONDocument } from '../content/document/model.ts';
 import { linkMentions, mentionedUsers, mentionsAsText, mentionTokens, tokenKey, type MentionToken } from '../content/document/mentions.ts';
 import { documentTargets, hasTableCell, type DocumentTargets } from '../content/document/node-keys.ts';
 import { documentProblem } from '../content/document/validate.ts';
+import { isEmoji } from '../content/emoji.ts';
 import type { PageSnapshot } from '../content/snapshot.ts';
 import type { Context } from '../context.ts';
 import { Prisma, type Tx } from '../db/client.ts';
@@ -374,11 +374,6 @@ async function checkMentionsMayRead(ctx: Context, place: LoadedPlace, userIds: r
 
 // ----------------------------------------------------------------------------- reactions
 
-/** Whether `value` is one emoji (a character or sequence of the Unicode emoji set, with its modifiers). */
-export function isEmoji(value: string): boolean {
-  const matches = value.match(emojiRegex());
-  return matches !== null && matches.length === 1 && matches[0] === value;
-}
 
 function checkEmojis(list: readonly string[] | null | undefined, field: string): string[] {
   if (!list) return [];

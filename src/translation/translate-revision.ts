@@ -207,7 +207,7 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
 
   return {
     // Reusable contents are kept as they are (their documents are stored already, under the same hashes).
-    snapshot: { pages, reusableContents: new Map(source.reusableContents), files: new Map(source.files), documents: outDocuments, variables: { ...source.variables } },
+    snapshot: { pages, reusableContents: new Map(source.reusableContents), files: new Map(source.files), documents: outDocuments, variables: { ...source.variables }, redirects: new Map(source.redirects) },
     stats: {
       pages: pages.size,
       segments: hashes.length,

@@ -296,12 +296,29 @@ describe('Git Sync', () => {
 
   it('round trip of a repository in GitBook\'s layout: import, edit through a change request, merge, export gives the same files plus the edit', async () => {
     const original: Record<string, string | Uint8Array> = {
-      '.gitbook.yaml': 'root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n',
+      '.gitbook.yaml': 'root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  help/install: guide/install.md\n',
       '.gitbook/vars.yaml': 'product: Acme\nversion: "2.1"\n',
       '.gitbook/includes/support.md': '---\ntitle: Support\n---\n\nAsk the support team about <code class="expression">space.vars.product</code>.\n',
       '.gitbook/assets/banner.png': pngOf(77),
       'README.md': '---\ndescription: Start here\n---\n\n# Welcome\n\nThis is <code class="expression">space.vars.product</code>.\n',
-      'SUMMARY.md': '# Table of contents\n\n* [Welcome](README.md)\n* [Guide](guide/README.md)\n  * [Install](guide/install.md)\n* [Status](https://status.example.com)\n',
+      'SUMMARY.md': [
+        '# Table of contents',
+        '',
+        '* [Welcome](README.md)',
+        '* [Guide](guide/README.md)',
+        '  * [Install](guide/install.md)',
+        '',
+        '## 🛠️ Tools <a href="#tooling" id="tooling"></a>',
+        '',
+        '* [CLI](tooling/cli.md)',
+        '* [<i class="fa-github">:github:</i> Source](https://github.com/acme/cli)',
+        '',
+        '***',
+        '',
+        '* [Status](https://status.example.com)',
+        '',
+      ].join('\n'),
+      'tooling/cli.md': '# CLI\n\nType `acme`.\n',
       'guide/README.md':
         '---\ncover: ../.gitbook/assets/banner.png\ncoverY: 0\nvars:\n  audience: admins\nlayout:\n  width: wide\n---\n\n# Guide\n\nRead [install](install.md).\n\n{% include "../.gitbook/includes/support.md" %}\n',
       'guide/install.md': '---\nicon: download\nhidden: true\nnoIndex: true\n---\n\n# Install\n\nRun the installer.\n',
@@ -310,13 +327,20 @@ describe('Git Sync', () => {
     const space = await newSpace('GitBook layout');
     expect((await importFollowed(space, 'gitbook-layout')).events.at(-1)).toMatchObject({ state: 'succeeded', result: { warnings: [] } });
 
-    // What came in: covers, variables, includes, link pages, front matter.
+    // What came in: covers, variables, includes, link pages, a group with its emoji and slug, pages after it, redirects, front matter.
     const content = (await api('GET', `/v1/spaces/${space}/content`)).body;
     assertMatchesSpec('getCurrentRevision', 200, content);
     expect(content.variables).toEqual({ product: 'Acme', version: '2.1' });
     expect(content.reusableContents.map((c: any) => [c.title, c.git.path])).toEqual([['Support', '.gitbook/includes/support.md']]);
-    const [welcome, guide, status] = content.pages;
+    const [welcome, guide, tools, status] = content.pages;
     expect(status).toMatchObject({ type: 'link', title: 'Status', href: 'https://status.example.com' });
+    expect(tools).toMatchObject({ type: 'group', title: 'Tools', emoji: '1f6e0-fe0f', slug: 'tooling' });
+    expect(tools.pages.map((p: any) => [p.type, p.title, p.icon ?? null])).toEqual([
+      ['document', 'CLI', null],
+      ['link', 'Source', 'github'],
+    ]);
+    const redirects = await server.graphql('query($space: ID!) { revisionContent(spaceId: $space) { redirects { source page } } }', { token: ada.token, variables: { space } });
+    expect(redirects.body.data.revisionContent.redirects).toEqual([{ source: 'help/install', page: guide.pages[0].id }]);
     const banner = content.files.find((f: any) => f.name === 'banner.png');
     expect(guide).toMatchObject({ cover: { ref: { kind: 'file', file: banner.id }, yPos: 0 }, variables: { audience: 'admins' }, layout: { width: 'wide' } });
     const install = guide.pages[0];

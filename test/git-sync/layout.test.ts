@@ -13,7 +13,7 @@ import { pagePaths, placePage } from '../../src/content/page-tree.ts';
 import { cloneSnapshot, putDocument } from '../../src/content/revision-store.ts';
 import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
 import { exportRepository, importRepository, type StoredFile } from '../../src/git-sync/layout.ts';
-import { parseSummary } from '../../src/git-sync/summary.ts';
+import { parseSummary, printSummary } from '../../src/git-sync/summary.ts';
 import { pageSnapshot } from '../helpers/snapshot.ts';
 
 const T1 = new Date('2026-01-01T00:00:00Z');
@@ -180,7 +180,10 @@ async function richContent() {
   add({ id: 'page-notes', title: 'Notes', slug: 'notes', description: '' }, null, undefined, '# _\n\n# Real heading\n\nText.\n');
   add({ id: 'page-summary', title: 'Summary page', slug: 'summary' }, null);
   // Reference is no longer the last root page: it is written as a plain item, More as a heading.
-  add({ id: 'group-more', kind: 'group', title: 'More', slug: 'more' }, null);
+  // A group with an emoji and a slug its title would not give; a link page with an icon and an emoji; a redirect.
+  add({ id: 'group-more', kind: 'group', title: 'More', slug: 'misc', emoji: '1f6e0-fe0f' }, null);
+  x.pages.set('link-anchor', { ...x.pages.get('link-anchor')!, icon: 'key', emoji: '1f511' });
+  x.redirects = new Map([['help/install', id('guide/install')]]);
   add({ id: 'page-faq', title: 'FAQ', slug: 'faq' }, 'group-more', 0, 'See [notes](/pages/page-notes).\n');
   add({ id: 'group-empty', kind: 'group', title: 'Empty group', slug: 'empty-group' }, null);
   return { x, storage };
@@ -213,6 +216,8 @@ describe('importRepository', () => {
       'docs/reference/api.md: link to "nope.md" points to a missing file; kept as a URL',
     ]);
     expect(warnings).toHaveLength(3);
+    // .gitbook.yaml's redirect, relative to the root, leads to the page of its file.
+    expect([...snapshot.redirects]).toEqual([['old/page', pages.get('guide/install')!.id]]);
   });
 
   it('turns relative links into page and file references', async () => {
@@ -360,6 +365,47 @@ describe('importRepository', () => {
     expect(document.nodes.map((n) => n.type)).toEqual(['heading-1', 'paragraph']);
   });
 
+  it("reads a group's emoji, icon and slug, ends it at a rule, reads redirects, and leaves out a computed entry with a warning", async () => {
+    const { storeFile } = fakeStorage();
+    const { snapshot, warnings } = await importRepository(
+      repository({
+        '.gitbook.yaml': 'redirects:\n  /help/: api/overview.md\n  old: missing.md\n  ../out: README.md\n',
+        'README.md': '# Home\n',
+        'SUMMARY.md': [
+          '# Table of contents',
+          '',
+          '* [Home](README.md)',
+          '',
+          '## <i class="fa-code">:code:</i> 🧰 API reference <a href="#api" id="api"></a>',
+          '',
+          '* [Overview](api/overview.md)',
+          '* ```yaml',
+          '  type: builtin:openapi',
+          '  props:',
+          '    models: true',
+          '  ```',
+          '',
+          '***',
+          '',
+          '* [🚀 Launch](https://example.com/launch)',
+          '',
+        ].join('\n'),
+        'api/overview.md': '# Overview\n',
+      }),
+      { storeFile, now: T1 },
+    );
+    expect(outline(snapshot)).toEqual(['home | Home | document', 'api | API reference | group', '  api/overview | Overview | document', 'launch | Launch | link']);
+    const pages = byPath(snapshot);
+    expect(pages.get('api')).toMatchObject({ icon: 'code', emoji: '1f9f0' });
+    expect(pages.get('launch')).toMatchObject({ emoji: '1f680', icon: null });
+    expect([...snapshot.redirects]).toEqual([['help', pages.get('api/overview')!.id]]);
+    expect(warnings).toEqual([
+      '.gitbook.yaml: redirect "../out": "README.md" is not a path to a page file, ignored',
+      'SUMMARY.md: a computed entry (builtin:openapi) is not imported: computed pages are not supported yet',
+      '.gitbook.yaml: redirect "old" leads to missing.md, which is not a page; ignored',
+    ]);
+  });
+
   it('reads structure.readme and structure.summary relative to the root, in the project directory', async () => {
     const { storeFile } = fakeStorage();
     const { snapshot, warnings } = await importRepository(
@@ -422,6 +468,8 @@ describe('importRepository', () => {
 describe('exportRepository', () => {
   it('writes the GitBook layout', async () => {
     const { x, storage } = await richContent();
+    // A redirect to a page the content lost has nowhere to lead: it is not written.
+    x.redirects.set('old/gone', 'no-such-page');
     const out = await exportRepository(x, { readFile: storage.readFile });
     const text = (path: string) => decoder.decode(out.get(path)!);
     expect([...out.keys()]).toEqual([
@@ -442,20 +490,20 @@ describe('exportRepository', () => {
       'guide/extras/extra.md',
       'guide/includes.md',
       'guide/install.md',
-      'more/faq.md',
+      'misc/faq.md',
       'notes.md',
       'reference/api.md',
       'reference/cli.md',
       'summary/README.md',
     ]);
-    expect(text('.gitbook.yaml')).toBe('root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n');
+    expect(text('.gitbook.yaml')).toBe('root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  help/install: guide/install.md\n');
     expect(text('SUMMARY.md')).toBe(
       [
         '# Table of contents',
         '',
         '* [Welcome](README.md)',
         '* [Install shortcut](guide/install.md)',
-        '* [Auth](reference/api.md#authentication)',
+        '* [<i class="fa-key">:key:</i> 🔑 Auth](reference/api.md#authentication)',
         '* [Logo](.gitbook/assets/logo.svg)',
         '* [Guide](guide/README.md)',
         '  * [Install again](guide/install.md)',
@@ -466,15 +514,20 @@ describe('exportRepository', () => {
         '    * [Extra](guide/extras/extra.md)',
         '  * [Includes](guide/includes.md)',
         '* [Status page](https://status.example.com)',
-        '* Reference',
-        '  * [API](reference/api.md)',
-        '  * [CLI](reference/cli.md)',
+        '',
+        '## Reference',
+        '',
+        '* [API](reference/api.md)',
+        '* [CLI](reference/cli.md)',
+        '',
+        '***',
+        '',
         '* [Notes](notes.md)',
         '* [Summary page](summary/README.md)',
         '',
-        '## More',
+        '## 🛠️ More <a href="#misc" id="misc"></a>',
         '',
-        '* [FAQ](more/faq.md)',
+        '* [FAQ](misc/faq.md)',
         '',
         '## Empty group',
         '',
@@ -527,7 +580,9 @@ describe('exportRepository', () => {
   it('places the content under the project directory and root', async () => {
     const { x, storage } = await richContent();
     const out = await exportRepository(x, { projectDirectory: 'packages/docs', root: 'content', readFile: storage.readFile });
-    expect(decoder.decode(out.get('packages/docs/.gitbook.yaml')!)).toBe('root: ./content/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n');
+    expect(decoder.decode(out.get('packages/docs/.gitbook.yaml')!)).toBe(
+      'root: ./content/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  help/install: guide/install.md\n',
+    );
     expect(out.has('packages/docs/content/SUMMARY.md')).toBe(true);
     expect(out.has('packages/docs/content/.gitbook/assets/logo.svg')).toBe(true);
     expect([...out.keys()].every((p) => p.startsWith('packages/docs/'))).toBe(true);
@@ -648,15 +703,57 @@ describe('round trip', () => {
 });
 
 describe('parseSummary', () => {
+  const entry = (title: string, href: string | null, heading: boolean, children: unknown[] = [], more: object = {}) => ({
+    title,
+    href,
+    heading,
+    emoji: null,
+    icon: null,
+    anchor: null,
+    children,
+    ...more,
+  });
+
   it('reads headings as groups, unlinked items as groups, and ignores the title', () => {
     expect(parseSummary('# Summary\n\n* [A](a.md)\n  * Loose\n    * [B](b.md "Sidebar label")\n\n## Part\n\n- [C](<c d.md>)\n')).toEqual([
-      {
-        title: 'A',
-        href: 'a.md',
-        heading: false,
-        children: [{ title: 'Loose', href: null, heading: false, children: [{ title: 'B', href: 'b.md', heading: false, children: [] }] }],
-      },
-      { title: 'Part', href: null, heading: true, children: [{ title: 'C', href: 'c d.md', heading: false, children: [] }] },
+      entry('A', 'a.md', false, [entry('Loose', null, false, [entry('B', 'b.md', false)])]),
+      entry('Part', null, true, [entry('C', 'c d.md', false)]),
     ]);
+  });
+
+  it('ends a heading group at a rule, as GitBook writes pages that follow a group', () => {
+    expect(parseSummary('# Table of contents\n\n## Start\n\n* [A](a.md)\n\n***\n\n* [B](b.md)\n\n## End\n\n* [C](c.md)\n')).toEqual([
+      entry('Start', null, true, [entry('A', 'a.md', false)]),
+      entry('B', 'b.md', false),
+      entry('End', null, true, [entry('C', 'c.md', false)]),
+    ]);
+  });
+
+  it("keeps GitBook's computed entries (a YAML block) apart", () => {
+    const text = '* [Intro](README.md)\n* ```yaml\n  type: builtin:openapi\n  props:\n    models: true\n  ```\n';
+    expect(parseSummary(text)).toEqual([entry('Intro', 'README.md', false), entry('', null, false, [], { computed: 'type: builtin:openapi\nprops:\n  models: true' })]);
+  });
+
+  it('reads an emoji, an icon and an anchor around a title, and writes them back the same', () => {
+    const text = [
+      '# Table of contents',
+      '',
+      '## 🛠️ SDKs & API Reference <a href="#sdks" id="sdks"></a>',
+      '',
+      '* [🚀 Status](https://status.example.com)',
+      '* [<i class="fa-book">:book:</i> Guide](guide.md)',
+      '',
+      '## <i class="fa-gear">:gear:</i> Settings',
+      '',
+    ].join('\n');
+    const items = parseSummary(text);
+    expect(items).toEqual([
+      entry('SDKs & API Reference', null, true, [entry('Status', 'https://status.example.com', false, [], { emoji: '1f680' }), entry('Guide', 'guide.md', false, [], { icon: 'book' })], {
+        emoji: '1f6e0-fe0f',
+        anchor: 'sdks',
+      }),
+      entry('Settings', null, true, [], { icon: 'gear' }),
+    ]);
+    expect(printSummary(items)).toBe(text);
   });
 });

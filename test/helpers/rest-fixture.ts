@@ -337,6 +337,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
         ],
       },
       { changes: [{ operation: 'set_variables', variables: { product: 'Acme', version: null } }] },
+      { changes: [{ operation: 'set_redirects', redirects: { 'old/welcome': pageId, gone: null } }] },
       {
         changes: [
           { operation: 'insert_reusable_content', ref: 'snippet', title: 'Snippet', document: { markdown: 'Shared text.\n' } },

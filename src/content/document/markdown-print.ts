@@ -9,6 +9,7 @@ import remarkGfm from 'remark-gfm';
 import remarkStringify, { type Options as StringifyOptions } from 'remark-stringify';
 import { unified } from 'unified';
 import YAML from 'yaml';
+import { emojiText } from '../emoji.ts';
 import { defaultHref, isRef, MARK_ORDER, type InlineMode, type Mark } from './markdown-syntax.ts';
 import { escapeHtml, quoteAttr } from './markdown-tags.ts';
 import { type ContentRef, type JSONDocument, type JSONNode } from './model.ts';
@@ -287,8 +288,8 @@ function inlinesToPhrasing(nodes: JSONNode[] | undefined, ctx: WriteContext, mod
 function inlineFallback(node: JSONNode, ctx: WriteContext, mode: InlineMode): md.PhrasingContent[] {
   const data = node.data ?? {};
   if (node.type === 'emoji' && typeof data.code === 'string') {
-    const points = data.code.split('-').map((hex) => Number.parseInt(hex, 16));
-    return points.every((p) => Number.isInteger(p) && p >= 0 && p <= 0x10ffff) ? [{ type: 'text', value: String.fromCodePoint(...points) }] : [];
+    const text = emojiText(data.code);
+    return text ? [{ type: 'text', value: text }] : [];
   }
   if (node.type === 'inline-math' && typeof data.formula === 'string') return [{ type: 'text', value: `$$${data.formula}$$` }];
   if (node.type === 'expression' && typeof data.expression === 'string') {

@@ -1,4 +1,5 @@
 import { type JSONDocument, type JSONNode } from '../document/model.ts';
+import { emojiText } from '../emoji.ts';
 /**
  * Text out of a Document (`JSONDocument`) as the PDF shows it: safe accessors
  * for nodes that may be malformed, the plain text of any node, labels for
@@ -82,15 +83,6 @@ export function linkTarget(ref: unknown): string | null {
   if (!ref || typeof ref !== 'object') return null;
   const r = ref as Record<string, unknown>;
   return r.kind === 'url' && typeof r.url === 'string' && SAFE_LINK.test(r.url) ? r.url : null;
-}
-
-export function emojiText(code: unknown): string {
-  if (typeof code !== 'string' || code === '') return '';
-  try {
-    return String.fromCodePoint(...code.split('-').map((hex) => Number.parseInt(hex, 16)));
-  } catch {
-    return code;
-  }
 }
 
 /** The plain text of any node: what a block we do not lay out specially still shows. */

@@ -29,11 +29,11 @@
  */
 import PDFDocument from 'pdfkit';
 import { type ContentRef, type JSONDocument, type JSONNode } from '../document/model.ts';
+import { emojiText } from '../emoji.ts';
 import {
   childNodes,
   dataOf,
   documentNodes,
-  emojiText,
   fragmentNamed,
   fragmentsOf,
   isBlock,

@@ -41,8 +41,9 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
   fields: (t) => ({
     operation: t.string({
       required: true,
-      description: 'insert_page | update_page | delete_page | revert_page | insert_files | set_variables | insert_reusable_content | update_reusable_content | delete_reusable_content',
+      description: 'insert_page | update_page | delete_page | revert_page | insert_files | set_variables | set_redirects | insert_reusable_content | update_reusable_content | delete_reusable_content',
     }),
+    redirects: t.field({ type: 'JSON', description: 'set_redirects: old paths (relative to the space) -> the id (or batch ref) of the document page each leads to; null removes one' }),
     reusableContent: t.string({ description: 'The reusable content update_reusable_content and delete_reusable_content change' }),
     page: t.string(),
     document: t.field({ type: 'JSON', description: '{ markdown } or { document }' }),

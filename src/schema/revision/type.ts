@@ -8,7 +8,7 @@ import { builder } from '../../builder.ts';
 import { evaluateDocument, type EvaluationMode } from '../../content/document/evaluate.ts';
 import type { JSONDocument } from '../../content/document/model.ts';
 import { dereferenceDocument } from '../../content/document/dereference.ts';
-import { reusableContentsOf, variablesOf } from '../../content/revision-store.ts';
+import { redirectsOf, reusableContentsOf, variablesOf } from '../../content/revision-store.ts';
 import type { ReusableContentSnapshot } from '../../content/snapshot.ts';
 import type { Prisma } from '../../db/client.ts';
 import { loadSpace } from '../../services/space.ts';
@@ -246,6 +246,14 @@ export const RevisionFile = builder.objectRef<FileView>('RevisionFile').implemen
   }),
 });
 
+const RevisionRedirect = builder.objectRef<{ source: string; page: string }>('RevisionRedirect').implement({
+  description: "An old path of the space (`.gitbook.yaml`'s redirects) and the page it leads to",
+  fields: (t) => ({
+    source: t.exposeString('source', { description: 'The old path, relative to the space, without a leading slash' }),
+    page: t.exposeString('page', { description: 'The id of the document page it leads to' }),
+  }),
+});
+
 const RevisionUrls = builder.objectRef<{ app: string }>('RevisionUrls').implement({
   fields: (t) => ({ app: t.exposeString('app') }),
 });
@@ -276,6 +284,16 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
         reusableContentsOf(r.reusableContents)
           .sort((a, b) => a.title.localeCompare(b.title) || (a.id < b.id ? -1 : 1))
           .map((content) => ({ content, revision: r })),
+    }),
+    redirects: t.field({
+      type: [RevisionRedirect],
+      description: 'Old paths and the pages they lead to, in order (those to pages the revision lacks are left out)',
+      resolve: async (r, _a, ctx) => {
+        const redirects = redirectsOf(r.redirects);
+        if (redirects.size === 0) return [];
+        const tree = await ctx.loaders.revisionTree.load(r);
+        return [...redirects].filter(([, page]) => tree.byId.get(page)?.page.kind === 'document').map(([source, page]) => ({ source, page }));
+      },
     }),
     pages: t.field({ type: [RevisionPage], description: 'The root pages, each with its children', resolve: (r, _a, ctx) => pageChildren(ctx, r, null) }),
     page: t.field({

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Revision" ADD COLUMN     "redirects" JSONB NOT NULL DEFAULT '[]';
