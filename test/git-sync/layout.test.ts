@@ -175,7 +175,13 @@ async function richContent() {
   const warning = markdownToDocument(`Mind the **rate limit**. See [install](/pages/${id('guide/install')}).\n`).document;
   x.reusableContents.set('rc-warning', { id: 'rc-warning', title: 'API warning', documentHash: putDocument(x, warning) });
   x.reusableContents.set('rc-unused', { id: 'rc-unused', title: 'Unused snippet', documentHash: putDocument(x, markdownToDocument('Nobody includes this.\n').document) });
-  add({ id: 'page-includes', title: 'Includes', slug: 'includes' }, id('guide'), undefined, 'Before.\n\n{% include "/reusable-contents/rc-warning" %}\n\nAfter.\n');
+  // Another space's reusable content and page keep their space (they have no file here).
+  add(
+    { id: 'page-includes', title: 'Includes', slug: 'includes' },
+    id('guide'),
+    undefined,
+    'Before.\n\n{% include "/reusable-contents/rc-warning" %}\n\n{% include "/spaces/space-2/reusable-contents/rc-shared" %}\n\nSee [theirs](/spaces/space-2/pages/p-9).\n',
+  );
   // A page whose text starts with a heading other than its title; a page whose slug reads as SUMMARY.md.
   add({ id: 'page-notes', title: 'Notes', slug: 'notes', description: '' }, null, undefined, '# _\n\n# Real heading\n\nText.\n');
   add({ id: 'page-summary', title: 'Summary page', slug: 'summary' }, null);
@@ -665,6 +671,8 @@ describe('reusable contents', () => {
     expect(text('.gitbook/includes/api-warning.md')).toBe('---\ntitle: API warning\n---\n\nMind the **rate limit**. See [install](../../guide/install.md).\n');
     expect(text('.gitbook/includes/unused-snippet.md')).toContain('Nobody includes this.');
     expect(text('guide/includes.md')).toContain('{% include "../.gitbook/includes/api-warning.md" %}');
+    expect(text('guide/includes.md')).toContain('{% include "/spaces/space-2/reusable-contents/rc-shared" %}');
+    expect(text('guide/includes.md')).toContain('[theirs](/spaces/space-2/pages/p-9)');
   });
 });
 

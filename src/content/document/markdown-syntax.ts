@@ -3,7 +3,8 @@ import { type ContentRef } from './model.ts';
  * What the Markdown parser (markdown-parse.ts) and printer (markdown-print.ts)
  * agree on, so each reads back what the other writes: the marks Markdown can
  * write and their canonical order, where inline content sits, and the hrefs
- * that stand for content refs (`/pages/<id>`, `/files/<id>`, `#anchor`).
+ * that stand for content refs (`/pages/<id>`, `/files/<id>`, `#anchor`;
+ * `/spaces/<space>/pages/<id>` and the like for another space's content).
  */
 
 /** A mark Markdown has syntax for. */
@@ -16,10 +17,16 @@ export type InlineMode = 'paragraph' | 'heading' | 'table-cell';
 
 /**
  * The ContentRef an href stands for: `/pages/<id>[#anchor]`, `/files/<id>`,
- * `#anchor`, absolute http(s)/mailto URLs; anything else is the caller's to
- * resolve (relative paths), then a URL ref.
+ * `/reusable-contents/<id>`, each also as `/spaces/<space>/...` for another
+ * space's, `#anchor`, absolute http(s)/mailto URLs; anything else is the
+ * caller's to resolve (relative paths), then a URL ref.
  */
 export function hrefToRef(href: string, resolveHref?: (href: string) => ContentRef | null): ContentRef {
+  const other = /^\/spaces\/([^/?#]+)(\/(?:pages|files|reusable-contents)\/.*)$/.exec(href);
+  if (other) {
+    const ref = hrefToRef(other[2]);
+    if (ref.kind !== 'url') return { ...ref, space: other[1] };
+  }
   const page = idAfter(href, '/pages/');
   if (page) return page.anchor !== null ? { kind: 'anchor', anchor: page.anchor, page: page.id } : { kind: 'page', page: page.id };
   const file = idAfter(href, '/files/');
@@ -44,6 +51,13 @@ function idAfter(href: string, prefix: string): { id: string; anchor: string | n
 
 /** The default href of a ref (inverse of hrefToRef). */
 export function defaultHref(ref: ContentRef): string {
+  // Another space's page, file or reusable content keeps its space (an anchor needs its page to have one).
+  const space = 'space' in ref ? ref.space : undefined;
+  const inSpace = ['page', 'file', 'reusable-content'].includes(ref.kind) || (ref.kind === 'anchor' && typeof ref.page === 'string');
+  if (typeof space === 'string' && space !== '' && inSpace) {
+    const { space: _space, ...local } = ref as ContentRef & { space: string };
+    return `/spaces/${space}${defaultHref(local as ContentRef)}`;
+  }
   switch (ref.kind) {
     case 'page':
       return `/pages/${ref.page}`;

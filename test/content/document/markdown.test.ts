@@ -112,6 +112,21 @@ describe('markdownToDocument', () => {
       expect(nodesOfType(document, 'link').map((l) => nodeText(l))).toEqual(['page', 'section', 'file', 'here', 'web', 'mail', 'plain http']);
     });
 
+    it("keeps another space's page, anchor, file and reusable content with its space", () => {
+      const { document, markdown } = roundTrip(
+        '[page](/spaces/s2/pages/p1) [section](/spaces/s2/pages/p1#setup) [file](/spaces/s2/files/f1) [odd](/spaces/s2/elsewhere)\n\n{% include "/spaces/s2/reusable-contents/r1" %}',
+      );
+      expect(nodesOfType(document, 'link').map((l) => l.data!.ref)).toEqual([
+        { kind: 'page', page: 'p1', space: 's2' },
+        { kind: 'anchor', anchor: 'setup', page: 'p1', space: 's2' },
+        { kind: 'file', file: 'f1', space: 's2' },
+        { kind: 'url', url: '/spaces/s2/elsewhere' },
+      ]);
+      expect(nodesOfType(document, 'reusable-content').map((n) => n.data!.ref)).toEqual([{ kind: 'reusable-content', reusableContent: 'r1', space: 's2' }]);
+      expect(markdown).toContain('[page](/spaces/s2/pages/p1)');
+      expect(markdown).toContain('{% include "/spaces/s2/reusable-contents/r1" %}');
+    });
+
     it('asks resolveHref about other hrefs, falling back to a URL ref', () => {
       const seen: string[] = [];
       const document = toDocument('[other](./other.md) [unknown](../x/y.md) [abs](https://a.b)', {
