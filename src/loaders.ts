@@ -28,9 +28,9 @@ export interface PublishableSite {
   published: boolean;
 }
 
-/** The columns of a site its published URLs are made of, its default section and who may read it (visibility). */
-export const SITE_FACTS_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true, defaultSectionId: true, visibility: true } as const;
-export type SiteFacts = PublishableSite & { defaultSectionId: string | null; visibility: string };
+/** The columns of a site its published URLs are made of, its default section, who may read it (visibility) and its icon (in its customizations). */
+export const SITE_FACTS_SELECT = { id: true, organizationId: true, basename: true, hostname: true, published: true, defaultSectionId: true, visibility: true, customizations: true } as const;
+export type SiteFacts = PublishableSite & { defaultSectionId: string | null; visibility: string; customizations: Prisma.JsonValue };
 
 /** Where a space is published: a site space of it on a published site, with what its URL is made of. */
 export interface PublishedPlace {
@@ -42,7 +42,7 @@ export interface PublishedPlace {
 }
 
 /** A published place as the statements that read them answer it (one row per site space, with its site and section). */
-type PublishedPlaceRow = Omit<PublishedPlace, 'site'> & Omit<SiteFacts, 'id' | 'published'> & { spaceId: string; n?: number };
+type PublishedPlaceRow = Omit<PublishedPlace, 'site'> & Omit<SiteFacts, 'id' | 'published' | 'customizations'> & { customizations: string | null; spaceId: string; n?: number };
 
 /** The columns of a published place (PublishedPlaceRow but its space), and the same as typed NULLs for the other rows of a UNION. */
 const PLACE_COLUMN_LIST = [
@@ -55,6 +55,8 @@ const PLACE_COLUMN_LIST = [
   ['hostname', 's."hostname"'],
   ['defaultSectionId', 's."defaultSectionId"'],
   ['visibility', 's."visibility"'],
+  // As text on both providers (jsonb on PostgreSQL), parsed when read.
+  ['customizations', 'CAST(s."customizations" AS TEXT)'],
 ] as const;
 const PLACE_COLUMNS = Prisma.raw(PLACE_COLUMN_LIST.map(([name, column]) => `${column} AS "${name}"`).join(', '));
 const NO_PLACE_COLUMNS = Prisma.raw(PLACE_COLUMN_LIST.map(([name]) => `CAST(NULL AS TEXT) AS "${name}"`).join(', '));
@@ -113,6 +115,16 @@ export interface CommentReactionGroup {
 }
 
 type Model = Prisma.ModelName;
+
+/** A JSON column read as text (CAST in a raw statement); {} when it is missing or unreadable. */
+function parseJsonText(text: string | null): Prisma.JsonValue {
+  if (text === null) return {};
+  try {
+    return JSON.parse(text) as Prisma.JsonValue;
+  } catch {
+    return {};
+  }
+}
 
 /**
  * The loaders of the executions in progress in this process (one set per
@@ -306,6 +318,7 @@ export class Loaders {
         published: true,
         defaultSectionId: row.defaultSectionId,
         visibility: row.visibility,
+        customizations: parseJsonText(row.customizations),
       };
       this.siteFactsById.prime(site.id, site);
       if (row.sectionId) this.sectionPathById.prime(row.sectionId, row.sectionPath);

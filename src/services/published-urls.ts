@@ -55,6 +55,20 @@ export async function publicSpaceUrl(ctx: Context, space: { id: string; organiza
 }
 
 /**
+ * The icon of a space: the image of the favicon of the site it is published on (its light
+ * variant; CustomizationFavicon `{icon: {light, dark}}`), as its visitors see it; null when the
+ * space is published nowhere the caller may see, or the site's icon is an emoji or unset.
+ */
+export async function spaceIconUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
+  const place = await publishedPlaceOf(ctx, space);
+  const customizations = place?.site.customizations;
+  if (!customizations || typeof customizations !== 'object' || Array.isArray(customizations)) return null;
+  const favicon = (customizations as Record<string, unknown>).favicon as { icon?: { light?: unknown } } | undefined;
+  const light = favicon?.icon?.light;
+  return typeof light === 'string' && light !== '' ? light : null;
+}
+
+/**
  * How visitors of the space's published site authenticate, when its site asks them to
  * (`visitor-auth`): `custom`, signed visitor tokens checked against the organization's published
  * keys (src/auth/visitor-claims.ts), not an integration's; else null.

@@ -222,7 +222,6 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
         logo: 'https://example.com/logo.png',
         mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] },
       },
-      // The service refuses every defaultContent for now ("no site with this id"): only its types are checked here.
       { defaultContent: { type: 'site', site: site.id } },
     ],
     UpdateOrganizationAgentInstructions: [{ instructions: document }],

@@ -10,10 +10,7 @@ import { FIXTURE_SERVER_ENV, buildRestFixture, fillPath } from '../helpers/rest-
 import { useTestServer } from '../helpers/server.ts';
 
 /** Bodies the service refuses whatever their values, with the answer they get. */
-const REFUSED: Record<string, { index: number; message: RegExp }> = {
-  // Setting an organization's default content is not implemented: every site is "not in the organization".
-  UpdateOrganizationById: { index: 1, message: /^defaultContent: no site with this id in the organization$/ },
-};
+const REFUSED: Record<string, { index: number; message: RegExp }> = {};
 
 const { server } = useTestServer({ env: FIXTURE_SERVER_ENV });
 

@@ -2,7 +2,7 @@
  * GET /v1/spaces/{spaceId} costs the same number of SQL statements for every
  * space, at most 2 once the process knows the caller (the viewer cache): the
  * space; its default level through its collections, its change request and
- * comment counts, its Git Sync and its published places with their sites and sections. That
+ * comment counts, its Git Sync and its published places with their sites (their icon too) and sections. That
  * holds whether it is in nested collections or not, on a published site or
  * not, with change requests or not; a caller the process does not know yet
  * costs one statement more.
@@ -57,6 +57,8 @@ beforeAll(async () => {
   const open = (await server.request('POST', `/v1/spaces/${spaces['with change requests']}/change-requests`, { token: admin.token, body: { subject: 'three' } })).body;
   await server.request('PATCH', `/v1/spaces/${spaces['with change requests']}/change-requests/${open.id}`, { token: admin.token, body: { status: 'open' } });
   const site = (await server.request('POST', `/v1/orgs/${org}/sites`, { token: admin.token, body: { title: 'Docs' } })).body;
+  const favicon = { icon: { light: 'https://cdn.example.com/icon.png', dark: 'https://cdn.example.com/icon-dark.png' } };
+  expect((await server.request('PATCH', `/v1/orgs/${org}/sites/${site.id}`, { token: admin.token, body: { customizations: { favicon } } })).status).toBe(200);
   const added = await server.request('POST', `/v1/orgs/${org}/sites/${site.id}/sections`, { token: admin.token, body: { spaceId: spaces.published } });
   expect(added.status).toBe(201);
   expect((await server.request('POST', `/v1/orgs/${org}/sites/${site.id}/publish`, { token: admin.token })).status).toBe(200);
@@ -84,6 +86,9 @@ describe('GET /v1/spaces/{spaceId}', () => {
         if (name === 'published') expect(body.urls.published).toMatch(/^http/);
         // On a public site: its public address is the published one, and visitors need no sign-in.
         if (name === 'published') expect([body.urls.public, body.visitorAuth]).toEqual([body.urls.published, undefined]);
+        // Its icon is the image of its site's favicon; a space on a site without one has none.
+        if (name === 'published') expect(body.urls.icon).toBe('https://cdn.example.com/icon.png');
+        if (name === 'members only') expect(body.urls.icon).toBeUndefined();
         if (name === 'unpublished site') expect([body.urls.published, body.urls.public, body.visitorAuth]).toEqual([undefined, undefined, undefined]);
         if (name === 'synced') {
           const { updatedAt } = await server.app.db.gitSync.findUniqueOrThrow({ where: { spaceId: id } });

@@ -65,6 +65,42 @@ describe('organizations', () => {
     expect(malformed.status).toBe(400);
   });
 
+  it("sets its default content to one of its sites, answers that site's custom hostname, and forgets it when the site goes", async () => {
+    const org = await server.createOrg(ada, 'Default content');
+    const other = await server.createOrg(ada, 'Elsewhere');
+    const site = await server.createSite(ada, org, { title: 'Docs' });
+    const foreign = await server.createSite(ada, other, { title: 'Not ours' });
+    const patch = (body: unknown) => server.request('PATCH', `/v1/orgs/${org}`, { token: ada.token, body });
+
+    const set = await patch({ defaultContent: { type: 'site', site: site.id } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    assertMatchesSpec('updateOrganizationById', 200, set.body);
+    expect(set.body.defaultContent).toEqual({ type: 'site', site: site.id });
+    expect(set.body.customHostname).toBeUndefined();
+
+    const hosted = await server.request('PATCH', `/v1/orgs/${org}/sites/${site.id}`, { token: ada.token, body: { hostname: 'docs.acme.example' } });
+    expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
+    const read = await server.request('GET', `/v1/orgs/${org}`, { token: ada.token });
+    assertMatchesSpec('getOrganizationById', 200, read.body);
+    expect(read.body).toMatchObject({ defaultContent: { type: 'site', site: site.id }, customHostname: 'docs.acme.example' });
+
+    // Another organization's site, or none: a 400 that changes nothing.
+    for (const id of [foreign.id, 'no-such-site']) {
+      const refused = await patch({ defaultContent: { type: 'site', site: id } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toBe('defaultContent: no site with this id in the organization');
+    }
+    expect((await server.request('GET', `/v1/orgs/${org}`, { token: ada.token })).body.defaultContent.site).toBe(site.id);
+
+    expect((await server.request('DELETE', `/v1/orgs/${org}/sites/${site.id}`, { token: ada.token })).status).toBeLessThan(300);
+    const after = (await server.request('GET', `/v1/orgs/${org}`, { token: ada.token })).body;
+    expect(after.defaultContent).toBeUndefined();
+    expect(after.customHostname).toBeUndefined();
+
+    const cleared = await patch({ defaultContent: null });
+    expect(cleared.status).toBe(200);
+  });
+
   it('pages through the organizations of the user, visiting each once', async () => {
     const carol = await server.createUser('Carol');
     const ids: string[] = [];

@@ -82,7 +82,10 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { organizationId, input }, ctx) => {
       const id = String(organizationId);
       await loadOrganization(ctx, id, 'organization:update');
-      if (input.defaultContent) throw new InvalidInputError('defaultContent: no site with this id in the organization');
+      if (input.defaultContent) {
+        const site = await ctx.db.site.findFirst({ where: { id: input.defaultContent.site, organizationId: id }, select: { id: true } });
+        if (!site) throw new InvalidInputError('defaultContent: no site with this id in the organization');
+      }
       return ctx.db.organization.update({
         ...query,
         where: { id },
@@ -91,7 +94,7 @@ builder.mutationFields((t) => ({
           emailDomains: input.emailDomains ?? undefined,
           hostname: input.hostname,
           defaultRole: input.defaultRole,
-          defaultSiteId: input.defaultContent === null ? null : undefined,
+          defaultSiteId: input.defaultContent === null ? null : input.defaultContent?.site,
           logo: input.logo,
           sso: input.sso ?? undefined,
           ai: input.ai ?? undefined,

@@ -66,6 +66,11 @@ export const Organization = builder.prismaObject('Organization', {
       nullable: true,
       resolve: (org) => (org.defaultSiteId ? { type: 'site' as const, site: org.defaultSiteId } : null),
     }),
+    customHostname: t.string({
+      nullable: true,
+      description: "The custom hostname of the organization's default site (`defaultContent`), where its published documentation is; null when it has none",
+      resolve: async (org, _args, ctx) => (org.defaultSiteId ? ((await ctx.loaders.siteFactsById.load(org.defaultSiteId))?.hostname ?? null) : null),
+    }),
     sso: t.exposeBoolean('sso'),
     ai: t.exposeBoolean('ai'),
     inviteLinks: t.exposeBoolean('inviteLinks'),

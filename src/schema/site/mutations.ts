@@ -270,6 +270,8 @@ builder.mutationFields((t) => ({
         await tx.siteSpace.deleteMany({ where: { siteId: id } });
         await tx.siteSection.deleteMany({ where: { siteId: id } });
         await tx.siteSectionGroup.deleteMany({ where: { siteId: id } });
+        // The organization's default content was this site: it has none now.
+        await tx.organization.updateMany({ where: { id: orgId, defaultSiteId: id }, data: { defaultSiteId: null } });
         return tx.site.deleteMany({ where: { id } });
       });
       return deleted.count > 0;

@@ -4,7 +4,7 @@ import { installationProvider, repositoryName } from '../../git-sync/git-client.
 import type { SpaceGitSync as SpaceGitSyncFacts } from '../../loaders.ts';
 import { readableParent } from '../../services/content-grant.ts';
 import { storedSpaceMergeRules } from '../../services/merge-rules.ts';
-import { publicSpaceUrl, publishedSpaceUrl, spaceVisitorAuth } from '../../services/published-urls.ts';
+import { publicSpaceUrl, publishedSpaceUrl, spaceIconUrl, spaceVisitorAuth } from '../../services/published-urls.ts';
 import { readableOrganizationIds } from '../../services/site.ts';
 import { SPACE_ACCESS_SELECT } from '../../auth/access.ts';
 import { Collection } from '../collection/type.ts';
@@ -31,6 +31,11 @@ const SpaceUrls = builder.objectRef<SpaceUrlsShape>('SpaceUrls').implement({
       nullable: true,
       description: 'The published address when the site publishing the space is public (anyone may read it there); null otherwise',
       resolve: (urls, _args, ctx) => publicSpaceUrl(ctx, urls.space),
+    }),
+    icon: t.string({
+      nullable: true,
+      description: "The space's icon: the image of the favicon of the site that publishes it (as `urls.published` names it); null when it has none or an emoji",
+      resolve: (urls, _args, ctx) => spaceIconUrl(ctx, urls.space),
     }),
   }),
 });
