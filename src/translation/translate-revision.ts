@@ -14,6 +14,7 @@
  *   on any page (a translated slug would also change whenever a title's
  *   translation does);
  * - files (same ids, same stored bytes);
+ * - reusable contents' ids: their titles and documents are translated as pages' are;
  * - everything in a document that is not prose (see ./segments.ts), and the
  *   anchors of translated headings.
  */
@@ -114,17 +115,27 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
   const texts = new Map<string, string>();
   const titles = new Map<string, { title: PlainSegment | null; description: PlainSegment | null }>();
   const documents = new Map<string, ExtractedSegments>();
+  const addDocument = (hash: string, owner: string) => {
+    if (documents.has(hash)) return;
+    const document = source.documents.get(hash);
+    if (!document) throw new Error(`The document ${hash} of ${owner} is not loaded: load the source snapshot with its documents`);
+    const extracted = extractSegments(document);
+    documents.set(hash, extracted);
+    for (const segment of extracted.segments) texts.set(segment.hash, segment.text);
+  };
   for (const page of source.pages.values()) {
     const title = plainSegment(page.title);
     const description = page.description === null ? null : plainSegment(page.description);
     titles.set(page.id, { title, description });
     for (const segment of [title, description]) if (segment) texts.set(segment.hash, segment.text);
-    if (page.documentHash === null || documents.has(page.documentHash)) continue;
-    const document = source.documents.get(page.documentHash);
-    if (!document) throw new Error(`The document ${page.documentHash} of page ${page.id} is not loaded: load the source snapshot with its documents`);
-    const extracted = extractSegments(document);
-    documents.set(page.documentHash, extracted);
-    for (const segment of extracted.segments) texts.set(segment.hash, segment.text);
+    if (page.documentHash !== null) addDocument(page.documentHash, `page ${page.id}`);
+  }
+  const contentTitles = new Map<string, PlainSegment | null>();
+  for (const content of source.reusableContents.values()) {
+    const title = plainSegment(content.title);
+    contentTitles.set(content.id, title);
+    if (title) texts.set(title.hash, title.text);
+    addDocument(content.documentHash, `reusable content ${content.id}`);
   }
 
   // 2. What the cache knows.
@@ -185,12 +196,12 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
   const now = input.now ?? new Date();
   const pages = new Map<string, PageSnapshot>();
   const outDocuments = new Map<string, JSONDocument>();
+  const restore = (segment: PlainSegment | null, original: string) => {
+    const translation = segment ? translations.get(segment.hash) : undefined;
+    return segment && translation !== undefined ? segment.restore(translation) : original;
+  };
   for (const page of source.pages.values()) {
     const { title, description } = titles.get(page.id)!;
-    const restore = (segment: PlainSegment | null, original: string) => {
-      const translation = segment ? translations.get(segment.hash) : undefined;
-      return segment && translation !== undefined ? segment.restore(translation) : original;
-    };
     const translatedDocument = page.documentHash === null ? null : translatedDocuments.get(page.documentHash)!;
     if (translatedDocument) outDocuments.set(translatedDocument.hash, translatedDocument.document);
     const next: PageSnapshot = {
@@ -203,11 +214,16 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
     if (previous && samePageFields(previous, next)) pages.set(page.id, { ...next, createdAt: previous.createdAt, updatedAt: previous.updatedAt });
     else pages.set(page.id, { ...next, createdAt: previous?.createdAt ?? now, updatedAt: now });
   }
+  const reusableContents: RevisionSnapshot['reusableContents'] = new Map();
+  for (const content of source.reusableContents.values()) {
+    const translated = translatedDocuments.get(content.documentHash)!;
+    outDocuments.set(translated.hash, translated.document);
+    reusableContents.set(content.id, { ...content, title: restore(contentTitles.get(content.id)!, content.title), documentHash: translated.hash });
+  }
   progress({ done: pages.size, total: pages.size, step: 'documents' });
 
   return {
-    // Reusable contents are kept as they are (their documents are stored already, under the same hashes).
-    snapshot: { pages, reusableContents: new Map(source.reusableContents), files: new Map(source.files), documents: outDocuments, variables: { ...source.variables }, redirects: new Map(source.redirects) },
+    snapshot: { pages, reusableContents, files: new Map(source.files), documents: outDocuments, variables: { ...source.variables }, redirects: new Map(source.redirects) },
     stats: {
       pages: pages.size,
       segments: hashes.length,

@@ -103,6 +103,19 @@ describe('translateRevision', () => {
     expect([...cache.entries.keys()].every((k) => /^fr:[0-9a-f]{64}$/.test(k))).toBe(true);
   });
 
+  it('translates reusable contents, title and document, keeping their ids', async () => {
+    const source = sourceSnapshot();
+    const warning = markdownToDocument('Mind the **rate limit**.\n').document;
+    source.documents.set(hashDocument(warning), warning);
+    source.reusableContents.set('rc-1', { id: 'rc-1', title: 'Rate limits', documentHash: hashDocument(warning) });
+    const { snapshot } = await translateRevision({ source, translator: fakeTranslator(), target: 'fr', cache: memoryCache(), now: T1 });
+    const content = snapshot.reusableContents.get('rc-1')!;
+    expect(content.title).toBe('RATE LIMITS');
+    const document = snapshot.documents.get(content.documentHash)!;
+    expect(hashDocument(document)).toBe(content.documentHash);
+    expect(allText(document)).toBe('MIND THE RATE LIMIT.');
+  });
+
   it('translates only what changed on a second run, and keeps unchanged pages as they were', async () => {
     const cache = memoryCache();
     const first = await translateRevision({ source: sourceSnapshot(), translator: fakeTranslator(), target: 'fr', cache, now: T1 });
