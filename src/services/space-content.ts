@@ -8,8 +8,8 @@ import type { RevisionSnapshot } from '../content/snapshot.ts';
 import type { Context } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
-import { ConflictError } from '../errors/index.ts';
-import { NotFoundError } from '../errors/index.ts';
+import { authorize } from '../auth/policies.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { reindexSpace } from '../search/search-index.ts';
 import { findChangeRequest } from './change-request.ts';
 import { loadSpace, type SpaceRow } from './space.ts';
@@ -20,18 +20,26 @@ export interface ContentSource {
   changeRequest: { id: string; number: number } | null;
 }
 
-/** The content a request reads: the space's current revision, or the change request's. */
+/**
+ * The content a request reads: the space's current revision, the change request's, or the
+ * revision `read.revisionId` names (any revision of the space: of its history, an import's, or a
+ * change request's draft, which only those who may read change requests read).
+ */
 export async function loadContentSource(
   ctx: Context,
   spaceId: string,
   changeRequestId: string | null | undefined,
-  read: { metadata?: boolean | null } = {},
+  read: { metadata?: boolean | null; revisionId?: string | null } = {},
 ): Promise<ContentSource> {
+  if (changeRequestId && read.revisionId) throw new InvalidInputError('revisionId: a revision is read by its id or through a change request, not both');
   const space = await loadSpace(ctx, spaceId, changeRequestId ? 'change-request:read' : 'space:read');
   const changeRequest = changeRequestId ? await findChangeRequest(ctx, space.id, changeRequestId) : null;
-  const revisionId = changeRequest ? changeRequest.revisionId : space.revisionId;
+  const revisionId = read.revisionId ?? (changeRequest ? changeRequest.revisionId : space.revisionId);
   const row = await ctx.loaders.revisionById.load(revisionId);
-  if (!row) throw new NotFoundError('Revision', revisionId);
+  // Another space's revision is not found through this one.
+  if (!row || row.spaceId !== space.id) throw new NotFoundError('Revision', revisionId);
+  // A change request's own content (not the merge it became in the space).
+  if (read.revisionId && row.changeRequestId !== null && row.type !== 'merge') authorize(await ctx.access.space(space), 'change-request:read', { type: 'Space', id: space.id });
   return {
     space,
     revision: { ...row, organizationId: space.organizationId, ...(read.metadata === false && { metadata: false }) },

@@ -149,6 +149,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     changes: [
       { operation: 'insert_page', title: 'Welcome', document: { markdown: '# Welcome\n\nHello.\n' } },
       { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: 'aGVsbG8=' }] },
+      { operation: 'insert_reusable_content', title: 'Fixture snippet', document: { markdown: 'Shared.\n' } },
       // A page comments point into: a keyed paragraph (a node) and a table (its cells).
       {
         operation: 'insert_page',
@@ -165,7 +166,9 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       },
     ],
   });
-  await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/merge`);
+  // The revision the merge made: routes reading revisions by id read it.
+  const { revision: revisionId } = await ok('POST', `/v1/spaces/${space.id}/change-requests/${firstEdit.id}/merge`);
+  const { reusableContents } = await ok('GET', `/v1/spaces/${space.id}/content`);
   const pageId: string = content.changes[0].page.id;
   const discussedPageId: string = content.changes[1].page.id;
   // Opened by the member, so that the fixture's user (not its author) may review it.
@@ -393,6 +396,9 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       userId: member.id,
       teamId: team.id,
       pageId,
+      pagePath: 'welcome',
+      revisionId,
+      reusableContentId: reusableContents[0].id,
       fileId: content.insertedFiles[0].id,
       inviteId: inviteLink.id,
       commentId: comment.id,

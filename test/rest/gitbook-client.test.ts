@@ -2,7 +2,7 @@
  * The REST layer driven by GitBook's own TypeScript client (`@gitbook/api`
  * 0.146.0, and 0.202.0 for createOrganization, which 0.146.0 lacks), as a
  * legacy caller would: user, organizations, spaces, collections, members,
- * and errors surfacing as the client's GitBookAPIError with the right status.
+ * content and revisions read by id, and errors surfacing as the client's GitBookAPIError with the right status.
  */
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { GitBookAPI as GitBookAPINext } from 'gitbook-api-next';
@@ -235,6 +235,18 @@ describe('GitBook API client', () => {
     const carol = await server.createUser('Carol');
     const carolApi = new GitBookAPI({ authToken: carol.token, endpoint: server.baseUrl });
     expect((await apiError(carolApi.spaces.listPages(space.id))).code).toBe(404);
+
+    // The revision the merge made, read by id as the renderer reads a pinned revision (0.202.0's client, as it
+    // uses; the shapes are 0.146.0's, as the endpoint list says: 0.202.0's additions come with the renderer's work).
+    const revision = await next.spaces.getRevisionById(space.id, merged.data.revision);
+    assertMatchesSpec('getRevisionById', 200, revision.data);
+    expect(revision.data.pages.map((p) => p.id)).toEqual([intro!.id]);
+    const byPath = await next.spaces.getPageInRevisionByPath(space.id, merged.data.revision, intro!.path, { format: 'markdown', evaluated: true });
+    assertMatchesSpec('getPageInRevisionByPath', 200, byPath.data);
+    expect(byPath.data.id).toBe(intro!.id);
+    const metaLinks = await next.spaces.listRevisionPageMetaLinks(space.id, merged.data.revision, intro!.id);
+    assertMatchesSpec('listRevisionPageMetaLinks', 200, metaLinks.data, 'next');
+    expect((await apiError(adaApi.spaces.getRevisionById(space.id, 'no-such-revision'))).code).toBe(404);
 
     const inOrganization = await adaApi.orgs.searchOrganizationContent(orgId, { query: 'client' });
     assertMatchesSpec('searchOrganizationContent', 200, inOrganization.data);

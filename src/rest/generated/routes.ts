@@ -3024,6 +3024,11 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "dereferenced",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "metadata",
         "type": "Boolean",
         "source": "query"
@@ -3034,7 +3039,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetPageInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $dereference: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n    )\n    markdown(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n    )\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+    "document": "query GetPageInChangeRequestById($spaceId: ID!, $changeRequestId: String!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $dereference: String, $dereferenced: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    markdown(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
   },
   {
     "method": "GET",
@@ -3913,6 +3918,11 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "dereferenced",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "metadata",
         "type": "Boolean",
         "source": "query"
@@ -3923,7 +3933,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetPageById($spaceId: ID!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $dereference: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n    )\n    markdown(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n    )\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+    "document": "query GetPageById($spaceId: ID!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $dereference: String, $dereferenced: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    markdown(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
   },
   {
     "method": "GET",
@@ -4394,6 +4404,421 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation RestoreSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/restore\") {\n  restoreSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n    public\n    icon\n  }\n  visitorAuth {\n    backend\n  }\n  gitSync {\n    repoName\n    installationProvider\n    url\n    updatedAt\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}",
+    "status": 200,
+    "reply": "revisionContent",
+    "operationName": "GetRevisionById",
+    "file": "src/rest/operations/revision/get-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetRevisionById($spaceId: ID!, $revisionId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/files",
+    "status": 200,
+    "reply": "revisionFiles",
+    "operationName": "ListFilesInRevisionById",
+    "file": "src/rest/operations/revision/list-files-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query ListFilesInRevisionById($spaceId: ID!, $revisionId: String!, $page: String, $limit: Int, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/files\") {\n  revisionFiles(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    page: $page\n    limit: $limit\n    metadata: $metadata\n    computed: $computed\n  ) {\n    items {\n      ...RevisionFileFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}",
+    "status": 200,
+    "reply": "revisionFile",
+    "operationName": "GetFileInRevisionById",
+    "file": "src/rest/operations/revision/get-file-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "fileId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetFileInRevisionById($spaceId: ID!, $revisionId: String!, $fileId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}\") {\n  revisionFile(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    fileId: $fileId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFileFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}",
+    "status": 200,
+    "reply": "revisionPage",
+    "operationName": "GetPageInRevisionById",
+    "file": "src/rest/operations/revision/get-page-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      },
+      {
+        "name": "evaluated",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "evaluate",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereference",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereferenced",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPageInRevisionById($spaceId: ID!, $revisionId: String!, $pageId: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $dereference: String, $dereferenced: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}\") {\n  revisionPage(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    pageId: $pageId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    markdown(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document",
+    "status": 200,
+    "reply": "revisionPage.document",
+    "operationName": "GetPageDocumentInRevisionById",
+    "file": "src/rest/operations/revision/get-page-document-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "evaluated",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "evaluate",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereference",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereferenced",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPageDocumentInRevisionById($spaceId: ID!, $revisionId: String!, $pageId: String!, $evaluated: String, $evaluate: String, $dereference: String, $dereferenced: String) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document\", reply: \"revisionPage.document\") {\n  revisionPage(spaceId: $spaceId, revisionId: $revisionId, pageId: $pageId) {\n    document(\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links",
+    "status": 200,
+    "reply": "revisionPageMetaLinks",
+    "operationName": "ListRevisionPageMetaLinks",
+    "file": "src/rest/operations/revision/list-revision-page-meta-links.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pageId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query ListRevisionPageMetaLinks($spaceId: ID!, $revisionId: String!, $pageId: String!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links\") {\n  revisionPageMetaLinks(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    pageId: $pageId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/pages",
+    "status": 200,
+    "reply": "revisionContent",
+    "operationName": "ListPagesInRevisionById",
+    "file": "src/rest/operations/revision/list-pages-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query ListPagesInRevisionById($spaceId: ID!, $revisionId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/pages\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}",
+    "status": 200,
+    "reply": "revisionPageByPath",
+    "operationName": "GetPageInRevisionByPath",
+    "file": "src/rest/operations/revision/get-page-in-revision-by-path.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "pagePath",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "format",
+        "type": "DocumentFormat",
+        "source": "query"
+      },
+      {
+        "name": "evaluated",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "evaluate",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereference",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereferenced",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPageInRevisionByPath($spaceId: ID!, $revisionId: String!, $pagePath: String!, $format: DocumentFormat = document, $evaluated: String, $evaluate: String, $dereference: String, $dereferenced: String, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}\") {\n  revisionPageByPath(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    path: $pagePath\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionPageFields\n    document(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    markdown(\n      format: $format\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n    pages {\n      ...RevisionPageTree\n    }\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}",
+    "status": 200,
+    "reply": "revisionReusableContent",
+    "operationName": "GetReusableContentInRevisionById",
+    "file": "src/rest/operations/revision/get-reusable-content-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "reusableContentId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetReusableContentInRevisionById($spaceId: ID!, $revisionId: String!, $reusableContentId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}\") {\n  revisionReusableContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    reusableContentId: $reusableContentId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document",
+    "status": 200,
+    "reply": "revisionReusableContent.body",
+    "operationName": "GetReusableContentDocumentInRevisionById",
+    "file": "src/rest/operations/revision/get-reusable-content-document-in-revision-by-id.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "reusableContentId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "evaluated",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "evaluate",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereference",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "dereferenced",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query GetReusableContentDocumentInRevisionById($spaceId: ID!, $revisionId: String!, $reusableContentId: String!, $evaluated: String, $evaluate: String, $dereference: String, $dereferenced: String) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document\", reply: \"revisionReusableContent.body\") {\n  revisionReusableContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    reusableContentId: $reusableContentId\n  ) {\n    body(\n      evaluated: $evaluated\n      evaluate: $evaluate\n      dereference: $dereference\n      dereferenced: $dereferenced\n    )\n  }\n}"
   },
   {
     "method": "GET",

@@ -8,7 +8,7 @@ import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import { builder } from '../../builder.ts';
 import { type ContentRef } from '../../content/document/model.ts';
 import { linkStats, pageSettingReferences, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
-import { referenceTarget } from '../../content/revision-store.ts';
+import { redirectsOf, referenceTarget, reusableContentsOf } from '../../content/revision-store.ts';
 import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
@@ -21,11 +21,12 @@ import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
 import { rowForSelection } from '../shared/select.ts';
 import { Space } from '../space/type.ts';
-import { RevisionFile, RevisionPage, Revision } from './type.ts';
+import { ReusableContent, RevisionFile, RevisionPage, Revision } from './type.ts';
 
 const contentArgs = builder.args((t) => ({
   spaceId: t.id({ required: true }),
   changeRequestId: t.string({ description: 'Read a change request content instead of the space (its id or number)' }),
+  revisionId: t.string({ description: "Read this revision of the space instead of its current one (a change request's draft: for those who may read change requests)" }),
   metadata: t.boolean({ description: 'false leaves out Git metadata (`git` of the revision, its pages and files)' }),
   computed: t.boolean({ description: 'Accepted for compatibility: pages are not computed yet, their `computed` source is kept as data' }),
 }));
@@ -58,6 +59,44 @@ builder.queryFields((t) => ({
       const file = (await ctx.loaders.filesByRevisionId.load(source.revision.id)).find((f) => f.id === args.fileId);
       if (!file) throw new NotFoundError('File', args.fileId);
       return { file, revision: source.revision };
+    },
+  }),
+  revisionPageByPath: t.field({
+    type: RevisionPage,
+    description: "The document page or group at `path` (slugs joined by `/`); else the page a redirect of the revision leads from there",
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, path: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
+      const tree = await ctx.loaders.revisionTree.load(source.revision);
+      const path = args.path.replace(/^\/+|\/+$/g, '');
+      const atPath = [...tree.byId.values()].find((v) => v.path === path && v.page.kind !== 'link');
+      const redirected = atPath ?? tree.byId.get(redirectsOf(source.revision.redirects).get(path) ?? '');
+      if (!redirected || redirected.page.kind === 'link') throw new NotFoundError('Page', args.path);
+      return redirected;
+    },
+  }),
+  revisionPageMetaLinks: t.field({
+    type: 'JSON',
+    description: "A page's meta links (RevisionPageMetaLinks: `canonical` and `alternates`, page or URL references); {} when it has none",
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
+      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
+      if (!page) throw new NotFoundError('Page', args.pageId);
+      return page.page.metaLinks ?? {};
+    },
+  }),
+  revisionReusableContent: t.field({
+    type: ReusableContent,
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, reusableContentId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
+      const content = reusableContentsOf(source.revision.reusableContents).find((c) => c.id === args.reusableContentId);
+      if (!content) throw new NotFoundError('Reusable content', args.reusableContentId);
+      return { content, revision: source.revision };
     },
   }),
   revisionFiles: t.field({

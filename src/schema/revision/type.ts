@@ -9,7 +9,7 @@ import { evaluateDocument, type EvaluationMode } from '../../content/document/ev
 import type { JSONDocument } from '../../content/document/model.ts';
 import { dereferenceDocument } from '../../content/document/dereference.ts';
 import { redirectsOf, reusableContentsOf, variablesOf } from '../../content/revision-store.ts';
-import type { ReusableContentSnapshot } from '../../content/snapshot.ts';
+import type { ReusableContentSnapshot, Variables } from '../../content/snapshot.ts';
 import type { Prisma } from '../../db/client.ts';
 import { loadSpace } from '../../services/space.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
@@ -54,11 +54,12 @@ function evaluationOf(args: { evaluated?: string | null; evaluate?: string | nul
   throw new InvalidInputError(`${name}: must be true, false or deterministic-only`);
 }
 
-/** Whether a read inlines reusable contents: `dereference` true or `reusable-contents`. */
-function dereferenceOf(value: string | null | undefined): boolean {
+/** Whether a read inlines reusable contents: `dereferenced` (the OpenAPI name) or `dereference` true or `reusable-contents`. */
+function dereferenceOf(args: { dereference?: string | null; dereferenced?: string | null }): boolean {
+  const [name, value] = args.dereferenced !== undefined && args.dereferenced !== null ? ['dereferenced', args.dereferenced] : ['dereference', args.dereference];
   if (value === undefined || value === null || value === 'false') return false;
   if (value === 'true' || value === 'reusable-contents') return true;
-  throw new InvalidInputError('dereference: must be true, false or reusable-contents');
+  throw new InvalidInputError(`${name}: must be true, false or reusable-contents`);
 }
 
 /**
@@ -77,13 +78,28 @@ async function reusableContentDocument(ctx: Context, revision: RevisionView, id:
   return content ? ctx.loaders.documentByHash.load(content.documentHash) : null;
 }
 
-/** The page's document as a read asks for it: reusable contents inlined, expressions evaluated with the space's and the page's variables, or as stored. */
-async function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMode | null, dereference: boolean): Promise<JSONDocument | null> {
-  let document = v.page.documentHash ? await ctx.loaders.documentByHash.load(v.page.documentHash) : null;
+/**
+ * A document of `revision` as a read asks for it: reusable contents inlined, expressions evaluated
+ * with the space's variables and `pageVariables` (a page's own; none for a reusable content), or as stored.
+ */
+async function readDocument(
+  ctx: Context,
+  revision: RevisionView,
+  documentHash: string | null,
+  pageVariables: Variables,
+  evaluation: EvaluationMode | null,
+  dereference: boolean,
+): Promise<JSONDocument | null> {
+  let document = documentHash ? await ctx.loaders.documentByHash.load(documentHash) : null;
   if (!document) return document;
-  if (dereference) document = await dereferenceDocument(document, (id, space) => reusableContentDocument(ctx, v.revision, id, space));
+  if (dereference) document = await dereferenceDocument(document, (id, space) => reusableContentDocument(ctx, revision, id, space));
   if (!evaluation) return document;
-  return evaluateDocument(document, { space: variablesOf(v.revision.variables), page: v.page.variables ?? {} }, evaluation);
+  return evaluateDocument(document, { space: variablesOf(revision.variables), page: pageVariables }, evaluation);
+}
+
+/** The page's document as a read asks for it (readDocument). */
+function pageDocument(ctx: Context, v: PageView, evaluation: EvaluationMode | null, dereference: boolean): Promise<JSONDocument | null> {
+  return readDocument(ctx, v.revision, v.page.documentHash, v.page.variables ?? {}, evaluation, dereference);
 }
 
 /** How a page read asks for its document (`document` and `markdown` alike). */
@@ -93,10 +109,11 @@ const documentReadArgs = builder.args((t) => ({
   }),
   evaluate: t.string({ description: 'The same as `evaluated` (the name api.md gives it)' }),
   dereference: t.string({ description: 'true or reusable-contents inlines the reusable contents the document includes; false (the default) leaves references' }),
+  dereferenced: t.string({ description: 'The same as `dereference` (the name of the OpenAPI document)' }),
 }));
 
-function documentRead(args: { evaluated?: string | null; evaluate?: string | null; dereference?: string | null }) {
-  return { evaluation: evaluationOf(args), dereference: dereferenceOf(args.dereference) };
+function documentRead(args: { evaluated?: string | null; evaluate?: string | null; dereference?: string | null; dereferenced?: string | null }) {
+  return { evaluation: evaluationOf(args), dereference: dereferenceOf(args) };
 }
 
 /** GitSyncCommit: the commit a revision was imported from or exported to. */
@@ -124,12 +141,21 @@ async function gitBlobOf(ctx: Context, revision: RevisionView, kind: 'pages' | '
   return entry ? { path: entry[0], oid: entry[1] } : null;
 }
 
-const ReusableContent = builder.objectRef<{ content: ReusableContentSnapshot; revision: RevisionView }>('RevisionReusableContent').implement({
+export const ReusableContent = builder.objectRef<{ content: ReusableContentSnapshot; revision: RevisionView }>('RevisionReusableContent').implement({
   description: 'A titled document pages include by reference (a reusable-content block)',
   fields: (t) => ({
     id: t.string({ resolve: (v) => v.content.id }),
     title: t.string({ resolve: (v) => v.content.title }),
     document: t.string({ description: 'The id of its document', resolve: (v) => v.content.documentHash }),
+    body: t.field({
+      type: 'JSON',
+      description: 'Its document (JSONDocument), as the read asks for it: evaluated with the space\'s variables, other reusable contents inlined',
+      args: documentReadArgs,
+      resolve: async (v, args, ctx) => {
+        const { evaluation, dereference } = documentRead(args);
+        return (await readDocument(ctx, v.revision, v.content.documentHash, {}, evaluation, dereference)) ?? EMPTY_DOCUMENT;
+      },
+    }),
     git: t.field({ type: GitBlob, nullable: true, description: 'Its file in the revision\'s Git commit', resolve: (v, _a, ctx) => gitBlobOf(ctx, v.revision, 'reusableContents', v.content.id) }),
   }),
 });
