@@ -241,7 +241,7 @@ describe('GitBook API client', () => {
     const revision = await next.spaces.getRevisionById(space.id, merged.data.revision);
     assertMatchesSpec('getRevisionById', 200, revision.data);
     expect(revision.data.pages.map((p) => p.id)).toEqual([intro!.id]);
-    const byPath = await next.spaces.getPageInRevisionByPath(space.id, merged.data.revision, intro!.path, { format: 'markdown', evaluated: true });
+    const byPath = await next.spaces.getPageInRevisionByPath(space.id, merged.data.revision, (intro as { path: string }).path, { format: 'markdown', evaluated: true });
     assertMatchesSpec('getPageInRevisionByPath', 200, byPath.data);
     expect(byPath.data.id).toBe(intro!.id);
     const metaLinks = await next.spaces.listRevisionPageMetaLinks(space.id, merged.data.revision, intro!.id);
