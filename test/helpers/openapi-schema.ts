@@ -52,3 +52,18 @@ export function validateSchema(name: string, value: unknown, version: Version = 
     throw new Error(`Value does not match ${name}: ${ajv.errorsText(validate.errors?.slice(0, 10))}\n${JSON.stringify(value, null, 2).slice(0, 3000)}`);
   }
 }
+
+/**
+ * Throws unless `change` is a RevisionSemanticChange. `page_edited` cannot match that schema as
+ * written: its `attributes` is a oneOf of three schemas that allow any property, so every
+ * non-empty object matches all three and none is "exactly one" (docs/decisions.md, "Semantic
+ * changes"); its attributes are checked against the schema of the page's type instead.
+ */
+export function validateSemanticChange(change: { type?: unknown; page?: { type?: unknown }; attributes?: unknown }, version: Version = 'current'): void {
+  if (change.type !== 'page_edited') return validateSchema('RevisionSemanticChange', change, version);
+  const kind = { document: 'Document', group: 'Group', link: 'Link' }[String(change.page?.type)];
+  if (!kind) throw new Error(`page_edited of a page of type ${String(change.page?.type)}`);
+  validateSchema('ChangedRevisionPage', change.page, version);
+  validateSchema(`RevisionPage${kind}ChangeAttributes`, change.attributes, version);
+  if (Object.keys(change).some((key) => !['type', 'page', 'attributes'].includes(key))) throw new Error(`page_edited has members beyond type, page and attributes: ${JSON.stringify(change)}`);
+}

@@ -10,6 +10,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { validateSemanticChange, validateSchema } from '../helpers/openapi-schema.ts';
 import { expectError, useTestServer } from '../helpers/server.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
@@ -139,6 +140,33 @@ describe('revisions by id', () => {
     // Someone who may not read the space: 404 whatever the revision.
     const outsider = await server.request('GET', base(first), { token: bob.token });
     expect(outsider.status).toBe(404);
+  });
+
+  it('says what a revision changed against its parent, with the change request a merge came from', async () => {
+    const renamed = await ok('GET', `${base(second)}/changes`);
+    validateSchema('ChangeRequest', renamed.mergedFrom);
+    renamed.changes.forEach((change: any) => validateSemanticChange(change));
+    expect(renamed.changes).toEqual([{ type: 'page_edited', page: { id: guide, type: 'document', title: 'Guide, renamed', path: 'guide' }, attributes: { title: { before: 'Guide', after: 'Guide, renamed' } } }]);
+    expect(renamed.mergedFrom).toMatchObject({ object: 'change-request', subject: 'Edit' });
+
+    // The first merge made everything; two changes at a time, the rest counted.
+    const created = await ok('GET', `${base(first)}/changes?limit=2`);
+    assertMatchesSpec('getRevisionSemanticChanges', 200, created);
+    expect(created.changes.map((c: any) => c.type)).toEqual(['page_created', 'page_created']);
+    expect(created.more).toBe(3);
+    const all = await ok('GET', `${base(first)}/changes?limit=100`);
+    expect(all.changes.map((c: any) => c.type)).toEqual(['page_created', 'page_created', 'file_created', 'variables_edited', 'reusable_content_created']);
+    expect(all.more).toBeUndefined();
+    expectError(await server.request('GET', `${base(first)}/changes?limit=0`, { token: ada.token }), 400, /limit: must be a whole number from 1 to 1000/);
+  });
+
+  it('says what a change request changes against the content it is based on', async () => {
+    const crs = await ok('GET', `/v1/spaces/${space}/change-requests?status=draft`);
+    const cr = crs.items.find((c: any) => c.subject === 'Draft').id;
+    const changes = await ok('GET', `/v1/spaces/${space}/change-requests/${cr}/changes`);
+    changes.changes.forEach((change: any) => validateSemanticChange(change));
+    expect(changes.mergedFrom).toBeUndefined();
+    expect(changes.changes).toEqual([{ type: 'page_edited', page: { id: guide, type: 'document', title: 'Draft title', path: 'guide' }, attributes: { title: { before: 'Guide, renamed', after: 'Draft title' } } }]);
   });
 
   it("answers a change request's draft revision to those who may read change requests", async () => {

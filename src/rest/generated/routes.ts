@@ -2426,6 +2426,32 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/changes",
+    "status": 200,
+    "reply": "changeRequest.changes",
+    "operationName": "GetChangeRequestChanges",
+    "file": "src/rest/operations/change-request/get-change-request-changes.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "changeRequestId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query GetChangeRequestChanges($spaceId: ID!, $changeRequestId: String!, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/changes\", reply: \"changeRequest.changes\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    changes(limit: $limit) {\n      changes\n      more\n    }\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/commenters",
     "status": 200,
     "reply": "changeRequest.commenters",
@@ -4435,6 +4461,42 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "query GetRevisionById($spaceId: ID!, $revisionId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/revisions/{revisionId}/changes",
+    "status": 200,
+    "reply": "revisionContent.semanticChanges",
+    "operationName": "GetRevisionSemanticChanges",
+    "file": "src/rest/operations/revision/get-revision-semantic-changes.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "revisionId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "metadata",
+        "type": "Boolean",
+        "source": "query"
+      },
+      {
+        "name": "computed",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetRevisionSemanticChanges($spaceId: ID!, $revisionId: String!, $limit: Int, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/changes\", reply: \"revisionContent.semanticChanges\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    semanticChanges(limit: $limit) {\n      mergedFrom {\n        ...ChangeRequestFields\n      }\n      changes\n      more\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",

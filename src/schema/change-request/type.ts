@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { CHANGE_REQUEST_STATUSES, type ChangeRequestStatus as ChangeRequestStatusValue } from '../../db/value-sets.ts';
 import { revisionView } from '../../services/space-content.ts';
-import { Revision } from '../revision/type.ts';
+import { changesLimit, Revision, RevisionSemanticChanges } from '../revision/type.ts';
 
 export const ChangeRequestStatus = builder.enumType('ChangeRequestStatus', { values: CHANGE_REQUEST_STATUSES });
 
@@ -48,6 +48,17 @@ export const ChangeRequest = builder.prismaObject('ChangeRequest', {
         location: ctx.urls.api(`/spaces/${cr.spaceId}/change-requests/${cr.id}`),
       }),
     }),
+    changes: t.field({
+      type: RevisionSemanticChanges,
+      description: 'What the change request changes: its content against the space content it is based on (as it was when created or last updated)',
+      args: { limit: t.arg.int({ description: 'At most this many changes (1 to 1000, default 10)' }) },
+      select: { space: { select: { id: true, organizationId: true } } },
+      resolve: async (cr, { limit }, ctx) => {
+        const checked = changesLimit(limit);
+        const [revision, base] = await Promise.all([revisionView(ctx, cr.revisionId, cr.space), revisionView(ctx, cr.revisionMergedAncestorId ?? cr.revisionInitialId, cr.space)]);
+        return { revision: revision!, base, limit: checked, ofRevision: false };
+      },
+    }),
     content: t.field({
       type: Revision,
       description: 'The change request content (its current revision)',
@@ -56,6 +67,16 @@ export const ChangeRequest = builder.prismaObject('ChangeRequest', {
     }),
   }),
 });
+
+builder.objectFields(RevisionSemanticChanges, (t) => ({
+  mergedFrom: t.prismaField({
+    type: ChangeRequest,
+    nullable: true,
+    description: "The change request whose merge made the revision (a revision's changes only)",
+    resolve: (query, v, _a, ctx) =>
+      v.ofRevision && v.revision.type === 'merge' && v.revision.changeRequestId ? ctx.db.changeRequest.findUnique({ ...query, where: { id: v.revision.changeRequestId } }) : null,
+  }),
+}));
 
 builder.objectFields(Revision, (t) => ({
   mergedFrom: t.prismaField({

@@ -9,7 +9,8 @@ import { evaluateDocument, type EvaluationMode } from '../../content/document/ev
 import type { JSONDocument } from '../../content/document/model.ts';
 import { dereferenceDocument } from '../../content/document/dereference.ts';
 import { redirectsOf, reusableContentsOf, variablesOf } from '../../content/revision-store.ts';
-import type { ReusableContentSnapshot, Variables } from '../../content/snapshot.ts';
+import { semanticChanges, type ChangeableContent, type SemanticChange } from '../../content/semantic-changes.ts';
+import type { FileSnapshot, ReusableContentSnapshot, Variables } from '../../content/snapshot.ts';
 import type { Prisma } from '../../db/client.ts';
 import { loadSpace } from '../../services/space.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
@@ -272,6 +273,70 @@ export const RevisionFile = builder.objectRef<FileView>('RevisionFile').implemen
   }),
 });
 
+/** The link of a file of a revision (RevisionFile.downloadURL). */
+function fileDownloadUrl(ctx: Context, file: FileSnapshot): string {
+  return signDownloadUrl(ctx.config, { key: file.storageKey, name: file.name, contentType: file.contentType, expiresInSeconds: FILE_URL_TTL_SECONDS });
+}
+
+/** What changed from `base` (null: nothing, for a first revision) to `revision`, up to `limit` changes. */
+export interface SemanticChangesView {
+  revision: RevisionView;
+  base: RevisionView | null;
+  limit: number;
+  /** Whether the view answers `mergedFrom` (a revision's changes; a change request's are its own). */
+  ofRevision: boolean;
+  all?: Promise<SemanticChange[]>;
+}
+
+/** The most changes a read answers (`limit`), and how many without one (GitBook's default). */
+const MAX_CHANGES = 1000;
+const DEFAULT_CHANGES = 10;
+
+/** `limit` of a changes read, checked. */
+export function changesLimit(limit: number | null | undefined): number {
+  if (limit === null || limit === undefined) return DEFAULT_CHANGES;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CHANGES) throw new InvalidInputError(`limit: must be a whole number from 1 to ${MAX_CHANGES}`);
+  return limit;
+}
+
+async function contentOf(ctx: Context, revision: RevisionView | null): Promise<ChangeableContent> {
+  if (!revision) return { pages: new Map(), files: new Map(), reusableContents: new Map(), variables: {} };
+  const [pages, files] = await Promise.all([ctx.loaders.pagesByRevisionId.load(revision.id), ctx.loaders.filesByRevisionId.load(revision.id)]);
+  return {
+    pages: new Map(pages.map((p) => [p.id, p])),
+    files: new Map(files.map((f) => [f.id, f])),
+    reusableContents: new Map(reusableContentsOf(revision.reusableContents).map((c) => [c.id, c])),
+    variables: variablesOf(revision.variables),
+  };
+}
+
+/** The changes of a view, computed once however many of its fields are asked. */
+function allChanges(ctx: Context, v: SemanticChangesView): Promise<SemanticChange[]> {
+  v.all ??= Promise.all([contentOf(ctx, v.base), contentOf(ctx, v.revision)]).then(([before, after]) =>
+    semanticChanges(before, after, { fileUrl: (file) => fileDownloadUrl(ctx, file) }),
+  );
+  return v.all;
+}
+
+export const RevisionSemanticChanges = builder.objectRef<SemanticChangesView>('RevisionSemanticChanges').implement({
+  description: 'What a revision (against its parent) or a change request (against the space content it is based on) changed',
+  fields: (t) => ({
+    changes: t.field({
+      type: 'JSON',
+      description: 'RevisionSemanticChange items: pages created, edited, moved, deleted; files; variables; reusable contents',
+      resolve: async (v, _a, ctx) => (await allChanges(ctx, v)).slice(0, v.limit),
+    }),
+    more: t.int({
+      nullable: true,
+      description: 'How many changes were left out past `limit`',
+      resolve: async (v, _a, ctx) => {
+        const count = (await allChanges(ctx, v)).length;
+        return count > v.limit ? count - v.limit : null;
+      },
+    }),
+  }),
+});
+
 const RevisionRedirect = builder.objectRef<{ source: string; page: string }>('RevisionRedirect').implement({
   description: "An old path of the space (`.gitbook.yaml`'s redirects) and the page it leads to",
   fields: (t) => ({
@@ -319,6 +384,16 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
         if (redirects.size === 0) return [];
         const tree = await ctx.loaders.revisionTree.load(r);
         return [...redirects].filter(([, page]) => tree.byId.get(page)?.page.kind === 'document').map(([source, page]) => ({ source, page }));
+      },
+    }),
+    semanticChanges: t.field({
+      type: RevisionSemanticChanges,
+      description: 'What this revision changed against its parent (the space content before it; nothing before the first)',
+      args: { limit: t.arg.int({ description: `At most this many changes (1 to ${MAX_CHANGES}, default ${DEFAULT_CHANGES})` }) },
+      resolve: async (r, { limit }, ctx) => {
+        const checked = changesLimit(limit);
+        const parent = r.parentId ? await ctx.loaders.revisionById.load(r.parentId) : null;
+        return { revision: r, base: parent ? { ...parent, organizationId: r.organizationId } : null, limit: checked, ofRevision: true };
       },
     }),
     pages: t.field({ type: [RevisionPage], description: 'The root pages, each with its children', resolve: (r, _a, ctx) => pageChildren(ctx, r, null) }),
