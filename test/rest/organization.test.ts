@@ -21,6 +21,33 @@ describe('GET /v1/user', () => {
   });
 });
 
+describe('GET /v1/users/{userId}', () => {
+  it('answers the caller and the members of organizations whose members the caller may list; anyone else is not found', async () => {
+    const own = await server.request('GET', `/v1/users/${ada.id}`, { token: ada.token });
+    expect(own.status).toBe(200);
+    assertMatchesSpec('getUserById', 200, own.body);
+    expect(own.body).toMatchObject({ object: 'user', id: ada.id, displayName: 'Ada' });
+
+    const carol = await server.createUser('Carol');
+    const stranger = await server.request('GET', `/v1/users/${carol.id}`, { token: ada.token });
+    expect(stranger.status).toBe(404);
+    expect(stranger.body).toEqual({ error: { code: 404, message: expect.any(String) } });
+    expect((await server.request('GET', '/v1/users/no-such-user', { token: ada.token })).status).toBe(404);
+
+    const org = await server.createOrg(ada, 'Colleagues');
+    await server.addMember(org, carol, 'read');
+    const colleague = await server.request('GET', `/v1/users/${carol.id}`, { token: ada.token });
+    expect(colleague.status).toBe(200);
+    assertMatchesSpec('getUserById', 200, colleague.body);
+    expect(colleague.body).toMatchObject({ id: carol.id, displayName: 'Carol', email: carol.email });
+    // A guest of the organization may not list its members: the others stay unknown to them.
+    const dave = await server.createUser('Dave');
+    await server.addMember(org, dave, null);
+    expect((await server.request('GET', `/v1/users/${carol.id}`, { token: dave.token })).status).toBe(404);
+    expect((await server.request('GET', `/v1/users/${carol.id}`, { token: 'not-a-token' })).status).toBe(401);
+  });
+});
+
 describe('organizations', () => {
   it('creates an organization whose creator is admin, and reads it back', async () => {
     const created = await server.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Acme Docs' } });

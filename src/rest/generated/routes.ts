@@ -4943,5 +4943,21 @@ export const restRoutes: RestRoute[] = [
     "file": "src/rest/operations/user/get-authenticated-user.graphql",
     "variables": [],
     "document": "query GetAuthenticatedUser @rest(method: GET, path: \"/v1/user\") {\n  viewer {\n    ...UserFields\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/users/{userId}",
+    "status": 200,
+    "reply": "user",
+    "operationName": "GetUserById",
+    "file": "src/rest/operations/user/get-user-by-id.graphql",
+    "variables": [
+      {
+        "name": "userId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetUserById($userId: ID!) @rest(method: GET, path: \"/v1/users/{userId}\") {\n  user(userId: $userId) {\n    ...UserFields\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   }
 ];
