@@ -399,6 +399,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       pagePath: 'welcome',
       revisionId,
       reusableContentId: reusableContents[0].id,
+      documentId: reusableContents[0].document,
       fileId: content.insertedFiles[0].id,
       inviteId: inviteLink.id,
       commentId: comment.id,

@@ -13,9 +13,10 @@ import type { FileView, PageView, RevisionTree } from '../../content/revision-vi
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { sliceList, type ListResult } from '../../db/pagination.ts';
-import { NotFoundError } from '../../errors/index.ts';
+import { can } from '../../auth/policies.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { loadContentSource, ContentSource } from '../../services/space-content.ts';
-import { type SpaceRow } from '../../services/space.ts';
+import { loadSpace, type SpaceRow } from '../../services/space.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
@@ -97,6 +98,36 @@ builder.queryFields((t) => ({
       const content = reusableContentsOf(source.revision.reusableContents).find((c) => c.id === args.reusableContentId);
       if (!content) throw new NotFoundError('Reusable content', args.reusableContentId);
       return { content, revision: source.revision };
+    },
+  }),
+  spaceDocument: t.field({
+    type: 'JSON',
+    description: "A document (JSONDocument) by its id, when a page or reusable content of the space's content, or of one of its open or draft change requests, has it",
+    authScopes: { authenticated: true },
+    args: {
+      spaceId: t.arg.id({ required: true }),
+      documentId: t.arg.string({ required: true }),
+      schema: t.arg.string({ description: 'current or next: the version of the document schema (both answer the same document)' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      if (args.schema !== undefined && args.schema !== null && args.schema !== 'current' && args.schema !== 'next') throw new InvalidInputError('schema: must be current or next');
+      const space = await loadSpace(ctx, String(args.spaceId), 'space:read');
+      // Documents are stored once for every space that has the same content: this space must have it.
+      const revisionIds = [space.revisionId];
+      if (can(await ctx.access.space(space), 'change-request:read')) {
+        const open = await ctx.db.changeRequest.findMany({ where: { spaceId: space.id, status: { in: ['draft', 'open'] } }, select: { revisionId: true } });
+        revisionIds.push(...open.map((cr) => cr.revisionId));
+      }
+      const [pages, revisions] = await Promise.all([ctx.loaders.pagesByRevisionId.loadMany(revisionIds), ctx.loaders.revisionById.loadMany(revisionIds)]);
+      const held = (i: number) => {
+        const list = pages[i];
+        const row = revisions[i];
+        if (list instanceof Error || row instanceof Error || !row) return false;
+        return list.some((p) => p.documentHash === args.documentId) || reusableContentsOf(row.reusableContents).some((c) => c.documentHash === args.documentId);
+      };
+      const document = revisionIds.some((_, i) => held(i)) ? await ctx.loaders.documentByHash.load(args.documentId) : null;
+      if (!document) throw new NotFoundError('Document', args.documentId);
+      return document;
     },
   }),
   revisionFiles: t.field({

@@ -217,6 +217,11 @@ RevisionPage.implement({
       description: 'Child pages, in order (document and group pages)',
       resolve: (v, _a, ctx) => (v.page.kind === 'link' ? null : pageChildren(ctx, v.revision, v.page.id)),
     }),
+    documentId: t.string({
+      nullable: true,
+      description: 'The id of the document of a document page (GET /v1/spaces/{spaceId}/documents/{documentId}); null for an empty page and other page types',
+      resolve: (v) => (v.page.kind === 'document' ? v.page.documentHash : null),
+    }),
     document: t.field({
       type: 'JSON',
       nullable: true,
