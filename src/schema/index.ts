@@ -37,6 +37,7 @@ import './site/queries.ts';
 import './site/mutations.ts';
 import './site/adaptive-schema.ts';
 import './site/share-links.ts';
+import './site/redirects.ts';
 import './site-space/type.ts';
 import './site-space/queries.ts';
 import './site-space/mutations.ts';

@@ -171,6 +171,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const { reusableContents } = await ok('GET', `/v1/spaces/${space.id}/content`);
   const pageId: string = content.changes[0].page.id;
   const discussedPageId: string = content.changes[1].page.id;
+  const redirect = await ok('POST', `${sites}/redirects`, { source: '/fixture-old', destination: { kind: 'site-space', siteSpaceId: siteSpace.id } });
   // Opened by the member, so that the fixture's user (not its author) may review it.
   const opened = await server.request('POST', `/v1/spaces/${space.id}/change-requests`, { token: member.token, body: { subject: 'Fixture edits' } });
   if (opened.status !== 201) throw new Error(`The member's change request answered ${opened.status}: ${JSON.stringify(opened.body)}`);
@@ -293,6 +294,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     ],
     CreateSiteShareLink: [{ name: 'Partners' }],
     UpdateSiteShareLinkById: [{ name: 'Reviewers 2', active: true }],
+    CreateSiteRedirect: [{ source: '/fixture-new', destination: { kind: 'site-section', siteSectionId: section.id } }],
+    UpdateSiteRedirectById: [{ source: '/fixture-moved' }, { destination: { kind: 'site-page', siteSpaceId: siteSpace.id, pageId } }],
     AddSpaceToSite: [{ spaceId: thirdSpace.id, sectionId: secondSection.id }],
     UpdateSiteSpaceById: [{ path: 'handbook', condition: 'visitor.claims.isBetaUser', hidden: false, spaceId: thirdSpace.id }],
     MoveSiteSpace: [
@@ -389,6 +392,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       siteSectionId: section.id,
       siteSpaceId: siteSpace.id,
       shareLinkId: shareLink.id,
+      siteRedirectId: redirect.id,
       changeRequestId: changeRequest.id,
       reviewId: review.id,
       translationId: translation.id,

@@ -1324,6 +1324,156 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/redirect",
+    "status": 200,
+    "reply": "siteRedirectBySource",
+    "operationName": "GetSiteRedirectBySource",
+    "file": "src/rest/operations/site/get-site-redirect-by-source.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "source",
+        "type": "String!",
+        "source": "query"
+      },
+      {
+        "name": "shareKey",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query GetSiteRedirectBySource($organizationId: ID!, $siteId: ID!, $source: String!, $shareKey: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/redirect\", reply: \"siteRedirectBySource\") {\n  siteRedirectBySource(\n    organizationId: $organizationId\n    siteId: $siteId\n    source: $source\n    shareKey: $shareKey\n  ) {\n    redirect {\n      ...SiteRedirectFields\n    }\n    target\n  }\n}\n\nfragment SiteRedirectFields on SiteRedirect {\n  object\n  id\n  source\n  destination\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/redirects",
+    "status": 200,
+    "reply": "site.redirects",
+    "operationName": "ListSiteRedirects",
+    "file": "src/rest/operations/site/list-site-redirects.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "search",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query ListSiteRedirects($organizationId: ID!, $siteId: ID!, $page: String, $limit: Int, $search: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/sites/{siteId}/redirects\", reply: \"site.redirects\") {\n  site(organizationId: $organizationId, id: $siteId) {\n    redirects(page: $page, limit: $limit, search: $search) {\n      items {\n        ...SiteRedirectFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment SiteRedirectFields on SiteRedirect {\n  object\n  id\n  source\n  destination\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/redirects",
+    "status": 201,
+    "reply": "createSiteRedirect",
+    "operationName": "CreateSiteRedirect",
+    "file": "src/rest/operations/site/create-site-redirect.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateSiteRedirectInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateSiteRedirect($organizationId: ID!, $siteId: ID!, $input: CreateSiteRedirectInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/redirects\", status: 201) {\n  createSiteRedirect(\n    organizationId: $organizationId\n    siteId: $siteId\n    input: $input\n  ) {\n    ...SiteRedirectFields\n    urls {\n      location @omit\n    }\n  }\n}\n\nfragment SiteRedirectFields on SiteRedirect {\n  object\n  id\n  source\n  destination\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}",
+    "status": 205,
+    "reply": "deleteSiteRedirect",
+    "operationName": "DeleteSiteRedirectById",
+    "file": "src/rest/operations/site/delete-site-redirect-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteRedirectId",
+        "type": "ID!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteSiteRedirectById($organizationId: ID!, $siteId: ID!, $siteRedirectId: ID!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}\", status: 205) {\n  deleteSiteRedirect(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteRedirectId: $siteRedirectId\n  )\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}",
+    "status": 200,
+    "reply": "updateSiteRedirect",
+    "operationName": "UpdateSiteRedirectById",
+    "file": "src/rest/operations/site/update-site-redirect-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteRedirectId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateSiteRedirectInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateSiteRedirectById($organizationId: ID!, $siteId: ID!, $siteRedirectId: ID!, $input: UpdateSiteRedirectInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}\") {\n  updateSiteRedirect(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteRedirectId: $siteRedirectId\n    input: $input\n  ) {\n    ...SiteRedirectFields\n  }\n}\n\nfragment SiteRedirectFields on SiteRedirect {\n  object\n  id\n  source\n  destination\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections",
     "status": 200,
     "reply": "siteSections",

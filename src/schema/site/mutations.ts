@@ -267,6 +267,7 @@ builder.mutationFields((t) => ({
       await loadSite(ctx, orgId, id, 'site:delete');
       const deleted = await ctx.db.$transaction(async (tx) => {
         await tx.siteShareLink.deleteMany({ where: { siteId: id } });
+        await tx.siteRedirect.deleteMany({ where: { siteId: id } });
         await tx.siteSpace.deleteMany({ where: { siteId: id } });
         await tx.siteSection.deleteMany({ where: { siteId: id } });
         await tx.siteSectionGroup.deleteMany({ where: { siteId: id } });
