@@ -294,6 +294,11 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     ],
     CreateSiteShareLink: [{ name: 'Partners' }],
     UpdateSiteShareLinkById: [{ name: 'Reviewers 2', active: true }],
+    SearchSiteContent: [
+      { query: 'welcome', scope: { mode: 'all' } },
+      { query: 'welcome', scope: { mode: 'default', currentSiteSpace: secondSiteSpace.id } },
+      { query: 'welcome', mode: 'specific', siteSpaceIds: [siteSpace.id] },
+    ],
     CreateSiteRedirect: [{ source: '/fixture-new', destination: { kind: 'site-section', siteSectionId: section.id } }],
     UpdateSiteRedirectById: [{ source: '/fixture-moved' }, { destination: { kind: 'site-page', siteSpaceId: siteSpace.id, pageId } }],
     AddSpaceToSite: [{ spaceId: thirdSpace.id, sectionId: secondSection.id }],

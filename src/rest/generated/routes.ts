@@ -1473,6 +1473,47 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation UpdateSiteRedirectById($organizationId: ID!, $siteId: ID!, $siteRedirectId: ID!, $input: UpdateSiteRedirectInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}\") {\n  updateSiteRedirect(\n    organizationId: $organizationId\n    siteId: $siteId\n    siteRedirectId: $siteRedirectId\n    input: $input\n  ) {\n    ...SiteRedirectFields\n  }\n}\n\nfragment SiteRedirectFields on SiteRedirect {\n  object\n  id\n  source\n  destination\n}"
   },
   {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/sites/{siteId}/search",
+    "status": 200,
+    "reply": "searchSiteContent",
+    "operationName": "SearchSiteContent",
+    "file": "src/rest/operations/site/search-site-content.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "siteId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "SearchSiteContentInput!",
+        "source": "body"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      },
+      {
+        "name": "shareKey",
+        "type": "String",
+        "source": "query"
+      }
+    ],
+    "document": "query SearchSiteContent($organizationId: ID!, $siteId: ID!, $input: SearchSiteContentInput!, $page: String, $limit: Int, $shareKey: String) @rest(method: POST, path: \"/v1/orgs/{organizationId}/sites/{siteId}/search\") {\n  searchSiteContent(\n    organizationId: $organizationId\n    siteId: $siteId\n    shareKey: $shareKey\n    input: $input\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      id\n      title\n      pages {\n        id\n        title\n        path\n        ancestors {\n          id\n          title\n        }\n        sections {\n          id\n          title\n          path\n          body\n          urls\n        }\n        urls\n      }\n    }\n    next {\n      page\n    }\n  }\n}"
+  },
+  {
     "method": "GET",
     "path": "/v1/orgs/{organizationId}/sites/{siteId}/sections",
     "status": 200,

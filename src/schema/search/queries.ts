@@ -4,9 +4,12 @@ import { builder } from '../../builder.ts';
 import { DEFAULT_PAGE_SIZE } from '../../db/pagination.ts';
 import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
 import { loadOrganization } from '../../services/organization.ts';
+import { loadReadableSite } from '../../services/site.ts';
 import { loadSpace } from '../../services/space.ts';
 import { revisionView } from '../../services/space-content.ts';
 import type { Context } from '../../context.ts';
+import { InvalidInputError } from '../../errors/index.ts';
+import { readableSiteArgs } from '../site/args.ts';
 import { ListNext, pageArgs } from '../shared/pagination.ts';
 
 interface HitView {
@@ -127,6 +130,98 @@ builder.queryField('searchOrganizationContent', (t) =>
         items: result.items.map(({ spaceId, pages }) => {
           const app = (path: string) => ctx.urls.app(`/o/${organization.id}/s/${spaceId}/${path}`);
           const space = { id: spaceId, organizationId: organization.id, revisionId: found.get(spaceId)?.revisionId ?? '' };
+          return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
+        }),
+        next: result.next ? { page: result.next } : null,
+      };
+    },
+  }),
+);
+
+const SearchSiteContentInput = builder.inputType('SearchSiteContentInput', {
+  description: 'What to search a site for, and in which of its site spaces (`scope`; `mode` and its members are the deprecated way)',
+  fields: (t) => ({
+    query: t.string({ required: true, validate: searchQuery() }),
+    scope: t.field({
+      type: 'JSON',
+      description: '{mode: "default", currentSiteSpace?} (each section\'s default site space, and that one), {mode: "specific", siteSpaceIds}, or {mode: "all"}',
+    }),
+    mode: t.string({ description: 'Deprecated: specific (with siteSpaceIds), current (with siteSpaceId: it and the defaults) or all' }),
+    siteSpaceIds: t.stringList(),
+    siteSpaceId: t.string(),
+  }),
+});
+
+type SiteSearchScope = { mode: 'default'; current: string | null } | { mode: 'specific'; siteSpaceIds: string[] } | { mode: 'all' };
+
+/** The scope of a site search, from `scope` or the deprecated members; 400 when it is neither. */
+function siteSearchScope(input: { scope?: unknown; mode?: string | null; siteSpaceIds?: string[] | null; siteSpaceId?: string | null }): SiteSearchScope {
+  const bad = (message: string): never => {
+    throw new InvalidInputError(message);
+  };
+  if (input.scope !== undefined && input.scope !== null) {
+    const scope = input.scope as Record<string, unknown>;
+    if (typeof scope !== 'object' || Array.isArray(scope)) bad('scope: must be an object { mode, ... }');
+    if (scope.mode === 'all') return { mode: 'all' };
+    if (scope.mode === 'default') {
+      if (scope.currentSiteSpace !== undefined && typeof scope.currentSiteSpace !== 'string') bad('scope: currentSiteSpace: must be a site space id');
+      return { mode: 'default', current: (scope.currentSiteSpace as string | undefined) ?? null };
+    }
+    if (scope.mode === 'specific') {
+      const ids = scope.siteSpaceIds;
+      if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string')) bad('scope: siteSpaceIds: must be a list of site space ids, at least one');
+      return { mode: 'specific', siteSpaceIds: ids as string[] };
+    }
+    return bad('scope: mode: must be default, specific or all');
+  }
+  if (input.siteSpaceIds && (input.mode === undefined || input.mode === null || input.mode === 'specific')) {
+    if (input.siteSpaceIds.length === 0) bad('siteSpaceIds: at least one site space id');
+    return { mode: 'specific', siteSpaceIds: input.siteSpaceIds };
+  }
+  if (input.mode === 'current') return { mode: 'default', current: input.siteSpaceId ?? bad('siteSpaceId: required with mode current') };
+  if (input.mode === 'all') return { mode: 'all' };
+  if (input.mode !== undefined && input.mode !== null) bad('mode: must be specific, current or all');
+  return { mode: 'default', current: null };
+}
+
+builder.queryField('searchSiteContent', (t) =>
+  t.field({
+    type: SearchSpaceList,
+    description: `The spaces of a site whose content matches the words of \`query\`, most relevant first, each with its ${PAGES_PER_SPACE} best pages; for its members, or its visitors with a share key`,
+    authScopes: { authenticated: true },
+    args: { ...readableSiteArgs, input: t.arg({ type: SearchSiteContentInput, required: true }), ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const site = await loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey);
+      const scope = siteSearchScope(args.input);
+      const siteSpaces = await ctx.db.siteSpace.findMany({ where: { siteId: site.id }, select: { id: true, spaceId: true, sectionId: true } });
+      const byId = new Map(siteSpaces.map((ss) => [ss.id, ss]));
+      let chosen = siteSpaces;
+      if (scope.mode === 'specific' || (scope.mode === 'default' && scope.current !== null)) {
+        const ids = scope.mode === 'specific' ? scope.siteSpaceIds : [scope.current!];
+        const unknown = ids.filter((id) => !byId.has(id));
+        if (unknown.length) throw new InvalidInputError(`${scope.mode === 'specific' ? 'siteSpaceIds' : 'currentSiteSpace'}: no site space ${unknown.join(', ')} on this site`);
+      }
+      if (scope.mode === 'specific') chosen = scope.siteSpaceIds.map((id) => byId.get(id)!);
+      else if (scope.mode === 'default') {
+        // Each section's default site space (its first when it names none), the site's own without sections, and the current one.
+        const sections = await ctx.db.siteSection.findMany({ where: { siteId: site.id }, select: { id: true, defaultSiteSpaceId: true } });
+        const defaults = new Set(sections.map((section) => section.defaultSiteSpaceId ?? siteSpaces.find((ss) => ss.sectionId === section.id)?.id));
+        chosen = siteSpaces.filter((ss) => ss.sectionId === null || defaults.has(ss.id) || ss.id === scope.current);
+      }
+      const result = await searchOrganization(ctx.db, ctx.provider, {
+        organizationId: site.organizationId,
+        query: args.input.query,
+        limit: args.limit ?? ORGANIZATION_SEARCH_PAGE_SIZE,
+        after: args.page,
+        pagesPerSpace: PAGES_PER_SPACE,
+        spaceIds: [...new Set(chosen.map((ss) => ss.spaceId))],
+      });
+      const rows = await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true, revisionId: true } });
+      const found = new Map(rows.map((row) => [row.id, row]));
+      return {
+        items: result.items.map(({ spaceId, pages }) => {
+          const app = (path: string) => ctx.urls.app(`/o/${site.organizationId}/s/${spaceId}/${path}`);
+          const space = { id: spaceId, organizationId: site.organizationId, revisionId: found.get(spaceId)?.revisionId ?? '' };
           return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
         }),
         next: result.next ? { page: result.next } : null,
