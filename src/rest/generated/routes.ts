@@ -4309,6 +4309,27 @@ export const restRoutes: RestRoute[] = [
     "document": "mutation DuplicateSpace($spaceId: ID!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/duplicate\", status: 201) {\n  duplicateSpace(spaceId: $spaceId) {\n    ...SpaceFields\n  }\n}\n\nfragment SpaceFields on Space {\n  object\n  id\n  title\n  emoji\n  visibility\n  createdAt\n  updatedAt\n  deletedAt\n  editMode\n  mergeRules\n  urls {\n    location\n    app\n    published\n    public\n    icon\n  }\n  visitorAuth {\n    backend\n  }\n  gitSync {\n    repoName\n    installationProvider\n    url\n    updatedAt\n  }\n  organization: organizationId\n  parent: parentId\n  language\n  revision: revisionId\n  defaultLevel @keepNull\n  comments\n  changeRequests: changeRequestsCount\n  changeRequestsOpen: changeRequestsOpenCount\n  changeRequestsDraft: changeRequestsDraftCount\n  permissions {\n    view\n    access\n    admin\n    viewInviteLinks\n    edit\n    triggerGitSync\n    comment\n    merge\n    review\n    installIntegration\n  }\n}"
   },
   {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/embed",
+    "status": 200,
+    "reply": "spaceEmbed",
+    "operationName": "GetEmbedByUrlInSpace",
+    "file": "src/rest/operations/space/get-embed-by-url-in-space.graphql",
+    "variables": [
+      {
+        "name": "spaceId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "url",
+        "type": "String!",
+        "source": "query"
+      }
+    ],
+    "document": "query GetEmbedByUrlInSpace($spaceId: ID!, $url: String!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/embed\") {\n  spaceEmbed(spaceId: $spaceId, url: $url)\n}"
+  },
+  {
     "method": "POST",
     "path": "/v1/spaces/{spaceId}/git/export",
     "status": 204,

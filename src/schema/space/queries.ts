@@ -2,6 +2,7 @@ import { authorize, requireScope } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { paginate } from '../../db/pagination.ts';
 import { readableContent, readableIn, spacesOpened } from '../../services/content-grant.ts';
+import { resolveEmbed } from '../../services/embed.ts';
 import { loadSpace } from '../../services/space.ts';
 import { Collection } from '../collection/type.ts';
 import { Organization } from '../organization/type.ts';
@@ -70,3 +71,16 @@ builder.prismaObjectFields(Collection, (t) => ({
     },
   }),
 }));
+
+builder.queryField('spaceEmbed', (t) =>
+  t.field({
+    type: 'JSON',
+    description: 'What a URL embeds as in a space (Embed: a link, or rich HTML from its oEmbed endpoint), read from the page it names',
+    authScopes: { authenticated: true },
+    args: { spaceId: t.arg.id({ required: true }), url: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await loadSpace(ctx, String(args.spaceId), 'space:read');
+      return resolveEmbed(args.url, { allowPrivateAddresses: ctx.config.fetch.allowPrivateAddresses, timeoutMs: ctx.config.fetch.timeoutMs });
+    },
+  }),
+);
