@@ -32,6 +32,17 @@ const contentArgs = builder.args((t) => ({
   computed: t.boolean({ description: 'Accepted for compatibility: pages are not computed yet, their `computed` source is kept as data' }),
 }));
 
+/** The page `pageId` of the content the arguments name; 404 when it has none. */
+async function pageOf(
+  ctx: Context,
+  args: { spaceId: string | number; changeRequestId?: string | null; revisionId?: string | null; metadata?: boolean | null; pageId: string },
+): Promise<PageView> {
+  const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
+  const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
+  if (!page) throw new NotFoundError('Page', args.pageId);
+  return page;
+}
+
 builder.queryFields((t) => ({
   revisionContent: t.field({
     type: Revision,
@@ -44,12 +55,7 @@ builder.queryFields((t) => ({
     type: RevisionPage,
     authScopes: { authenticated: true },
     args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
-      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
-      if (!page) throw new NotFoundError('Page', args.pageId);
-      return page;
-    },
+    resolve: (_root, args, ctx) => pageOf(ctx, args),
   }),
   revisionFile: t.field({
     type: RevisionFile,
@@ -82,12 +88,7 @@ builder.queryFields((t) => ({
     description: "A page's meta links (RevisionPageMetaLinks: `canonical` and `alternates`, page or URL references); {} when it has none",
     authScopes: { authenticated: true },
     args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
-      const page = (await ctx.loaders.revisionTree.load(source.revision)).byId.get(args.pageId);
-      if (!page) throw new NotFoundError('Page', args.pageId);
-      return page.page.metaLinks ?? {};
-    },
+    resolve: async (_root, args, ctx) => (await pageOf(ctx, args)).page.metaLinks ?? {},
   }),
   revisionReusableContent: t.field({
     type: ReusableContent,

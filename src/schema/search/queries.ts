@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { builder } from '../../builder.ts';
 import { DEFAULT_PAGE_SIZE } from '../../db/pagination.ts';
-import { searchOrganization, searchSpace, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
+import { searchOrganization, searchSpace, type SearchOrganizationResult, type SearchPageHit, type SearchSectionHit } from '../../search/search-index.ts';
 import { loadOrganization } from '../../services/organization.ts';
 import { loadReadableSite } from '../../services/site.ts';
 import { loadSpace } from '../../services/space.ts';
@@ -101,6 +101,20 @@ const ORGANIZATION_SEARCH_PAGE_SIZE = 20;
 /** Pages returned for each space of an organization search. */
 const PAGES_PER_SPACE = 5;
 
+/** The spaces of an organization or site search, with their titles and pages (one statement for the titles). */
+async function spaceResults(ctx: Context, organizationId: string, result: SearchOrganizationResult) {
+  const rows = await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true, revisionId: true } });
+  const found = new Map(rows.map((row) => [row.id, row]));
+  return {
+    items: result.items.map(({ spaceId, pages }) => {
+      const app = (path: string) => ctx.urls.app(`/o/${organizationId}/s/${spaceId}/${path}`);
+      const space = { id: spaceId, organizationId, revisionId: found.get(spaceId)?.revisionId ?? '' };
+      return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
+    }),
+    next: result.next ? { page: result.next } : null,
+  };
+}
+
 const searchQuery = () =>
   z.string().trim().min(1, 'must not be empty').max(512, 'must be at most 512 characters');
 
@@ -124,16 +138,7 @@ builder.queryField('searchOrganizationContent', (t) =>
         after: args.page,
         pagesPerSpace: PAGES_PER_SPACE,
       });
-      const rows = await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true, revisionId: true } });
-      const found = new Map(rows.map((s) => [s.id, s]));
-      return {
-        items: result.items.map(({ spaceId, pages }) => {
-          const app = (path: string) => ctx.urls.app(`/o/${organization.id}/s/${spaceId}/${path}`);
-          const space = { id: spaceId, organizationId: organization.id, revisionId: found.get(spaceId)?.revisionId ?? '' };
-          return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
-        }),
-        next: result.next ? { page: result.next } : null,
-      };
+      return spaceResults(ctx, organization.id, result);
     },
   }),
 );
@@ -216,16 +221,7 @@ builder.queryField('searchSiteContent', (t) =>
         pagesPerSpace: PAGES_PER_SPACE,
         spaceIds: [...new Set(chosen.map((ss) => ss.spaceId))],
       });
-      const rows = await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true, revisionId: true } });
-      const found = new Map(rows.map((row) => [row.id, row]));
-      return {
-        items: result.items.map(({ spaceId, pages }) => {
-          const app = (path: string) => ctx.urls.app(`/o/${site.organizationId}/s/${spaceId}/${path}`);
-          const space = { id: spaceId, organizationId: site.organizationId, revisionId: found.get(spaceId)?.revisionId ?? '' };
-          return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
-        }),
-        next: result.next ? { page: result.next } : null,
-      };
+      return spaceResults(ctx, site.organizationId, result);
     },
   }),
 );
