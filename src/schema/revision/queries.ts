@@ -13,10 +13,9 @@ import type { FileView, PageView, RevisionTree } from '../../content/revision-vi
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { sliceList, type ListResult } from '../../db/pagination.ts';
-import { can } from '../../auth/policies.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { loadContentSource, ContentSource } from '../../services/space-content.ts';
-import { loadSpace, type SpaceRow } from '../../services/space.ts';
+import { type SpaceRow } from '../../services/space.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
@@ -103,7 +102,7 @@ builder.queryFields((t) => ({
   }),
   spaceDocument: t.field({
     type: 'JSON',
-    description: "A document (JSONDocument) by its id, when a page or reusable content of the space's content, or of one of its open or draft change requests, has it",
+    description: "A document (JSONDocument) by its id, when a page or reusable content of the space's current content has it",
     authScopes: { authenticated: true },
     args: {
       spaceId: t.arg.id({ required: true }),
@@ -112,21 +111,12 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       if (args.schema !== undefined && args.schema !== null && args.schema !== 'current' && args.schema !== 'next') throw new InvalidInputError('schema: must be current or next');
-      const space = await loadSpace(ctx, String(args.spaceId), 'space:read');
+      const source = await loadContentSource(ctx, String(args.spaceId), null);
       // Documents are stored once for every space that has the same content: this space must have it.
-      const revisionIds = [space.revisionId];
-      if (can(await ctx.access.space(space), 'change-request:read')) {
-        const open = await ctx.db.changeRequest.findMany({ where: { spaceId: space.id, status: { in: ['draft', 'open'] } }, select: { revisionId: true } });
-        revisionIds.push(...open.map((cr) => cr.revisionId));
-      }
-      const [pages, revisions] = await Promise.all([ctx.loaders.pagesByRevisionId.loadMany(revisionIds), ctx.loaders.revisionById.loadMany(revisionIds)]);
-      const held = (i: number) => {
-        const list = pages[i];
-        const row = revisions[i];
-        if (list instanceof Error || row instanceof Error || !row) return false;
-        return list.some((p) => p.documentHash === args.documentId) || reusableContentsOf(row.reusableContents).some((c) => c.documentHash === args.documentId);
-      };
-      const document = revisionIds.some((_, i) => held(i)) ? await ctx.loaders.documentByHash.load(args.documentId) : null;
+      const pages = await ctx.loaders.pagesByRevisionId.load(source.revision.id);
+      const held =
+        pages.some((p) => p.documentHash === args.documentId) || reusableContentsOf(source.revision.reusableContents).some((c) => c.documentHash === args.documentId);
+      const document = held ? await ctx.loaders.documentByHash.load(args.documentId) : null;
       if (!document) throw new NotFoundError('Document', args.documentId);
       return document;
     },
