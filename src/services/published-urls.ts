@@ -4,6 +4,7 @@
  */
 import { can } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
+import { jsonObject } from '../db/json.ts';
 import type { PublishableSite, PublishedPlace } from '../loaders.ts';
 
 /** The query parameter a published URL carries the key in. */
@@ -61,9 +62,7 @@ export async function publicSpaceUrl(ctx: Context, space: { id: string; organiza
  */
 export async function spaceIconUrl(ctx: Context, space: { id: string; organizationId: string }): Promise<string | null> {
   const place = await publishedPlaceOf(ctx, space);
-  const customizations = place?.site.customizations;
-  if (!customizations || typeof customizations !== 'object' || Array.isArray(customizations)) return null;
-  const favicon = (customizations as Record<string, unknown>).favicon as { icon?: { light?: unknown } } | undefined;
+  const favicon = jsonObject(place?.site.customizations)?.favicon as { icon?: { light?: unknown } } | undefined;
   const light = favicon?.icon?.light;
   return typeof light === 'string' && light !== '' ? light : null;
 }

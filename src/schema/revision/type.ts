@@ -266,8 +266,7 @@ export const RevisionFile = builder.objectRef<FileView>('RevisionFile').implemen
     size: t.int({ resolve: (v) => v.file.size }),
     downloadURL: t.string({
       description: 'A signed URL to the bytes, valid for a day',
-      resolve: (v, _a, ctx) =>
-        signDownloadUrl(ctx.config, { key: v.file.storageKey, name: v.file.name, contentType: v.file.contentType, expiresInSeconds: FILE_URL_TTL_SECONDS }),
+      resolve: (v, _a, ctx) => fileDownloadUrl(ctx, v.file),
     }),
     git: t.field({ type: GitBlob, nullable: true, description: "The file in the revision's Git commit", resolve: (v, _a, ctx) => gitBlobOf(ctx, v.revision, 'files', v.file.id) }),
     dimensions: t.field({

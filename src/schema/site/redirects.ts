@@ -6,6 +6,7 @@
  * for a path it cannot find) needs site:read, or the site's share key.
  */
 import { z } from 'zod';
+import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import { pagePaths } from '../../content/page-tree.ts';
 import type { Context } from '../../context.ts';
@@ -159,8 +160,8 @@ builder.prismaObjectFields(Site, (t) => ({
     type: SiteRedirectList,
     description: 'The redirects of the site, in creation order (needs site:update)',
     args: { ...pageArgs, search: t.arg.string({ description: 'Only redirects whose source contains this text' }) },
-    resolve: async (site, args, ctx) => {
-      await loadSite(ctx, site.organizationId, site.id, 'site:update');
+    resolve: (site, args, ctx) => {
+      authorize(ctx.access.organization(site.organizationId), 'site:update', { type: 'Site', id: site.id });
       const where = { siteId: site.id, ...(args.search ? { source: { contains: args.search } } : {}) };
       return paginate({
         ...args,
