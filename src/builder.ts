@@ -15,7 +15,12 @@ import { InvalidInputError, UnauthenticatedError } from './errors/index.ts';
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { authenticated: boolean };
+  AuthScopes: {
+    /** A user: an API token. */
+    authenticated: boolean;
+    /** A user, or the visitor of a site token (src/auth/site-tokens.ts): the reads of a published site. */
+    caller: boolean;
+  };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
@@ -32,7 +37,7 @@ export const builder = new SchemaBuilder<{
   // scope-auth first, so unauthenticated calls stop before any other plugin runs
   plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
   scopeAuth: {
-    authScopes: (ctx) => ({ authenticated: ctx.viewer !== null }),
+    authScopes: (ctx) => ({ authenticated: ctx.viewer !== null, caller: ctx.viewer !== null || ctx.access.siteVisitor !== null }),
     unauthorizedError: () => new UnauthenticatedError(),
   },
   prisma: {

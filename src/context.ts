@@ -4,8 +4,9 @@
  */
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { Access } from './auth/access.ts';
+import { Access, type AccessLookups } from './auth/access.ts';
 import { type Conversions } from './content/conversions.ts';
+import type { SiteVisitor } from './auth/site-tokens.ts';
 import { bearerToken, type Viewer } from './auth/viewer.ts';
 import type { ViewerCache } from './auth/viewer-cache.ts';
 import type { AppConfig } from './config.ts';
@@ -69,15 +70,16 @@ export async function buildContext(
 ): Promise<Omit<Context, keyof YogaInitialContext>> {
   const token = bearerToken(authorization);
   const { viewers, ...rest } = deps;
-  const viewer = token ? await viewers.viewerFor(token) : null;
+  const caller = token ? await viewers.callerFor(token) : null;
+  const viewer = caller?.kind === 'user' ? caller.viewer : null;
   const loaders = new Loaders(deps.db, deps.revisionChunks);
-  const access = createAccess(viewer, loaders);
+  const access = createAccess(viewer, loaders, caller?.kind === 'site' ? caller.visitor : null);
   return { ...rest, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
 }
 
 /** The caller's Access, deciding through the request's loaders (the one place that wires them). */
-export function createAccess(viewer: Viewer | null, loaders: Loaders): Access {
-  return new Access(viewer, {
+export function createAccess(viewer: Viewer | null, loaders: Loaders, siteVisitor: SiteVisitor | null = null): Access {
+  const lookups: AccessLookups = {
     inheritedLevel: async (kind, id) => (await loaders.contentFacts.load(`${kind}:${id}`)).level,
     // Read only where the viewer holds grants (readViewer says where): most callers hold none, and pay no statement.
     grantsIn: (organizationId) =>
@@ -87,5 +89,6 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders): Access {
     ownsTeamIn: (organizationId) => (viewer ? loaders.ownsTeamIn.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(false)),
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
     sitesPublishing: async (spaceId) => (await loaders.publishedPlacesOf(spaceId)).map((place) => place.siteId),
-  });
+  };
+  return new Access(viewer, lookups, siteVisitor);
 }

@@ -52,6 +52,7 @@ import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
 import { upgradeSearchIndex } from './search/search-index.ts';
 import { jobHandlers } from './services/job-handlers.ts';
+import { signingKeySealer } from './services/member.ts';
 import { startPeriodic } from './services/periodic.ts';
 import { spacePurgeTask } from './services/space-purge.ts';
 import { storageCollectionTask } from './services/storage-collection.ts';
@@ -231,7 +232,7 @@ export function createApp(options: AppOptions): App {
   // Job and comment events: in-process, or across processes through Redis (one pair of connections for both).
   const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl), log });
   // Callers kept across requests; with Redis, a change to one is announced to the other processes (src/auth/viewer-cache.ts).
-  const viewers = new ViewerCache(db, { ...config.viewerCache, bus: events.shared ? events.topic<ViewerMessage>('viewer') : undefined, log });
+  const viewers = new ViewerCache(db, { ...config.viewerCache, bus: events.shared ? events.topic<ViewerMessage>('viewer') : undefined, log, sealer: signingKeySealer(config) });
   const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics, events });
 
   const commentFeed = new CommentFeed({
@@ -333,7 +334,7 @@ export function createApp(options: AppOptions): App {
     if (!authorization) return null;
     try {
       const token = bearerToken(authorization);
-      if (token) await viewers.viewerFor(token);
+      if (token) await viewers.callerFor(token);
       return null;
     } catch (error) {
       const appError = toAppError(error);

@@ -10,7 +10,9 @@
  * any collection above it (`effectiveContentRole`). A grant raises a role,
  * never lowers it. Guests and users outside the organization reach exactly what
  * their grants open. A share key of a share-link site lets anyone read that site
- * and the spaces it publishes: the subject then carries `shared`. A member an
+ * and the spaces it publishes: the subject then carries `shared`. A site token
+ * (./site-tokens.ts) opens its site the same way, for a caller without a user:
+ * its holder reads that site and the spaces it publishes, nothing else. A member an
  * admin disabled is refused everything of that organization (`disabled`).
  */
 import type { TeamMemberRole, TokenScope } from '../db/value-sets.ts';
@@ -18,6 +20,7 @@ import { UnauthenticatedError } from '../errors/index.ts';
 import { isSeenStale } from './member-activity.ts';
 import type { Subject } from './policies.ts';
 import { atLeast, highest, isMemberRole, type MemberRole, type RoleOrGuest } from './roles.ts';
+import type { SiteVisitor } from './site-tokens.ts';
 import type { Viewer } from './viewer.ts';
 
 /** What Access reads to decide, batched and cached per request (src/loaders.ts provides them). */
@@ -54,8 +57,8 @@ export interface ContentNode {
 
 /** What share keys opened in this request. */
 export interface ShareGrants {
-  /** site id -> the share key that opened it */
-  readonly sites: Map<string, string>;
+  /** site id -> the share key that opened it (null: a site token, which carries no key) */
+  readonly sites: Map<string, string | null>;
   /** spaces opened through a share key (GET /v1/spaces/{id}?shareKey=) */
   readonly spaces: Set<string>;
 }
@@ -69,12 +72,26 @@ export class Access {
   constructor(
     readonly viewer: Viewer | null,
     private readonly lookups: AccessLookups,
-  ) {}
+    /** The visitor a site token names (then `viewer` is null). */
+    readonly siteVisitor: SiteVisitor | null = null,
+  ) {
+    if (siteVisitor) this.shareGrants.sites.set(siteVisitor.siteId, null);
+  }
 
-  /** The viewer, or 401. */
+  /** The viewer, or 401: what only a user may do (a site token's holder is not one). */
   requireViewer(): Viewer {
     if (!this.viewer) throw new UnauthenticatedError();
     return this.viewer;
+  }
+
+  /** 401 unless the request has a caller: a user, or the visitor of a site token (reads of a published site). */
+  requireCaller(): void {
+    if (!this.viewer && !this.siteVisitor) throw new UnauthenticatedError();
+  }
+
+  /** The visitor's claims (`visitor.claims` of adaptive content): a site token's; none for anyone else. */
+  get visitorClaims(): Record<string, unknown> | null {
+    return this.siteVisitor?.claims ?? null;
   }
 
   /** Records a membership made during this request (the creator of an organization, a member joining). */
@@ -178,9 +195,13 @@ export class Access {
     return this.content('collection', collection);
   }
 
-  /** The subject of a site; `shareKey` opens a share-link site for reading (ignored when it opens another site). */
-  async site(site: { id: string; organizationId: string }, shareKey?: string | null): Promise<Subject> {
+  /**
+   * The subject of a site; `shareKey` opens a share-link site for reading (ignored when it opens
+   * another site), and a site token its site while it is published.
+   */
+  async site(site: { id: string; organizationId: string; published: boolean }, shareKey?: string | null): Promise<Subject> {
     const subject = this.organization(site.organizationId);
+    if (this.siteVisitor?.siteId === site.id && site.published) return { ...subject, shared: true };
     if (!shareKey || (await this.lookups.siteOpenedBy(shareKey)) !== site.id) return subject;
     this.shareGrants.sites.set(site.id, shareKey);
     return { ...subject, shared: true };
@@ -189,6 +210,11 @@ export class Access {
   /** The share key that opened `siteId` in this request, if any. */
   shareKeyFor(siteId: string): string | null {
     return this.shareGrants.sites.get(siteId) ?? null;
+  }
+
+  /** Whether a share key or the caller's site token opened `siteId` in this request. */
+  opened(siteId: string): boolean {
+    return this.shareGrants.sites.has(siteId);
   }
 
   private async content(kind: 'space' | 'collection', node: ContentNode): Promise<Subject> {

@@ -24,14 +24,27 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import type { HubBus } from '../event-bus.ts';
 import { UnauthenticatedError } from '../errors/index.ts';
+import { isSiteToken, verifySiteToken, type SiteVisitor } from './site-tokens.ts';
 import { isUseStale, noteTokenUse } from './token-usage.ts';
 import { hashToken, readViewer, type Viewer } from './viewer.ts';
+import type { KeySealer } from './visitor-claims.ts';
 
 /**
  * The tables a viewer is read from, and those whose deletions cascade into them (a user's tokens
- * and memberships, an organization's members, a team's members and grants).
+ * and memberships, an organization's members, a team's members and grants); and the signing keys
+ * site tokens verify with (a deleted key's tokens are refused at once).
  */
-const VIEWER_TABLES: ReadonlySet<string> = new Set(['ApiToken', 'ApiTokenScope', 'Member', 'ContentGrant', 'TeamMember', 'Team', 'User', 'Organization']);
+const VIEWER_TABLES: ReadonlySet<string> = new Set([
+  'ApiToken',
+  'ApiTokenScope',
+  'Member',
+  'ContentGrant',
+  'TeamMember',
+  'Team',
+  'User',
+  'Organization',
+  'OrganizationSigningKey',
+]);
 
 /** Columns whose updates record activity, not rights (with the `updatedAt` Prisma sets alongside). */
 const ACTIVITY_COLUMNS: ReadonlySet<string> = new Set(['lastUsedAt', 'lastSeenAt', 'updatedAt']);
@@ -126,6 +139,9 @@ export async function announceViewersChanged(bus: HubBus<ViewerMessage>, log?: L
   }
 }
 
+/** Who a bearer token is: a user (an API token), or a visitor of one site (a site token, ./site-tokens.ts). */
+export type Caller = { kind: 'user'; viewer: Viewer } | { kind: 'site'; visitor: SiteVisitor };
+
 interface Entry {
   viewer: Viewer;
   /** The epoch when the read started: a change during the read makes the entry stale at once. */
@@ -146,11 +162,20 @@ export interface ViewerCacheOptions {
    */
   bus?: HubBus<ViewerMessage>;
   log?: Logger;
+  /** Opens the organizations' signing keys, which site tokens verify with; without it, site tokens are refused. */
+  sealer?: KeySealer;
+}
+
+interface SiteEntry {
+  visitor: SiteVisitor;
+  epoch: number;
+  readAt: number;
 }
 
 export class ViewerCache {
   private epoch = 0;
   private readonly entries: LRUCache<string, Entry>;
+  private readonly sites: LRUCache<string, SiteEntry>;
   private readonly announcements?: Announcements;
   /** Announcements of this process's writes not yet confirmed by every process. */
   private readonly pending = new Set<Promise<void>>();
@@ -163,6 +188,7 @@ export class ViewerCache {
     private readonly options: ViewerCacheOptions,
   ) {
     this.entries = new LRUCache({ max: Math.max(1, options.maxEntries) });
+    this.sites = new LRUCache({ max: Math.max(1, options.maxEntries) });
     const bus = options.bus;
     if (bus) {
       const announcements = (this.announcements = new Announcements(bus, options.log));
@@ -176,6 +202,32 @@ export class ViewerCache {
         resync: () => this.forget(),
       });
     }
+  }
+
+  /** Who a bearer token is: the viewer of an API token (`viewerFor`), or the visitor of a site token (`siteVisitorFor`). */
+  async callerFor(token: string, now = new Date()): Promise<Caller> {
+    if (isSiteToken(token)) return { kind: 'site', visitor: await this.siteVisitorFor(token, now) };
+    return { kind: 'user', viewer: await this.viewerFor(token, now) };
+  }
+
+  /**
+   * The visitor of a site token, kept or verified (its key is read from the database); 401 for a
+   * token that does not verify or expired. Kept like viewers: forgotten when a signing key changes.
+   */
+  async siteVisitorFor(token: string, now = new Date()): Promise<SiteVisitor> {
+    if (!this.options.sealer) throw new UnauthenticatedError('Site tokens are not accepted by this process');
+    const hash = hashToken(token);
+    let entry = this.options.maxAgeMs > 0 ? this.sites.get(hash) : undefined;
+    if (entry && (entry.epoch !== this.epoch || now.getTime() - entry.readAt >= this.options.maxAgeMs)) entry = undefined;
+    if (!entry) {
+      const epoch = this.epoch;
+      entry = { visitor: await verifySiteToken(this.db, this.options.sealer, token, now), epoch, readAt: now.getTime() };
+      if (this.options.maxAgeMs > 0) this.sites.set(hash, entry);
+    }
+    if (entry.visitor.expiresAt <= now) {
+      throw new UnauthenticatedError('The site token expired: resolve the URL again (POST /v1/urls/published) for a new one');
+    }
+    return entry.visitor;
   }
 
   /**
@@ -234,10 +286,12 @@ export class ViewerCache {
   forget(): void {
     this.epoch += 1;
     this.entries.clear();
+    this.sites.clear();
   }
 
   close(): void {
     this.unlisten();
     this.entries.clear();
+    this.sites.clear();
   }
 }

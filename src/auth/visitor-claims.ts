@@ -13,7 +13,7 @@
  * can no longer be opened (the secrets key changed) is retired and replaced at
  * its next use.
  */
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
 import type { Db } from '../db/client.ts';
 import { ConflictError, NotFoundError } from '../errors/index.ts';
 
@@ -72,7 +72,7 @@ async function newKeyRow(sealer: KeySealer, organizationId: string, now: Date) {
  * The key that signs for the organization, with its private half: the newest one not retired,
  * made now when there is none (or when it can no longer be opened: it is retired then).
  */
-async function signingKey(db: KeysDb, sealer: KeySealer, organizationId: string, now: Date): Promise<{ id: string; algorithm: string; privateJwk: JWK }> {
+export async function signingKey(db: KeysDb, sealer: KeySealer, organizationId: string, now: Date): Promise<{ id: string; algorithm: string; privateJwk: JWK }> {
   const current = await db.organizationSigningKey.findFirst({
     where: { organizationId, retiredAt: null },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -113,6 +113,17 @@ export async function rotateSigningKey(
 export async function listSigningKeys(db: KeysDb, organizationId: string): Promise<SigningKeyView[]> {
   const rows = await db.organizationSigningKey.findMany({ where: { organizationId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
   return rows.map(keyView);
+}
+
+/**
+ * A key of any organization by its id (`kid`), with its private half: what verifies a token this
+ * service signed (retired keys included, until deleted). null for an unknown key or one that can
+ * no longer be opened.
+ */
+export async function signingKeyById(db: Pick<Db, 'organizationSigningKey'>, sealer: KeySealer, kid: string): Promise<{ id: string; organizationId: string; privateJwk: JWK } | null> {
+  const row = await db.organizationSigningKey.findUnique({ where: { id: kid }, select: { id: true, organizationId: true, privateJwk: true } });
+  const opened = row && sealer.open(row.privateJwk);
+  return row && opened ? { id: row.id, organizationId: row.organizationId, privateJwk: JSON.parse(opened) as JWK } : null;
 }
 
 /**
@@ -169,4 +180,28 @@ export async function signVisitorClaims(
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + VISITOR_CLAIMS_TTL_SECONDS)
     .sign(privateKey);
+}
+
+/**
+ * The claims of a visitor token (`signVisitorClaims`) of the organization, verified against its
+ * published keys (signature, expiry, `organization`); null when the token does not verify. The
+ * registered claims (`iss`, `sub`, `iat`, `exp`, ...) are left out: what remains is what adaptive
+ * content reads as `visitor.claims`.
+ */
+export async function verifyVisitorClaims(
+  db: Pick<Db, 'organizationSigningKey'>,
+  organizationId: string,
+  token: string,
+  now = new Date(),
+): Promise<Record<string, unknown> | null> {
+  const jwks = createLocalJWKSet(await organizationJwks(db, organizationId));
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, jwks, { algorithms: [VISITOR_CLAIMS_ALGORITHM], currentDate: now }));
+  } catch {
+    return null;
+  }
+  if (payload.organization !== organizationId) return null;
+  const { iss: _iss, sub: _sub, aud: _aud, iat: _iat, exp: _exp, nbf: _nbf, jti: _jti, ...claims } = payload;
+  return claims;
 }

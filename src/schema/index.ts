@@ -38,6 +38,7 @@ import './site/mutations.ts';
 import './site/adaptive-schema.ts';
 import './site/share-links.ts';
 import './site/redirects.ts';
+import './published-content/queries.ts';
 import './site-space/type.ts';
 import './site-space/queries.ts';
 import './site-space/mutations.ts';

@@ -1,21 +1,24 @@
 /**
  * Published URLs: where a site, a section, a site space or a space is served
  * to visitors, with the share key when one opened the site in this request.
+ * The key is the first path segment after the site's base, where GitBook's
+ * site renderer reads it (`<site>/<key>/<section>/<site space>/<page>`,
+ * resolved by src/services/published-content.ts).
  */
 import { can } from '../auth/policies.ts';
+import { pagePaths } from '../content/page-tree.ts';
 import type { Context } from '../context.ts';
+import type { Prisma } from '../db/client.ts';
 import { jsonObject } from '../db/json.ts';
 import type { PublishableSite, PublishedPlace } from '../loaders.ts';
+import type { Urls } from '../urls.ts';
 
-/** The query parameter a published URL carries the key in. */
-export const SHARE_KEY_PARAM = 'share';
-
-/** A published URL opened with a share key. */
-export function withShareKey(url: string, key: string | null | undefined): string {
-  if (!key) return url;
-  const u = new URL(url);
-  u.searchParams.set(SHARE_KEY_PARAM, key);
-  return u.toString();
+/** The address of a site (and of `paths` on it) opened with a share key: the key is the first segment after the site's base. */
+export function sharedSiteUrl(urls: Urls, site: Parameters<Urls['publishedSite']>[0], key: string | null | undefined, ...paths: string[]): string {
+  if (!key) return urls.publishedSite(site, ...paths);
+  // The site's own address ends with "/"; so does the address of its root opened with a key.
+  const url = urls.publishedSite(site, encodeURIComponent(key), ...paths);
+  return paths.length ? url : `${url}/`;
 }
 
 /**
@@ -25,19 +28,44 @@ export function withShareKey(url: string, key: string | null | undefined): strin
  */
 export function publishedUrl(ctx: Context, site: PublishableSite, ...paths: Array<string | null | undefined>): string | null {
   if (!site.published) return null;
-  return withShareKey(ctx.urls.publishedSite(site, ...paths.filter((p): p is string => Boolean(p))), ctx.access.shareKeyFor(site.id));
+  return sharedSiteUrl(ctx.urls, site, ctx.access.shareKeyFor(site.id), ...paths.filter((p): p is string => Boolean(p)));
 }
 
 /**
- * Where a space is published for this caller: its site space on the site a share key opened in
- * this request, else (for members of its organization) its first site space on a published site;
+ * The published URL a site redirect's destination (SiteRedirectDestination: a section, a site
+ * space, or a page of one) leads to; null when it is gone or the site is not published.
+ */
+export async function redirectTargetUrl(
+  ctx: Context,
+  site: PublishableSite & { organizationId: string },
+  destination: Prisma.JsonValue,
+): Promise<string | null> {
+  const d = (destination ?? {}) as Record<string, unknown>;
+  if (d.kind === 'site-section') {
+    const section = await ctx.db.siteSection.findFirst({ where: { id: String(d.siteSectionId), siteId: site.id }, select: { path: true } });
+    return section ? publishedUrl(ctx, site, section.path) : null;
+  }
+  const siteSpace = await ctx.db.siteSpace.findFirst({
+    where: { id: String(d.siteSpaceId), siteId: site.id },
+    select: { path: true, section: { select: { path: true } }, space: { select: { revisionId: true } } },
+  });
+  if (!siteSpace) return null;
+  if (d.kind === 'site-space') return publishedUrl(ctx, site, siteSpace.section?.path, siteSpace.path);
+  const pages = await ctx.loaders.pagesByRevisionId.load(siteSpace.space.revisionId);
+  const path = pagePaths(new Map(pages.map((p) => [p.id, p]))).get(String(d.pageId));
+  return path === undefined ? null : publishedUrl(ctx, site, siteSpace.section?.path, siteSpace.path, path);
+}
+
+/**
+ * Where a space is published for this caller: its site space on the site a share key or site
+ * token opened in this request, else (for members of its organization) its first site space on a published site;
  * null when there is none. One statement for every space of a response, with each place's site
  * and section.
  */
 async function publishedPlaceOf(ctx: Context, space: { id: string; organizationId: string }): Promise<PublishedPlace | null> {
   const places = await ctx.loaders.publishedPlacesOf(space.id);
   return (
-    places.find((p) => ctx.access.shareKeyFor(p.siteId) !== null) ??
+    places.find((p) => ctx.access.opened(p.siteId)) ??
     (can(ctx.access.organization(space.organizationId), 'site:read') ? places[0] : undefined) ??
     null
   );

@@ -5,6 +5,7 @@
  */
 import { authorize, can, type Action } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
+import { withColumns } from '../db/select.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { SITE_FACTS_SELECT, type SiteFacts } from '../loaders.ts';
 
@@ -28,8 +29,8 @@ export function readableOrganizationIds(ctx: Context): string[] {
 /**
  * Loads a site for reading: members with site:read read it; anyone else needs
  * `shareKey`, the key of an active share link of this site (published, with
- * `share-link` visibility), and reads it read-only. Otherwise 404, so nothing
- * about the site is revealed. A key that does not open this site is ignored
+ * `share-link` visibility), and reads it read-only; so does the holder of its
+ * site token, while it is published. Otherwise 404, so nothing about the site is revealed. A key that does not open this site is ignored
  * for members.
  */
 export async function loadReadableSite<Q extends object>(
@@ -39,8 +40,9 @@ export async function loadReadableSite<Q extends object>(
   shareKey: string | null | undefined,
   query?: Q,
 ) {
-  ctx.access.requireViewer();
-  const site = await ctx.db.site.findUnique({ ...(query ?? {}), where: { id: siteId } });
+  ctx.access.requireCaller();
+  // What the check below reads, besides what the document selects (Site is in select mode).
+  const site = await ctx.db.site.findUnique({ ...withColumns(query ?? {}, { organizationId: true, published: true }), where: { id: siteId } });
   if (!site || site.organizationId !== organizationId) throw new NotFoundError('Site', siteId);
   authorize(await ctx.access.site(site, shareKey), 'site:read', { type: 'Site', id: siteId });
   // The facts of the site its sections and site spaces read for their URLs, without another statement.

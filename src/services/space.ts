@@ -29,7 +29,8 @@ export async function loadSpace<Q extends object>(
   query?: Q,
   options: { inBin?: boolean; shareKey?: string | null } = {},
 ) {
-  ctx.access.requireViewer();
+  // A site token's holder reads the spaces of its site (Access.space); anything else it is refused.
+  ctx.access.requireCaller();
   // What the checks below read, besides what the document selects (Space is in select mode).
   const space = await ctx.db.space.findUnique({ ...withColumns(query ?? {}, { deletedAt: true, ...SPACE_ACCESS_SELECT }), where: { id } });
   if (!space || Boolean(space.deletedAt) !== Boolean(options.inBin)) throw new NotFoundError('Space', id);

@@ -131,6 +131,9 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const siteSpace = section.siteSpaces[0];
   const secondSiteSpace = await ok('POST', `${sites}/site-spaces`, { spaceId: thirdSpace.id, sectionId: section.id });
   const shareLink = await ok('POST', `${sites}/share-links`, { name: 'Reviewers' });
+  // A published site whose URL POST /v1/urls/published resolves.
+  const publicSite = await server.createSite(user, organizationId, { title: 'Public docs', spaces: [space.id] });
+  await server.publishSite(user, organizationId, publicSite.id);
   const group = await server.app.yoga.fetch(`${server.baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
@@ -229,6 +232,14 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       { defaultContent: { type: 'site', site: site.id } },
     ],
     UpdateOrganizationAgentInstructions: [{ instructions: document }],
+    ResolvePublishedContentByUrl: [
+      {
+        url: `${server.app.config.sitesUrl}/${organizationId}/${publicSite.basename}/welcome`,
+        redirectOnError: false,
+        visitor: { unsignedClaims: { plan: 'pro' }, type: 'human' },
+        cacheBust: 'fixture',
+      },
+    ],
     UpdateMemberInOrganizationById: [{ role: 'read', disabled: false }],
     CreateOrganizationTeam: [{ title: 'Reviewers', members: [member.id, member.email] }],
     UpdateTeamInOrganizationById: [{ title: 'Writers 2' }],

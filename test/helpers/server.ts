@@ -24,6 +24,17 @@ export function expectError(res: { status: number; body: any }, status: number, 
 }
 
 /** A user made by `createUser`, with an API token. */
+/**
+ * The share key a published URL of a share-link site carries: the first path segment after the
+ * site's address (`<SITES_URL>/<organization>/<basename>/<key>/...`).
+ */
+export function shareKeyIn(published: string, sitesUrl: string): string {
+  const prefix = new URL(sitesUrl).pathname.split('/').filter(Boolean).length;
+  const key = new URL(published).pathname.split('/').filter(Boolean)[prefix + 2];
+  if (!key) throw new Error(`${published} carries no share key`);
+  return decodeURIComponent(key);
+}
+
 export interface TestUser {
   id: string;
   email: string;

@@ -42,6 +42,7 @@ const JSON_FIELDS: Record<string, { refused: unknown } | { acceptsAnything: stri
   'UpdateOrganizationInput.mergeRules': { refused: 'none' },
   'UpdateSpaceInput.mergeRules': { refused: 'inherit' },
   'UpdateAgentInstructionsInput.instructions': { refused: 'Keep answers short.' },
+  'SiteVisitorPayloadInput.unsignedClaims': { refused: 'pro' },
   'CreateTranslationInput.instructions': { refused: 'Translate carefully.' },
   'UpdateTranslationInput.instructions': { refused: 'Translate carefully.' },
   'UpdateChangeRequestInput.description': { refused: 'A description' },

@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, useTestServer } from '../helpers/server.ts';
+import { expectError, shareKeyIn, useTestServer } from '../helpers/server.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 let org: string;
@@ -83,9 +83,9 @@ describe('site redirects', () => {
     await ok('POST', `${sharedPath}/publish`);
     await ok('POST', `${sharedPath}/redirects`, { source: '/welcome', destination: { kind: 'site-section', siteSectionId: sharedSection.id } });
     const link = await ok('POST', `${sharedPath}/share-links`, { name: 'Bob' });
-    const key = new URL(link.urls.published).searchParams.get('share')!;
+    const key = shareKeyIn(link.urls.published, server.app.config.sitesUrl);
     const visitor = await ok('GET', `${sharedPath}/redirect?source=/welcome&shareKey=${key}`, undefined, bob.token);
-    expect(visitor.target).toContain(`share=${key}`);
+    expect(visitor.target).toContain(`/${key}/`);
     expect((await server.request('GET', `${sharedPath}/redirect?source=/welcome`, { token: bob.token })).status).toBe(404);
     expect((await server.request('GET', `${sharedPath}/redirects`, { token: bob.token })).status).toBe(404);
   });

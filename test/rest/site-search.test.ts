@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, useTestServer } from '../helpers/server.ts';
+import { expectError, shareKeyIn, useTestServer } from '../helpers/server.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 let org: string;
@@ -68,7 +68,7 @@ describe('site search', () => {
 
   it('answers share-link visitors with the key, and no one else', async () => {
     const link = await ok('POST', `${sites}/share-links`, { name: 'Bob' });
-    const key = new URL(link.urls.published).searchParams.get('share')!;
+    const key = shareKeyIn(link.urls.published, server.app.config.sitesUrl);
     const res = await server.request('POST', `${sites}/search?shareKey=${key}`, { token: bob.token, body: { query: 'needle', scope: { mode: 'all' } } });
     expect(res.status).toBe(200);
     expect(res.body.items).toHaveLength(3);

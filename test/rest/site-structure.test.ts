@@ -7,7 +7,7 @@ import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
-import { expectError, useTestServer, type TestUser } from '../helpers/server.ts';
+import { expectError, shareKeyIn, useTestServer, type TestUser } from '../helpers/server.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
 
@@ -357,7 +357,7 @@ async function sharedSite() {
   await server.publishSite(ada, org, site);
   const link = await server.request('POST', `${base(org, site)}/share-links`, { token: ada.token, body: { name: 'Partners' } });
   expect(link.status, JSON.stringify(link.body)).toBe(201);
-  const key = new URL(link.body.urls.published).searchParams.get('share')!;
+  const key = shareKeyIn(link.body.urls.published, server.app.config.sitesUrl);
   expect(key).toBeTruthy();
   return { org, site, onSite, offSite, key, linkId: link.body.id as string };
 }
@@ -370,7 +370,7 @@ describe('share keys', () => {
     const q = `?shareKey=${encodeURIComponent(key)}`;
     const body = await structure(bob, org, site, q);
     expect(body.structure).toHaveLength(2);
-    for (const item of body.structure) expect(new URL(item.urls.published).searchParams.get('share')).toBe(key);
+    for (const item of body.structure) expect(shareKeyIn(item.urls.published, server.app.config.sitesUrl)).toBe(key);
     // The spaces on the site are readable, read-only.
     expect(body.structure[0].space.permissions).toMatchObject({ view: true, access: true, edit: false, admin: false });
 
@@ -382,12 +382,12 @@ describe('share keys', () => {
     expect(sections.status).toBe(200);
     assertMatchesSpec('listSiteSections', 200, sections.body);
     const profile = await published(bob, org, site, q);
-    expect(new URL(profile.structure.structure[0].urls.published).searchParams.get('share')).toBe(key);
+    expect(shareKeyIn(profile.structure.structure[0].urls.published, server.app.config.sitesUrl)).toBe(key);
 
     // A member passing the key gets it in the URLs too; without it, plain URLs.
     const member = await structure(ada, org, site, q);
-    expect(new URL(member.structure[0].urls.published).searchParams.get('share')).toBe(key);
-    expect(new URL((await structure(ada, org, site)).structure[0].urls.published).searchParams.get('share')).toBeNull();
+    expect(shareKeyIn(member.structure[0].urls.published, server.app.config.sitesUrl)).toBe(key);
+    expect((await structure(ada, org, site)).structure[0].urls.published).not.toContain(key);
   });
 
   it('are refused (404) when missing, wrong, of another site, deactivated, or when the site is unpublished; and never allow writes', async () => {
@@ -430,13 +430,13 @@ describe('share keys', () => {
     const gql = await graphql(bob, spaceQuery, { id: onSite.id, key });
     expect(gql.errors).toBeUndefined();
     const url = new URL(gql.data.space.urls.published);
-    expect(url.searchParams.get('share')).toBe(key);
-    expect(url.pathname).toMatch(new RegExp(`/sites/${org}/[^/]+/shared$`));
+    expect(shareKeyIn(url.toString(), server.app.config.sitesUrl)).toBe(key);
+    expect(url.pathname).toMatch(new RegExp(`/sites/${org}/[^/]+/${key}/shared$`));
     // Reverse edges stay within the caller's organizations.
     expect(gql.data.space).toMatchObject({ siteSpacesCount: 0, siteSpaces: [] });
 
     const member = await graphql(ada, spaceQuery, { id: onSite.id });
-    expect(member.data.space.urls.published).toBe(url.toString().replace(/\?share=.*$/, ''));
+    expect(member.data.space.urls.published).toBe(url.toString().replace(`/${key}/`, '/'));
     expect(member.data.space.siteSpacesCount).toBe(1);
     expect(member.data.space.siteSpaces).toHaveLength(1);
     expect((await graphql(ada, spaceQuery, { id: offSite.id })).data.space.urls.published).toBeNull();

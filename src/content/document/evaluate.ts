@@ -14,8 +14,8 @@
  * An expression that does not parse, reads an unknown variable or is refused
  * keeps its node, with `data.error` saying why: the read answers, never fails.
  * `visitor` (a site visitor's claims) is not deterministic: `deterministic-only`
- * leaves the expressions that read it as they are; a full evaluation has no
- * visitor here, so its claims read as undefined.
+ * leaves the expressions that read it as they are; a full evaluation reads the
+ * claims of the visitor a site token names, and without one they read as undefined.
  */
 import jsep from 'jsep';
 import type { Variables } from '../snapshot.ts';
@@ -28,6 +28,8 @@ export interface EvaluationScope {
   space: Variables;
   /** The page's variables (`page.vars`). */
   page: Variables;
+  /** The visitor's claims (`visitor.claims`): a site token's; none for anyone else. */
+  visitor?: Readonly<Record<string, unknown>> | null;
 }
 
 /** Expression's maxLength in the wire contract. */
@@ -56,11 +58,23 @@ function isScope(value: Value): value is Scope {
   return typeof value === 'object' && value !== null;
 }
 
+/**
+ * Claims as values an expression reads: objects become open scopes (a missing claim is
+ * undefined), arrays scopes of their indexes, other values what they are (a claim of another
+ * kind reads as undefined).
+ */
+function claimValue(name: string, value: unknown, depth = 0): Value {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value !== 'object' || depth >= MAX_DEPTH) return undefined;
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value as Record<string, unknown>);
+  return { entries: new Map(entries.map(([key, item]) => [key, claimValue(`${name}.${key}`, item, depth + 1)])), name, open: true };
+}
+
 function rootsOf(scope: EvaluationScope): Scope {
   return scopeOf('', {
     space: scopeOf('space', { vars: scopeOf('space.vars', scope.space) }),
     page: scopeOf('page', { vars: scopeOf('page.vars', scope.page) }),
-    visitor: scopeOf('visitor', { claims: scopeOf('visitor.claims', {}, true) }, true),
+    visitor: scopeOf('visitor', { claims: claimValue('visitor.claims', scope.visitor ?? {}) }, true),
   });
 }
 

@@ -5174,6 +5174,48 @@ export const restRoutes: RestRoute[] = [
   },
   {
     "method": "GET",
+    "path": "/v1/urls/published",
+    "status": 200,
+    "reply": "publishedContentByUrl",
+    "operationName": "GetPublishedContentByUrl",
+    "file": "src/rest/operations/published-content/get-published-content-by-url.graphql",
+    "variables": [
+      {
+        "name": "url",
+        "type": "String!",
+        "source": "query"
+      },
+      {
+        "name": "visitorAuthToken",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "redirectOnError",
+        "type": "Boolean",
+        "source": "query"
+      }
+    ],
+    "document": "query GetPublishedContentByUrl($url: String!, $visitorAuthToken: String, $redirectOnError: Boolean) @rest(method: GET, path: \"/v1/urls/published\", reply: \"publishedContentByUrl\") {\n  publishedContentByUrl(\n    input: {url: $url, redirectOnError: $redirectOnError, visitor: {jwtToken: $visitorAuthToken}}\n  ) {\n    ...PublishedContentLookupFields\n  }\n}\n\nfragment PublishedContentLookupFields on PublishedContentLookup {\n  ... on PublishedSiteContent {\n    site\n    siteSection\n    siteSpace\n    space\n    organization\n    pathname\n    basePath\n    siteBasePath\n    canonicalUrl\n    complete\n    apiToken\n    shareKey\n    contextId\n  }\n  ... on PublishedContentRedirect {\n    target\n    redirect\n  }\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/urls/published",
+    "status": 200,
+    "reply": "publishedContentByUrl",
+    "operationName": "ResolvePublishedContentByUrl",
+    "file": "src/rest/operations/published-content/resolve-published-content-by-url.graphql",
+    "variables": [
+      {
+        "name": "input",
+        "type": "ResolvePublishedContentInput!",
+        "source": "body"
+      }
+    ],
+    "document": "query ResolvePublishedContentByUrl($input: ResolvePublishedContentInput!) @rest(method: POST, path: \"/v1/urls/published\", reply: \"publishedContentByUrl\") {\n  publishedContentByUrl(input: $input) {\n    ...PublishedContentLookupFields\n  }\n}\n\nfragment PublishedContentLookupFields on PublishedContentLookup {\n  ... on PublishedSiteContent {\n    site\n    siteSection\n    siteSpace\n    space\n    organization\n    pathname\n    basePath\n    siteBasePath\n    canonicalUrl\n    complete\n    apiToken\n    shareKey\n    contextId\n  }\n  ... on PublishedContentRedirect {\n    target\n    redirect\n  }\n}"
+  },
+  {
+    "method": "GET",
     "path": "/v1/user",
     "status": 200,
     "reply": "viewer",

@@ -46,19 +46,19 @@ builder.queryFields((t) => ({
   revisionContent: t.field({
     type: Revision,
     description: 'The current revision of a space, or of one of its change requests',
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: contentArgs,
     resolve: async (_root, args, ctx) => (await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args)).revision,
   }),
   revisionPage: t.field({
     type: RevisionPage,
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => pageOf(ctx, args),
   }),
   revisionFile: t.field({
     type: RevisionFile,
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...contentArgs, fileId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
@@ -70,7 +70,7 @@ builder.queryFields((t) => ({
   revisionPageByPath: t.field({
     type: RevisionPage,
     description: "The document page or group at `path` (slugs joined by `/`); else the page a redirect of the revision leads from there",
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...contentArgs, path: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
@@ -85,13 +85,13 @@ builder.queryFields((t) => ({
   revisionPageMetaLinks: t.field({
     type: 'JSON',
     description: "A page's meta links (RevisionPageMetaLinks: `canonical` and `alternates`, page or URL references); {} when it has none",
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...contentArgs, pageId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => (await pageOf(ctx, args)).page.metaLinks ?? {},
   }),
   revisionReusableContent: t.field({
     type: ReusableContent,
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...contentArgs, reusableContentId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);
@@ -103,7 +103,7 @@ builder.queryFields((t) => ({
   spaceDocument: t.field({
     type: 'JSON',
     description: "A document (JSONDocument) by its id, when a page or reusable content of the space's current content has it",
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: {
       spaceId: t.arg.id({ required: true }),
       documentId: t.arg.string({ required: true }),
@@ -123,7 +123,7 @@ builder.queryFields((t) => ({
   }),
   revisionFiles: t.field({
     type: listType<FileView>('RevisionFile', RevisionFile),
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...contentArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
       const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId, args);

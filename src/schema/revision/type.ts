@@ -95,7 +95,7 @@ async function readDocument(
   if (!document) return document;
   if (dereference) document = await dereferenceDocument(document, (id, space) => reusableContentDocument(ctx, revision, id, space));
   if (!evaluation) return document;
-  return evaluateDocument(document, { space: variablesOf(revision.variables), page: pageVariables }, evaluation);
+  return evaluateDocument(document, { space: variablesOf(revision.variables), page: pageVariables, visitor: ctx.access.visitorClaims }, evaluation);
 }
 
 /** The page's document as a read asks for it (readDocument). */

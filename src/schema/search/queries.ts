@@ -193,7 +193,7 @@ builder.queryField('searchSiteContent', (t) =>
   t.field({
     type: SearchSpaceList,
     description: `The spaces of a site whose content matches the words of \`query\`, most relevant first, each with its ${PAGES_PER_SPACE} best pages; for its members, or its visitors with a share key`,
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...readableSiteArgs, input: t.arg({ type: SearchSiteContentInput, required: true }), ...pageArgs },
     resolve: async (_root, args, ctx) => {
       const site = await loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey);

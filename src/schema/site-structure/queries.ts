@@ -19,7 +19,7 @@ builder.queryField('publishedContentSite', (t) =>
     description:
       'What the site renderer serves to a visitor: the site, the structure visitors see, customizations and scripts. ' +
       'Members who can read the site get it while the site is unpublished too (a preview); a share key opens only a published site.',
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: readableSiteArgs,
     resolve: (query, _root, args, ctx) => loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey, query),
   }),

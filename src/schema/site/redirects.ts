@@ -16,7 +16,7 @@ import { paginate } from '../../db/pagination.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { isUniqueViolation } from '../../errors/prisma.ts';
 import { newId } from '../../ids.ts';
-import { publishedUrl } from '../../services/published-urls.ts';
+import { redirectTargetUrl } from '../../services/published-urls.ts';
 import { loadReadableSite, loadSite } from '../../services/site.ts';
 import { listType, pageArgs } from '../shared/pagination.ts';
 import { readableSiteArgs, siteArgs } from './args.ts';
@@ -121,24 +121,6 @@ async function checkedDestination(ctx: Context, siteId: string, value: unknown):
   }
 }
 
-/** The published URL a redirect leads to; null when its destination is gone or the site is not published. */
-async function targetOf(ctx: Context, site: { id: string; organizationId: string; basename: string; hostname: string | null; published: boolean }, destination: Prisma.JsonValue): Promise<string | null> {
-  const d = (destination ?? {}) as Record<string, unknown>;
-  if (d.kind === 'site-section') {
-    const section = await ctx.db.siteSection.findFirst({ where: { id: String(d.siteSectionId), siteId: site.id }, select: { path: true } });
-    return section ? publishedUrl(ctx, site, section.path) : null;
-  }
-  const siteSpace = await ctx.db.siteSpace.findFirst({
-    where: { id: String(d.siteSpaceId), siteId: site.id },
-    select: { path: true, section: { select: { path: true } }, space: { select: { revisionId: true } } },
-  });
-  if (!siteSpace) return null;
-  if (d.kind === 'site-space') return publishedUrl(ctx, site, siteSpace.section?.path, siteSpace.path);
-  const pages = await ctx.loaders.pagesByRevisionId.load(siteSpace.space.revisionId);
-  const path = pagePaths(new Map(pages.map((p) => [p.id, p]))).get(String(d.pageId));
-  return path === undefined ? null : publishedUrl(ctx, site, siteSpace.section?.path, siteSpace.path, path);
-}
-
 async function loadRedirect(ctx: Context, siteId: string, redirectId: string): Promise<RedirectRow> {
   const redirect = await ctx.db.siteRedirect.findFirst({ where: { id: redirectId, siteId } });
   if (!redirect) throw new NotFoundError('Site redirect', redirectId);
@@ -178,12 +160,12 @@ builder.queryFields((t) => ({
   siteRedirectBySource: t.field({
     type: SiteRedirectMatch,
     description: 'The redirect of a published site from `source`, and the URL it leads to (needs site:read, or the site\'s share key)',
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { ...readableSiteArgs, source: t.arg.string({ required: true, validate: SOURCE }) },
     resolve: async (_root, { organizationId, siteId, source, shareKey }, ctx) => {
       const site = await loadReadableSite(ctx, String(organizationId), String(siteId), shareKey);
       const redirect = await ctx.db.siteRedirect.findUnique({ where: { siteId_source: { siteId: site.id, source } } });
-      const target = redirect ? await targetOf(ctx, site, redirect.destination) : null;
+      const target = redirect ? await redirectTargetUrl(ctx, site, redirect.destination) : null;
       if (!redirect || target === null) throw new NotFoundError('Site redirect', source);
       return { redirect, target };
     },

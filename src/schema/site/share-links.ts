@@ -11,7 +11,7 @@ import type { Context } from '../../context.ts';
 import { paginate } from '../../db/pagination.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
-import { withShareKey } from '../../services/published-urls.ts';
+import { sharedSiteUrl } from '../../services/published-urls.ts';
 import { loadSite } from '../../services/site.ts';
 import { listType, pageArgs } from '../shared/pagination.ts';
 import { siteArgs } from './args.ts';
@@ -104,7 +104,7 @@ builder.mutationFields((t) => ({
       });
       return {
         ...link,
-        published: withShareKey(ctx.urls.publishedSite(site), key),
+        published: sharedSiteUrl(ctx.urls, site, key),
         location: ctx.urls.api(`/orgs/${site.organizationId}/sites/${site.id}/share-links/${link.id}`),
       };
     },

@@ -18,7 +18,7 @@ const POSITION_ORDER = [['position', 'asc'], ['id', 'asc']] as const;
 builder.queryField('space', (t) =>
   t.prismaField({
     type: Space,
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: {
       id: t.arg.id({ required: true }),
       shareKey: t.arg.string({
@@ -76,7 +76,7 @@ builder.queryField('spaceEmbed', (t) =>
   t.field({
     type: 'JSON',
     description: 'What a URL embeds as in a space (Embed: a link, or rich HTML from its oEmbed endpoint), read from the page it names',
-    authScopes: { authenticated: true },
+    authScopes: { caller: true },
     args: { spaceId: t.arg.id({ required: true }), url: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await loadSpace(ctx, String(args.spaceId), 'space:read');
