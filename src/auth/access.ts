@@ -66,6 +66,11 @@ export interface ShareGrants {
 export class Access {
   /** Read-only access share keys gave the caller beyond their memberships; published URLs of those sites carry the key. */
   readonly shareGrants: ShareGrants = { sites: new Map(), spaces: new Set() };
+  /**
+   * What the site token's visitor does not see of its site: site spaces and sections whose
+   * condition is false for their claims (services/site.ts notes them when the site is read).
+   */
+  readonly visitorHidden = { siteSpaces: new Set<string>(), sections: new Set<string>() };
   /** The organizations this request touched where the caller is an enabled member (their `lastSeenAt`, ./member-activity.ts). */
   private readonly used = new Set<string>();
 

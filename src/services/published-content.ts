@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { signSiteToken, type VisitorType } from '../auth/site-tokens.ts';
 import { verifyVisitorClaims } from '../auth/visitor-claims.ts';
-import { evaluateExpression } from '../content/document/evaluate.ts';
+import { conditionHolds } from '../content/document/evaluate.ts';
 import type { Context } from '../context.ts';
 import { jsonObject } from '../db/json.ts';
 import { InvalidInputError, NotFoundError, UnauthenticatedError } from '../errors/index.ts';
@@ -145,13 +145,6 @@ async function visitorClaims(ctx: Context, site: { organizationId: string; visib
   return claims;
 }
 
-/** Whether a visitor with `claims` sees what `condition` guards (no condition: everyone; one that does not evaluate: no one). */
-function visible(condition: string | null, claims: Record<string, unknown>): boolean {
-  if (!condition || condition.trim() === '') return true;
-  const result = evaluateExpression(condition, { space: {}, page: {}, visitor: claims });
-  return 'value' in result && Boolean(result.value);
-}
-
 interface Placed {
   id: string;
   path: string;
@@ -221,7 +214,7 @@ export async function resolvePublishedContent(ctx: Context, input: ResolveInput)
       },
       orderBy: STRUCTURE_ORDER,
     })
-  ).filter((siteSpace) => visible(siteSpace.condition, claims) && (!siteSpace.section || visible(siteSpace.section.condition, claims)));
+  ).filter((siteSpace) => conditionHolds(siteSpace.condition, claims) && conditionHolds(siteSpace.section?.condition, claims));
 
   const consumed: string[] = [];
   let complete = true;

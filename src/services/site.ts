@@ -7,6 +7,7 @@ import { authorize, can, type Action } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import { withColumns } from '../db/select.ts';
 import { NotFoundError } from '../errors/index.ts';
+import { conditionHolds } from '../content/document/evaluate.ts';
 import { SITE_FACTS_SELECT, type SiteFacts } from '../loaders.ts';
 
 /**
@@ -45,18 +46,45 @@ export async function loadReadableSite<Q extends object>(
   const site = await ctx.db.site.findUnique({ ...withColumns(query ?? {}, { organizationId: true, published: true }), where: { id: siteId } });
   if (!site || site.organizationId !== organizationId) throw new NotFoundError('Site', siteId);
   authorize(await ctx.access.site(site, shareKey), 'site:read', { type: 'Site', id: siteId });
+  if (ctx.access.siteVisitor?.siteId === site.id) await noteVisitorHidden(ctx, site.id, ctx.access.siteVisitor.claims);
   // The facts of the site its sections and site spaces read for their URLs, without another statement.
   if (Object.keys(SITE_FACTS_SELECT).every((k) => k in site)) ctx.loaders.siteFactsById.prime(site.id, site as unknown as SiteFacts);
   return site;
 }
 
 /**
- * What a visitor of the published site sees: site spaces that are not hidden
- * and whose space is not in the bin; sections with at least one of those;
- * section groups with at least one such section (directly or in a sub-group).
+ * Notes what the visitor of a site token does not see of its site (Access.visitorHidden): the
+ * site spaces and sections whose condition is false for their claims. One statement, for sites
+ * with conditions as for those without.
  */
-export const VISIBLE_SITE_SPACE = { hidden: false, space: { deletedAt: null } };
-export const VISIBLE_SECTION = { siteSpaces: { some: VISIBLE_SITE_SPACE } };
-export const VISIBLE_SECTION_GROUP = {
-  OR: [{ sections: { some: VISIBLE_SECTION } }, { groups: { some: { sections: { some: VISIBLE_SECTION } } } }],
-};
+async function noteVisitorHidden(ctx: Context, siteId: string, claims: Readonly<Record<string, unknown>>): Promise<void> {
+  const guarded = await ctx.db.siteSpace.findMany({
+    where: { siteId, OR: [{ condition: { not: null } }, { section: { condition: { not: null } } }] },
+    select: { id: true, condition: true, section: { select: { id: true, condition: true } } },
+  });
+  for (const siteSpace of guarded) {
+    if (!conditionHolds(siteSpace.condition, claims)) ctx.access.visitorHidden.siteSpaces.add(siteSpace.id);
+    if (siteSpace.section && !conditionHolds(siteSpace.section.condition, claims)) ctx.access.visitorHidden.sections.add(siteSpace.section.id);
+  }
+}
+
+/**
+ * What a visitor of the published site sees: site spaces that are not hidden, whose space is not
+ * in the bin and whose condition holds for the visitor of a site token (Access.visitorHidden);
+ * sections with at least one of those (and whose own condition holds); section groups with at
+ * least one such section (directly or in a sub-group).
+ */
+export function visibleSiteSpaceWhere(ctx: Pick<Context, 'access'>) {
+  const hidden = [...ctx.access.visitorHidden.siteSpaces];
+  return { hidden: false, space: { deletedAt: null }, ...(hidden.length ? { id: { notIn: hidden } } : {}) };
+}
+
+export function visibleSectionWhere(ctx: Pick<Context, 'access'>) {
+  const hidden = [...ctx.access.visitorHidden.sections];
+  return { siteSpaces: { some: visibleSiteSpaceWhere(ctx) }, ...(hidden.length ? { id: { notIn: hidden } } : {}) };
+}
+
+export function visibleSectionGroupWhere(ctx: Pick<Context, 'access'>) {
+  const section = visibleSectionWhere(ctx);
+  return { OR: [{ sections: { some: section } }, { groups: { some: { sections: { some: section } } } }] };
+}

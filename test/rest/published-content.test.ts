@@ -270,6 +270,33 @@ describe('share-link and visitor-auth sites', () => {
   });
 });
 
+describe('adaptive site spaces', () => {
+  it("hide a site space whose condition is false for the token's visitor, in resolution and in the published profile", async () => {
+    const adaptive = await server.createSite(ada, org, { title: 'Adaptive', visibility: 'visitor-auth', spaces: [guides, reference] });
+    await server.publishSite(ada, org, adaptive.id);
+    const siteSpaces = (await ok('GET', `/v1/orgs/${org}/sites/${adaptive.id}/site-spaces`)).items as { id: string; path: string; space: { id: string } }[];
+    const gated = siteSpaces.find((s) => s.space.id === reference)!;
+    await ok('PATCH', `/v1/orgs/${org}/sites/${adaptive.id}/site-spaces/${gated.id}`, { condition: 'visitor.claims.role == "admin"' });
+    const base = `${server.app.config.sitesUrl}/${org}/${adaptive.basename}`;
+
+    const profileOf = async (token: string) => (await ok('GET', `/v1/orgs/${org}/sites/${adaptive.id}/published`, undefined, token)).structure.structure as { id: string }[];
+    const admin = await resolved(`${base}/${gated.path}/start`, { visitor: { jwtToken: (await ok('POST', `/v1/orgs/${org}/ping`)).gitbookVisitorClaims } });
+    expect(admin).toMatchObject({ siteSpace: gated.id, pathname: 'start' });
+    expect((await profileOf(admin.apiToken)).map((s) => s.id).sort()).toEqual(siteSpaces.map((s) => s.id).sort());
+
+    await server.addMember(org, bob, 'read');
+    const reader = await resolved(`${base}/${gated.path}/start`, { visitor: { jwtToken: (await ok('POST', `/v1/orgs/${org}/ping`, undefined, bob.token)).gitbookVisitorClaims } });
+    // Not the gated site space: its path is a page path of the default one.
+    expect(reader).toMatchObject({ space: guides, pathname: `${gated.path}/start` });
+    const profile = await server.request('GET', `/v1/orgs/${org}/sites/${adaptive.id}/published`, { token: reader.apiToken });
+    assertMatchesSpec('getPublishedContentSite', 200, profile.body);
+    expect(profile.body.structure.structure.map((s: { id: string }) => s.id)).toEqual(siteSpaces.filter((s) => s.id !== gated.id).map((s) => s.id));
+    expect(Object.keys(profile.body.customizations.siteSpaces)).not.toContain(gated.id);
+    // Members read the whole structure, whatever the conditions.
+    expect((await profileOf(ada.token)).map((s) => s.id).sort()).toEqual(siteSpaces.map((s) => s.id).sort());
+  });
+});
+
 describe("GitBook's client", () => {
   it('resolves a URL and reads the space with the token it got', async () => {
     const anonymous = new GitBookAPI({ endpoint: server.baseUrl });

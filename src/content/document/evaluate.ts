@@ -242,6 +242,16 @@ export function evaluateExpression(expression: string, scope: EvaluationScope, m
   }
 }
 
+/**
+ * Whether a visitor with `claims` sees what `condition` guards (a site space's or a section's):
+ * no condition, everyone; one that does not evaluate, no one.
+ */
+export function conditionHolds(condition: string | null | undefined, claims: Readonly<Record<string, unknown>>): boolean {
+  if (!condition || condition.trim() === '') return true;
+  const result = evaluateExpression(condition, { space: {}, page: {}, visitor: claims });
+  return 'value' in result && Boolean(result.value);
+}
+
 const textNode = (text: string): JSONNode => ({ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] });
 
 /** Whether a document holds anything to evaluate (most do not: reads skip the copy). */

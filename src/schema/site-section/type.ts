@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { publishedUrl } from '../../services/published-urls.ts';
 import { SECTION_SITE_SPACES_ORDER } from '../../services/site-structure.ts';
-import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
+import { visibleSiteSpaceWhere } from '../../services/site.ts';
 
 const SiteSectionUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSectionUrls').implement({
   fields: (t) => ({
@@ -43,7 +43,7 @@ export const SiteSection = builder.prismaObject('SiteSection', {
           description: 'Only what visitors see: no hidden site spaces, none whose space is in the bin',
         }),
       },
-      query: (args) => ({ where: args.onlyVisible ? VISIBLE_SITE_SPACE : {}, orderBy: SECTION_SITE_SPACES_ORDER }),
+      query: (args, ctx) => ({ where: args.onlyVisible ? visibleSiteSpaceWhere(ctx) : {}, orderBy: SECTION_SITE_SPACES_ORDER }),
     }),
     siteSpacesCount: t.relationCount('siteSpaces', { description: 'How many site spaces the section has' }),
     siteId: t.id({ resolve: (section) => section.siteId }),

@@ -29,7 +29,7 @@ import type { Context } from '../../context.ts';
 import type PrismaTypes from '../../db/generated/pothos-types.ts';
 import { withColumns } from '../../db/select.ts';
 import { byOrder, STRUCTURE_ORDER } from '../../services/site-structure.ts';
-import { VISIBLE_SECTION, VISIBLE_SECTION_GROUP, VISIBLE_SITE_SPACE } from '../../services/site.ts';
+import { visibleSectionGroupWhere, visibleSectionWhere, visibleSiteSpaceWhere } from '../../services/site.ts';
 import { rowsForSelection } from '../shared/select.ts';
 
 /**
@@ -130,21 +130,21 @@ function structureBatch(ctx: Context, key: string, onlyVisible: boolean): DataLo
         ? []
         : ctx.db.siteSection.findMany({
             ...queries.section,
-            where: { siteId: { in: withSections }, ...(onlyVisible ? VISIBLE_SECTION : {}) },
+            where: { siteId: { in: withSections }, ...(onlyVisible ? visibleSectionWhere(ctx) : {}) },
             orderBy: STRUCTURE_ORDER,
           }),
       withGroups.length === 0
         ? []
         : ctx.db.siteSectionGroup.findMany({
             ...queries.group,
-            where: { siteId: { in: withGroups }, ...(onlyVisible ? VISIBLE_SECTION_GROUP : {}) },
+            where: { siteId: { in: withGroups }, ...(onlyVisible ? visibleSectionGroupWhere(ctx) : {}) },
             orderBy: STRUCTURE_ORDER,
           }),
       withRoot.length === 0
         ? []
         : ctx.db.siteSpace.findMany({
             ...queries.siteSpace,
-            where: { siteId: { in: withRoot }, sectionId: null, ...(onlyVisible ? VISIBLE_SITE_SPACE : {}) },
+            where: { siteId: { in: withRoot }, sectionId: null, ...(onlyVisible ? visibleSiteSpaceWhere(ctx) : {}) },
             orderBy: STRUCTURE_ORDER,
           }),
     ]);
@@ -215,8 +215,8 @@ function siteGroupItems(ctx: Context): DataLoader<string, Map<string, GroupItems
       const siteIds = [...new Set(keys.filter((k) => k.startsWith(`${onlyVisible}:`)).map((k) => k.slice(k.indexOf(':') + 1)))];
       if (siteIds.length === 0) continue;
       const [sections, groups] = await Promise.all([
-        ctx.db.siteSection.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? VISIBLE_SECTION : {}) }, orderBy: STRUCTURE_ORDER }),
-        ctx.db.siteSectionGroup.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? VISIBLE_SECTION_GROUP : {}) }, orderBy: STRUCTURE_ORDER }),
+        ctx.db.siteSection.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? visibleSectionWhere(ctx) : {}) }, orderBy: STRUCTURE_ORDER }),
+        ctx.db.siteSectionGroup.findMany({ where: { siteId: { in: siteIds }, ...(onlyVisible ? visibleSectionGroupWhere(ctx) : {}) }, orderBy: STRUCTURE_ORDER }),
       ]);
       const sectionsBySite = bySite(sections);
       for (const [siteId, siteGroups] of bySite(groups)) {

@@ -5,7 +5,7 @@
  */
 import { builder } from '../../builder.ts';
 import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
-import { VISIBLE_SITE_SPACE } from '../../services/site.ts';
+import { visibleSiteSpaceWhere } from '../../services/site.ts';
 import { SiteSection } from '../site-section/type.ts';
 import { SiteSpace } from '../site-space/type.ts';
 import { readSiteCustomizations, readSiteSpaceCustomizations } from '../site/customizations.ts';
@@ -115,14 +115,15 @@ export const PublishedContentSite = builder.prismaObject('Site', {
       type: 'JSON',
       description:
         '`{site, siteSpaces}`: the full SiteCustomizationSettings of the site, and of each site space visitors see (its overrides over the site)',
-      select: {
+      // Planned before the site is read, so before what a site token's visitor does not see is known: filtered when resolved.
+      select: (_args, ctx) => ({
         customizations: true,
-        siteSpaces: { where: VISIBLE_SITE_SPACE, orderBy: STRUCTURE_ORDER, select: { id: true, customizations: true } },
-      },
-      resolve: (site) => ({
+        siteSpaces: { where: visibleSiteSpaceWhere(ctx), orderBy: STRUCTURE_ORDER, select: { id: true, customizations: true } },
+      }),
+      resolve: (site, _args, ctx) => ({
         site: readSiteCustomizations(site.customizations),
         siteSpaces: Object.fromEntries(
-          site.siteSpaces.map((siteSpace) => {
+          site.siteSpaces.filter((siteSpace) => !ctx.access.visitorHidden.siteSpaces.has(siteSpace.id)).map((siteSpace) => {
             const { hasOverrides: _hasOverrides, ...settings } = readSiteSpaceCustomizations(siteSpace.customizations, site.customizations);
             return [siteSpace.id, settings];
           }),
