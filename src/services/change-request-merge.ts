@@ -144,7 +144,7 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
     if (done.count !== 1) throw new ConflictError('The change request changed while it was merged; try again');
     return { result: 'merge' as const, revision, conflicts: [] };
   });
-  if (outcome.result === 'merge') await revalidateRenderer(ctx, { kind: 'space', space, changeRequestId: changeRequest.id });
+  if (outcome.result === 'merge') await revalidateRenderer(ctx, { kind: 'space', space, changeRequest });
   return outcome;
 }
 

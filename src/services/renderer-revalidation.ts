@@ -56,7 +56,7 @@ export type RendererChange =
   /** Published or unpublished. */
   | { kind: 'site-publication'; site: SiteRef; published: boolean }
   /** A space's content (a merge names its change request) or settings, or its move to the bin and back. */
-  | { kind: 'space'; space: { id: string; organizationId: string }; changeRequestId?: string | null };
+  | { kind: 'space'; space: { id: string; organizationId: string }; changeRequest?: { id: string; number: number } | null };
 
 /** The tags of packages/cache-tags (`getCacheTag`). */
 export const cacheTags = {
@@ -82,12 +82,14 @@ export async function staleTags(db: Db, change: RendererChange): Promise<string[
       return unique([cacheTags.site(change.site.id), ...spaces.map((s) => cacheTags.space(s.spaceId))]);
     }
     case 'space': {
-      const { space, changeRequestId } = change;
+      const { space, changeRequest } = change;
       const sites = await db.siteSpace.findMany({ where: { spaceId: space.id, site: { published: true } }, select: { siteId: true }, distinct: ['siteId'] });
       if (sites.length === 0) return [];
       return unique([
         cacheTags.space(space.id),
-        ...(changeRequestId ? [cacheTags.changeRequest(space.id, changeRequestId)] : []),
+        // The renderer tags a change request with the id its URL gave (`~/changes/<id>`), which this
+        // API answers to as the change request's id or its number: both.
+        ...(changeRequest ? [cacheTags.changeRequest(space.id, changeRequest.id), cacheTags.changeRequest(space.id, String(changeRequest.number))] : []),
         ...sites.map((s) => cacheTags.site(s.siteId)),
       ]);
     }

@@ -138,13 +138,14 @@ async function sentAfter(write: () => Promise<unknown>): Promise<Call> {
 const revalidationJobs = () => server.app.db.job.count({ where: { kind: 'renderer-revalidation' } });
 
 /** A change request inserting a page into `space`, opened and merged; its id. */
-async function mergePage(space: string, title: string): Promise<{ changeRequest: string; merge: () => Promise<unknown> }> {
-  const changeRequest = (await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: title })).id as string;
+async function mergePage(space: string, title: string): Promise<{ changeRequest: string; number: number; merge: () => Promise<unknown> }> {
+  const created = await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: title });
+  const changeRequest = created.id as string;
   await ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest}/content`, {
     changes: [{ operation: 'insert_page', title, document: { markdown: `${title}.\n` } }],
   });
   await ok('PATCH', `/v1/spaces/${space}/change-requests/${changeRequest}`, { status: 'open' });
-  return { changeRequest, merge: () => ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest}/merge`) };
+  return { changeRequest, number: created.number, merge: () => ok('POST', `/v1/spaces/${space}/change-requests/${changeRequest}/merge`) };
 }
 
 describe('renderer revalidation', () => {
@@ -171,9 +172,12 @@ describe('renderer revalidation', () => {
   });
 
   it('a merge sends the space, the change request and the published sites showing the space', async () => {
-    const { changeRequest, merge } = await mergePage(guide, 'Merged');
+    const { changeRequest, number, merge } = await mergePage(guide, 'Merged');
+    expect(number).toEqual(expect.any(Number));
     const call = await sentAfter(merge);
-    expect(sorted(call.tags)).toEqual(sorted([`space:${guide}`, `space:${guide}:change-request:${changeRequest}`, `site:${site}`]));
+    expect(sorted(call.tags)).toEqual(
+      sorted([`space:${guide}`, `space:${guide}:change-request:${changeRequest}`, `space:${guide}:change-request:${number}`, `site:${site}`]),
+    );
     // A space no published site shows: nothing.
     const before = await revalidationJobs();
     await (await mergePage(other, 'Elsewhere')).merge();
@@ -209,6 +213,13 @@ describe('renderer revalidation', () => {
     expect(removed.tags).toEqual([`site:${site}`]);
     const section = await sentAfter(() => ok('POST', `${sites}/sections`, { spaceId: extra, title: 'Extra' }));
     expect(sorted(section.tags)).toEqual(sorted([`site:${site}`, `space:${extra}`]));
+  });
+
+  it('a space moved to the bin and back sends the space and its sites', async () => {
+    const binned = await sentAfter(() => server.request('DELETE', `/v1/spaces/${extra}`, { token: ada.token }));
+    expect(sorted(binned.tags)).toEqual(sorted([`space:${extra}`, `site:${site}`]));
+    const restored = await sentAfter(() => ok('POST', `/v1/spaces/${extra}/restore`));
+    expect(sorted(restored.tags)).toEqual(sorted([`space:${extra}`, `site:${site}`]));
   });
 
   it('redirects and share links send the site', async () => {
@@ -254,7 +265,7 @@ describe('renderer revalidation', () => {
     expect(new Set(gathered.tags).size).toBe(gathered.tags.length);
     expect(gathered.tags).toContain(`site:${site}`);
     expect(gathered.tags).toContain(`space:${guide}`);
-    expect(gathered.tags.filter((t) => t.includes(':change-request:'))).toHaveLength(1);
+    expect(gathered.tags.filter((t) => t.includes(':change-request:'))).toHaveLength(2);
   });
 
   it('tries a failing renderer again, with the same signed body, until it takes it', async () => {
