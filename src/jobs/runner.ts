@@ -8,7 +8,8 @@
  *     database may claim, leases keep one worker per job;
  *   - BullMQ (with REDIS_URL): the queue hands job ids to the processes' workers
  *     (see src/jobs/bullmq-dispatch.ts); the table stays the source of truth.
- * Either way a job whose worker died is claimed again once its lease expires.
+ * Either way a job whose worker died is claimed again once its lease expires, and a job whose
+ * handler threw RetryLaterError is queued again, claimable once its delay passed.
  */
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
