@@ -39,6 +39,13 @@ const schema = z.object({
    * Defaults to PUBLIC_URL + `/sites`.
    */
   SITES_URL: z.url().optional(),
+  /**
+   * The site renderer (GitBook's open-source one) to tell when what a published site shows changes:
+   * `POST <RENDERER_URL>/~gitbook/revalidate` with the cache tags to drop. Unset: nothing is sent.
+   */
+  RENDERER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The renderer's GITBOOK_SECRET: revalidations are signed with it (`x-gitbook-signature`). Unset: sent unsigned. */
+  RENDERER_SECRET: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests allowed per token (or per IP address when anonymous) in each window. */
   RATE_LIMIT_POINTS: z.coerce.number().int().min(1).default(600),
@@ -145,6 +152,8 @@ export interface AppConfig {
   publicUrl: string;
   appUrl: string;
   sitesUrl: string;
+  /** RENDERER_*: the site renderer told of changes (src/services/renderer-revalidation.ts); `url` null: none. */
+  renderer: { url: string | null; secret: string | null };
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   rateLimit: { points: number; windowSeconds: number };
   bodyLimitBytes: number;
@@ -198,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicUrl,
     appUrl: (e.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     sitesUrl: (e.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),
+    renderer: { url: e.RENDERER_URL ? e.RENDERER_URL.replace(/\/+$/, '') : null, secret: e.RENDERER_SECRET ?? null },
     logLevel: e.LOG_LEVEL,
     rateLimit: { points: e.RATE_LIMIT_POINTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -65,7 +65,14 @@ export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-a
 /** Whether a site is part of the agents' context. */
 export const SITE_AGENTS_CONTEXTS = ['excluded', 'included'] as const;
 
-export const JOB_KINDS = ['git-import', 'git-export', 'translation-run'] as const;
+/**
+ * The kinds of job users see through the API (the `job` query, `cancelJob`, the job subscriptions):
+ * work they started. The others are the service's own (telling the site renderer what changed:
+ * docs/decisions.md, "Renderer revalidation"), never listed.
+ */
+export const LISTED_JOB_KINDS = ['git-import', 'git-export', 'translation-run'] as const;
+export type ListedJobKind = (typeof LISTED_JOB_KINDS)[number];
+export const JOB_KINDS = [...LISTED_JOB_KINDS, 'renderer-revalidation'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];

@@ -16,3 +16,17 @@ export class LostJobError extends Error {
     super(`Job ${id} is no longer held by this worker`);
   }
 }
+
+/**
+ * The handler could not do its work now but may later (a server that did not answer): the job
+ * is queued again, to be claimed no earlier than `delayMs` from now. The handler bounds how many
+ * times it asks (the job's `retries`).
+ */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}

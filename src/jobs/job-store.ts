@@ -23,7 +23,10 @@ export type JobRow = NonNullable<Awaited<ReturnType<Db['job']['findUnique']>>>;
 
 /** How long a claim lasts without renewal, unless configured (JOB_LEASE_MS). */
 export const DEFAULT_LEASE_MS = 30_000;
-/** A job that lost its worker this many times fails instead of running again. */
+/**
+ * A job that lost its worker this many times fails instead of running again. Runs its handler
+ * ended by asking to retry later (`retries`) are not counted: the handler bounds those.
+ */
 export const MAX_ATTEMPTS = 3;
 
 /** A stored event: one change of a job, numbered within it. */
@@ -204,10 +207,13 @@ export class JobStore {
   async claim(id: string, worker: string, now = new Date()): Promise<JobRow | null> {
     const job = await this.db.job.findUnique({ where: { id } });
     if (!job) return null;
-    const claimable = job.state === 'queued' || (job.state === 'running' && job.leaseExpiresAt !== null && job.leaseExpiresAt < now);
+    const claimable =
+      (job.state === 'queued' && (job.runAfter === null || job.runAfter <= now)) ||
+      (job.state === 'running' && job.leaseExpiresAt !== null && job.leaseExpiresAt < now);
     if (!claimable) return null;
-    if (job.attempts >= MAX_ATTEMPTS) {
-      return this.finish(job, 'failed', { error: `The job stopped ${job.attempts} times without finishing (its worker died); giving up` });
+    const deaths = job.attempts - job.retries;
+    if (deaths >= MAX_ATTEMPTS) {
+      return this.finish(job, 'failed', { error: `The job stopped ${deaths} times without finishing (its worker died); giving up` });
     }
     return this.published(
       await this.record(
@@ -217,6 +223,7 @@ export class JobStore {
           leaseOwner: worker,
           leaseExpiresAt: new Date(now.getTime() + this.leaseMs),
           attempts: { increment: 1 },
+          runAfter: null,
           startedAt: job.startedAt ?? now,
           step: job.attempts > 0 ? 'restarting' : 'starting',
         },
@@ -224,10 +231,15 @@ export class JobStore {
     );
   }
 
-  /** Ids of jobs a worker may claim now, oldest first. */
+  /** Ids of jobs a worker may claim now (queued and not waiting to retry, or whose worker died), oldest first. */
   async claimable(limit: number, now = new Date()): Promise<string[]> {
     const rows = await this.db.job.findMany({
-      where: { OR: [{ state: 'queued' }, { state: 'running', leaseExpiresAt: { lt: now } }] },
+      where: {
+        OR: [
+          { state: 'queued', OR: [{ runAfter: null }, { runAfter: { lte: now } }] },
+          { state: 'running', leaseExpiresAt: { lt: now } },
+        ],
+      },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
       select: { id: true },
@@ -300,6 +312,56 @@ export class JobStore {
         },
       ),
     );
+  }
+
+  /**
+   * Queues the job again, not to be claimed before `runAfter`, for the worker that holds it (its
+   * handler asked to retry later: `RetryLaterError`); `error` says why, for a person. Null when the
+   * worker no longer holds it, or a cancellation was asked meanwhile.
+   */
+  async retryLater(job: JobRow, worker: string, retry: { runAfter: Date; error: string }): Promise<JobRow | null> {
+    return this.published(
+      await this.record(
+        { id: job.id, state: 'running', leaseOwner: worker, cancelRequested: false },
+        {
+          state: 'queued',
+          retries: { increment: 1 },
+          runAfter: retry.runAfter,
+          step: 'waiting to retry',
+          message: `again from ${retry.runAfter.toISOString()}`,
+          error: retry.error,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        },
+      ),
+    );
+  }
+
+  /**
+   * Adds `input` to the queued job of `kind` of the organization that no worker took yet (its
+   * input becomes `merge(queued, input)`), or creates one when there is none. Gathering does not
+   * wake the workers: they take the job at their next look (JOB_POLL_MS, or once it may retry), so
+   * what is gathered until then goes out in one run. Compare-and-set on the stored input: two
+   * gatherings at once never lose each other's part (the loser merges again, or makes a new job
+   * when the one it found was taken meanwhile).
+   */
+  async gather(
+    input: { organizationId: string; kind: JobKind; input: Record<string, unknown> },
+    merge: (queued: Record<string, unknown>, added: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<JobRow> {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const queued = await this.db.job.findFirst({
+        where: { organizationId: input.organizationId, kind: input.kind, state: 'queued', spaceId: null, translationId: null },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      if (!queued) break;
+      const [merged] = await this.db.job.updateManyAndReturn({
+        where: { id: queued.id, state: 'queued', input: { equals: jsonInput(queued.input) } },
+        data: { input: jsonInput(merge(jobInput(queued), input.input)) },
+      });
+      if (merged) return merged;
+    }
+    return this.create(input);
   }
 
   /** Cancels a queued job at once; asks a running one to stop (its worker finishes it as cancelled). */

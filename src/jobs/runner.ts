@@ -8,13 +8,14 @@
  *     database may claim, leases keep one worker per job;
  *   - BullMQ (with REDIS_URL): the queue hands job ids to the processes' workers
  *     (see src/jobs/bullmq-dispatch.ts); the table stays the source of truth.
- * Either way a job whose worker died is claimed again once its lease expires.
+ * Either way a job whose worker died is claimed again once its lease expires, and a job whose
+ * handler threw RetryLaterError is queued again, claimable once its delay passed.
  */
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
-import { JobCancelledError, LostJobError } from '../errors/internal.ts';
+import { JobCancelledError, LostJobError, RetryLaterError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
 import type { JobMetrics } from '../metrics.ts';
 import { type ObjectStorage } from '../storage/object-storage.ts';
@@ -38,6 +39,8 @@ export interface JobContext {
   progress(step: string, percent: number, message?: string | null): Promise<void>;
   /** Marks the job succeeded inside the handler's final transaction (its effect and success commit together). */
   complete(tx: Tx, result: Record<string, unknown>): Promise<void>;
+  /** Adds work to a queued job of another kind, or queues one (JobStore.gather): what this job's effect leaves to do. */
+  gather: JobStore['gather'];
 }
 
 export type JobHandler = (ctx: JobContext) => Promise<Record<string, unknown> | void>;
@@ -131,6 +134,7 @@ export class JobRunner {
         await store.completeInTransaction(tx, job, this.workerId, result);
         completedInTransaction = true;
       },
+      gather: (input, merge) => store.gather(input, merge),
     };
     try {
       const result = await handler(context);
@@ -147,6 +151,14 @@ export class JobRunner {
       } else if (error instanceof JobCancelledError || (controller.signal.aborted && controller.signal.reason instanceof JobCancelledError)) {
         outcome = 'cancelled';
         await store.finish(job, 'cancelled', { error: 'Cancelled', worker: this.workerId });
+      } else if (error instanceof RetryLaterError) {
+        // Queued again for later: neither succeeded nor failed yet.
+        const runAfter = new Date(Date.now() + error.delayMs);
+        log.info({ jobId: job.id, kind: job.kind, error: error.message, runAfter }, 'job to retry');
+        if (!(await store.retryLater(job, this.workerId, { runAfter, error: error.message }))) {
+          // A cancellation asked meanwhile (or the job was taken over: then this finds nothing to finish).
+          if (await store.finish(job, 'cancelled', { error: 'Cancelled', worker: this.workerId })) outcome = 'cancelled';
+        }
       } else {
         outcome = 'failed';
         const message = error instanceof Error ? error.message : String(error);

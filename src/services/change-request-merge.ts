@@ -14,6 +14,7 @@ import { ConflictError, PreconditionFailedError } from '../errors/index.ts';
 import { currentReviewsIn } from './change-request-review.ts';
 import { commitChangeRequestRevision, lockChangeRequest, lockSpaceRevision } from './change-request.ts';
 import { storedOrganizationMergeRules, storedSpaceMergeRules } from './merge-rules.ts';
+import { revalidateRenderer } from './renderer-revalidation.ts';
 import { commitSpaceRevision } from './space-content.ts';
 
 type ChangeRequestRow = NonNullable<Awaited<ReturnType<Context['db']['changeRequest']['findUnique']>>>;
@@ -111,7 +112,7 @@ async function loadMergeInputs(tx: Tx, chunks: RevisionChunkCache, baseId: strin
 export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {
   assertOpen(changeRequest);
   const viewer = ctx.access.requireViewer();
-  return ctx.db.$transaction(async (tx) => {
+  const outcome = await ctx.db.$transaction(async (tx) => {
     // Concurrent merges into the space (and edits of this change request) wait here for their
     // turn, then check the rules and merge with what the ones before them left.
     const spaceRevisionId = await lockSpaceRevision(tx, ctx.provider, space.id);
@@ -143,6 +144,8 @@ export async function mergeChangeRequest(ctx: Context, space: SpaceRow, changeRe
     if (done.count !== 1) throw new ConflictError('The change request changed while it was merged; try again');
     return { result: 'merge' as const, revision, conflicts: [] };
   });
+  if (outcome.result === 'merge') await revalidateRenderer(ctx, { kind: 'space', space, changeRequest });
+  return outcome;
 }
 
 export async function updateChangeRequestFromSpace(ctx: Context, space: SpaceRow, changeRequest: ChangeRequestRow): Promise<MergeOutcome> {

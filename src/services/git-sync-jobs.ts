@@ -25,6 +25,7 @@ import { exportRepositoryOffThread, importRepositoryOffThread } from '../git-syn
 import type { RepositoryPaths } from '../git-sync/layout.ts';
 import { joinPath } from '../git-sync/repo-paths.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
+import { revalidateRenderer } from './renderer-revalidation.ts';
 import { commitSpaceRevision } from './space-content.ts';
 
 interface SyncInput {
@@ -237,6 +238,8 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
         warnings,
       });
     });
+    // A standalone import is a new space's first content: no site shows it yet.
+    if (!unchanged && !input.standalone) await revalidateRenderer(ctx, { kind: 'space', space: { id: spaceId, organizationId: ctx.job.organizationId } });
     return {};
   });
 };

@@ -2,6 +2,7 @@
 import { can } from '../auth/policies.ts';
 import type { Access } from '../auth/access.ts';
 import { createAccess, type Context } from '../context.ts';
+import { isOneOf, LISTED_JOB_KINDS } from '../db/value-sets.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { JobScope } from '../jobs/job-store.ts';
@@ -10,9 +11,11 @@ import { EventAuthorization } from './event-authorization.ts';
 
 /**
  * Whether `access` may see a job (`job:read`): decided on its space, or without one on its
- * organization; the caller must belong to the job's organization either way.
+ * organization; the caller must belong to the job's organization either way. Nobody sees the
+ * service's own jobs (kinds outside LISTED_JOB_KINDS: docs/decisions.md, "Renderer revalidation").
  */
-async function jobReadable(access: Access, loaders: Loaders, job: { organizationId: string; spaceId: string | null }): Promise<boolean> {
+async function jobReadable(access: Access, loaders: Loaders, job: { organizationId: string; spaceId: string | null; kind: string }): Promise<boolean> {
+  if (!isOneOf(LISTED_JOB_KINDS, job.kind)) return false;
   const organization = access.organization(job.organizationId);
   if (!can(organization, 'organization:read')) return false;
   if (!job.spaceId) return can(organization, 'job:read');
@@ -21,7 +24,7 @@ async function jobReadable(access: Access, loaders: Loaders, job: { organization
 }
 
 /** Whether the caller may see a job (`job:read`). */
-export function canSeeJob(ctx: Context, job: { organizationId: string; spaceId: string | null }): Promise<boolean> {
+export function canSeeJob(ctx: Context, job: { organizationId: string; spaceId: string | null; kind: string }): Promise<boolean> {
   return jobReadable(ctx.access, ctx.loaders, job);
 }
 
@@ -82,7 +85,12 @@ function lastEventId(ctx: Context): number | undefined {
   return Number(header);
 }
 
-/** The events of the jobs of `scope` the caller may see: those of unfinished jobs first, from their start (src/jobs/job-feed.ts). */
+/**
+ * The events of the jobs of `scope` the caller may see: those of unfinished jobs first, from their
+ * start (src/jobs/job-feed.ts). Of the listed kinds only, whatever the scope names: the service's
+ * own jobs are left out before anything is authorized.
+ */
 export function followJobs(ctx: Context, scope: JobScope): AsyncIterable<JobEvent> {
-  return ctx.jobs.followScope(scope, { visible: visibleTo(ctx) });
+  const kinds = (scope.kinds ?? LISTED_JOB_KINDS).filter((kind) => isOneOf(LISTED_JOB_KINDS, kind));
+  return ctx.jobs.followScope({ ...scope, kinds }, { visible: visibleTo(ctx) });
 }

@@ -10,6 +10,7 @@ import type { Db, Tx } from '../db/client.ts';
 import type { JobHandler } from '../jobs/runner.ts';
 import { translateRevision, type TranslationCache } from '../translation/translate-revision.ts';
 import { createTranslator } from '../translation/translator.ts';
+import { revalidateRenderer } from './renderer-revalidation.ts';
 import { commitSpaceRevision } from './space-content.ts';
 import { storedInstructions } from './translation.ts';
 
@@ -94,5 +95,6 @@ export const translationRunJob: JobHandler = async (ctx) => {
     });
     await ctx.complete(tx, { revision, space: translation.targetSpaceId, ...stats });
   });
+  await revalidateRenderer(ctx, { kind: 'space', space: { id: translation.targetSpaceId, organizationId: ctx.job.organizationId } });
   return {};
 };

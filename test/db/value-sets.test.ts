@@ -138,7 +138,7 @@ describe('a later migration of a table with value sets', () => {
     const sql = 'CREATE TABLE "Job" (\n    "id" TEXT NOT NULL,\n    "kind" TEXT NOT NULL,\n    "input" JSONB NOT NULL DEFAULT {"a":"it\'s"},\n    "note" TEXT\n);\nCREATE TABLE "Other" (\n    "kind" TEXT NOT NULL\n);';
     const sqlite = completeMigrationSql('sqlite', sql);
     expect(sqlite).toContain(`"input" JSONB NOT NULL DEFAULT '{"a":"it''s"}',`);
-    expect(sqlite).toContain(`"note" TEXT,\n    CONSTRAINT "Job_kind_check" CHECK ("kind" IN ('git-import', 'git-export', 'translation-run'))\n);`);
+    expect(sqlite).toContain(`"note" TEXT,\n    CONSTRAINT "Job_kind_check" CHECK ("kind" IN ('git-import', 'git-export', 'translation-run', 'renderer-revalidation'))\n);`);
     // Only the value-set columns the statement defines (Job.state is not in it), and no other table.
     expect(sqlite).not.toContain('Job_state_check');
     expect(sqlite).toContain('CREATE TABLE "Other" (\n    "kind" TEXT NOT NULL\n);');

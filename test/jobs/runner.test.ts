@@ -12,6 +12,7 @@ import { parseDatabaseUrl } from '../../src/db/provider/config.ts';
 import { newId } from '../../src/ids.ts';
 import { createJobEventBus, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
+import { RetryLaterError } from '../../src/errors/internal.ts';
 import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
 import { type ObjectStorage } from '../../src/storage/object-storage.ts';
 import { type WorkerPool } from '../../src/worker-pool.ts';
@@ -149,6 +150,78 @@ describe('job runner', () => {
     await run;
     await stop();
     expect(await store.get(running.id)).toMatchObject({ state: 'cancelled' });
+  });
+
+  it('queues a job whose handler asks to retry later, claims it again only once its delay passed, and counts no death for it', async () => {
+    const runs: number[] = [];
+    const { store, runner, seen, stop } = setup(async (ctx) => {
+      runs.push(ctx.job.retries);
+      if (ctx.job.retries < 3) throw new RetryLaterError('the renderer answered 503', 200);
+      return { sent: true };
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: {} });
+    await runner.execute(job.id);
+    const waiting = (await store.get(job.id))!;
+    expect(waiting).toMatchObject({ state: 'queued', retries: 1, attempts: 1, step: 'waiting to retry', error: 'the renderer answered 503', leaseOwner: null });
+    expect(waiting.runAfter!.getTime()).toBeGreaterThan(Date.now());
+    // Not before its time: neither listed as claimable nor claimed.
+    expect(await store.claimable(100)).not.toContain(job.id);
+    await runner.execute(job.id);
+    expect(runs).toEqual([0]);
+    expect(await store.claimable(100, new Date(waiting.runAfter!.getTime() + 1))).toContain(job.id);
+    // More runs than MAX_ATTEMPTS: retries are not deaths.
+    for (let i = 0; i < 3; i++) {
+      const row = (await store.get(job.id))!;
+      await new Promise((r) => setTimeout(r, row.runAfter!.getTime() - Date.now() + 5));
+      await runner.execute(job.id);
+    }
+    await stop();
+    expect(runs).toEqual([0, 1, 2, 3]);
+    expect(await store.get(job.id)).toMatchObject({ state: 'succeeded', attempts: 4, retries: 3, error: null, result: { sent: true } });
+    const states = seen.filter((e) => e.id === job.id).map((e) => [e.state, e.step]);
+    expect(states.slice(0, 4)).toEqual([
+      ['queued', null],
+      ['running', 'starting'],
+      ['queued', 'waiting to retry'],
+      ['running', 'restarting'],
+    ]);
+    expect(states.at(-1)).toEqual(['succeeded', 'done']);
+  });
+
+  it('cancels a job waiting to retry at once', async () => {
+    const { store, runner, stop } = setup(async () => {
+      throw new RetryLaterError('not now', 60_000);
+    });
+    const job = await store.create({ organizationId, kind: 'git-import', input: {} });
+    await runner.execute(job.id);
+    expect((await store.cancel(job.id))!.state).toBe('cancelled');
+    await stop();
+  });
+
+  it('gathers inputs into the queued job of a kind not yet taken, and queues a new one once it was', async () => {
+    const { store, runner, stop } = setup(async () => undefined);
+    const org = newId();
+    await db.organization.create({ data: { id: org, title: 'Gathering' } });
+    const union = (queued: Record<string, unknown>, added: Record<string, unknown>) => ({
+      tags: [...new Set([...(queued.tags as string[]), ...(added.tags as string[])])],
+    });
+    const gather = (tags: string[]) => store.gather({ organizationId: org, kind: 'renderer-revalidation', input: { tags } }, union);
+    const first = await gather(['a', 'b']);
+    // At once, as requests may: each lands (compare-and-set on the input), in the one job.
+    const together = await Promise.all([gather(['b', 'c']), gather(['d']), gather(['e'])]);
+    expect(together.map((job) => job.id)).toEqual([first.id, first.id, first.id]);
+    expect(((await store.get(first.id))!.input as { tags: string[] }).tags.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    // Another organization's work is another job.
+    expect((await store.gather({ organizationId, kind: 'renderer-revalidation', input: { tags: ['x'] } }, union)).id).not.toBe(first.id);
+    // Once a worker took it, the next gathering starts another job.
+    const runnerOf = new JobRunner({ db, provider: parseDatabaseUrl(database.url).provider, storage, config, log, workers, store, handlers: { 'renderer-revalidation': async () => undefined } });
+    await runnerOf.execute(first.id);
+    expect((await store.get(first.id))!.state).toBe('succeeded');
+    const next = await gather(['f']);
+    expect(next.id).not.toBe(first.id);
+    expect(next.input).toEqual({ tags: ['f'] });
+    await runner.execute(next.id);
+    await stop();
   });
 
   it('takes over a job whose worker died once its lease expired, and finishes it once', async () => {

@@ -1,10 +1,13 @@
 import { builder } from '../../builder.ts';
-import { JOB_KINDS, JOB_STATES, type JobKind } from '../../db/value-sets.ts';
+import { JOB_STATES, LISTED_JOB_KINDS, type JobKind } from '../../db/value-sets.ts';
 import type { JobEvent } from '../../jobs/events.ts';
 
-/** JOB_KINDS under GraphQL enum names (`git-import` is GIT_IMPORT: enum names cannot hold '-'). */
+/**
+ * LISTED_JOB_KINDS under GraphQL enum names (`git-import` is GIT_IMPORT: enum names cannot hold '-'):
+ * the service's own jobs are never shown (src/services/job.ts).
+ */
 export const JobKindEnum = builder.enumType('JobKind', {
-  values: Object.fromEntries(JOB_KINDS.map((kind) => [kind.toUpperCase().replace(/-/g, '_'), { value: kind }])) as Record<string, { value: JobKind }>,
+  values: Object.fromEntries(LISTED_JOB_KINDS.map((kind) => [kind.toUpperCase().replace(/-/g, '_'), { value: kind }])) as Record<string, { value: JobKind }>,
 });
 export const JobStateEnum = builder.enumType('JobState', { values: JOB_STATES });
 

@@ -5,6 +5,7 @@ import { findTemplate, SPACE_TEMPLATES } from '../../content/templates.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { editChangeRequestContent } from '../../services/change-request-content.ts';
 import { findChangeRequest } from '../../services/change-request.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { commitSpaceRevision } from '../../services/space-content.ts';
 import { loadSpace } from '../../services/space.ts';
 
@@ -48,6 +49,7 @@ builder.mutationField('applySpaceTemplate', (t) =>
           createdById: viewer.userId,
         });
       });
+      await revalidateRenderer(ctx, { kind: 'space', space });
       return true;
     },
   }),

@@ -28,6 +28,7 @@ import {
   firstSectionInStructure,
   findSection,
 } from '../../services/site-structure.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
 import { SiteSection } from './type.ts';
@@ -98,7 +99,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const space = await loadSpaceForSite(ctx, site.organizationId, args.input.spaceId);
-      return withPathCheck(null, () =>
+      const section = await withPathCheck(null, () =>
         ctx.db.$transaction(async (tx) => {
           const current = await tx.site.findUniqueOrThrow({ where: { id: site.id }, select: { defaultSectionId: true } });
           let defaultSectionId = current.defaultSectionId;
@@ -138,6 +139,8 @@ builder.mutationFields((t) => ({
           return tx.siteSection.findUniqueOrThrow({ ...query, where: { id } });
         }),
       );
+      await revalidateRenderer(ctx, { kind: 'site-structure', site, spaceIds: [space.id] });
+      return section;
     },
   }),
   updateSiteSection: t.prismaField({
@@ -149,7 +152,7 @@ builder.mutationFields((t) => ({
       const id = String(args.siteSectionId);
       const { input } = args;
       await findSection(ctx.db, site.id, id);
-      return withPathCheck(input.path, () =>
+      const updated = await withPathCheck(input.path, () =>
         ctx.db.$transaction(async (tx) => {
           const section = await findSection(tx, site.id, id);
           if (input.path && input.path !== section.path) {
@@ -183,6 +186,8 @@ builder.mutationFields((t) => ({
           });
         }),
       );
+      await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return updated;
     },
   }),
   deleteSiteSection: t.boolean({
@@ -194,7 +199,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSectionId);
-      return ctx.db.$transaction(async (tx) => {
+      const deleted = await ctx.db.$transaction(async (tx) => {
         const section = await tx.siteSection.findFirst({ where: { id, siteId: site.id }, select: { id: true } });
         if (!section) return false;
         await tx.siteSpace.deleteMany({ where: { sectionId: id } });
@@ -207,6 +212,8 @@ builder.mutationFields((t) => ({
         }
         return true;
       });
+      if (deleted) await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return deleted;
     },
   }),
   moveSiteSection: t.prismaField({
@@ -224,7 +231,7 @@ builder.mutationFields((t) => ({
         throw invalidPosition(`a section moves relative to a \`site-section\`, not ${JSON.stringify(anchor.pointer.type)}`);
       }
       if (anchor && anchor.pointer.siteSection === id) throw invalidPosition('a section cannot be placed relative to itself');
-      return ctx.db.$transaction(async (tx) => {
+      const moved = await ctx.db.$transaction(async (tx) => {
         const section = await findSection(tx, site.id, id);
         const siblings = await sectionSiblings(tx, site.id, section.sectionGroupId, id);
         const position = await placeAmong(
@@ -235,6 +242,8 @@ builder.mutationFields((t) => ({
         );
         return tx.siteSection.update({ ...query, where: { id }, data: { position } });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return moved;
     },
   }),
 }));

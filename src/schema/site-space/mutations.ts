@@ -21,6 +21,7 @@ import {
   findSiteSpace,
   anchorOf,
 } from '../../services/site-structure.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
 import { SiteSpace } from './type.ts';
@@ -71,7 +72,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const space = await loadSpaceForSite(ctx, site.organizationId, args.input.spaceId);
-      return ctx.db.$transaction(async (tx) => {
+      const added = await ctx.db.$transaction(async (tx) => {
         let sectionId: string | null;
         if (args.input.sectionId) {
           const section = await tx.siteSection.findFirst({ where: { id: args.input.sectionId, siteId: site.id }, select: { id: true } });
@@ -96,6 +97,8 @@ builder.mutationFields((t) => ({
         if (!siblings.some((s) => s.isDefault)) await setDefaultSiteSpace(tx, site.id, sectionId, id);
         return tx.siteSpace.findUniqueOrThrow({ ...query, where: { id } });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site, spaceIds: [space.id] });
+      return added;
     },
   }),
   updateSiteSpace: t.prismaField({
@@ -108,7 +111,7 @@ builder.mutationFields((t) => ({
       const { input } = args;
       await findSiteSpace(ctx.db, site.id, id);
       const space = input.spaceId ? await loadSpaceForSite(ctx, site.organizationId, input.spaceId) : null;
-      return ctx.db.$transaction(async (tx) => {
+      const updated = await ctx.db.$transaction(async (tx) => {
         const siteSpace = await findSiteSpace(tx, site.id, id);
         if (input.path && input.path !== siteSpace.path) {
           const clash = await tx.siteSpace.findFirst({ where: { siteId: site.id, sectionId: siteSpace.sectionId, path: input.path, id: { not: id } }, select: { id: true } });
@@ -125,6 +128,8 @@ builder.mutationFields((t) => ({
           },
         });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site, spaceIds: space ? [space.id] : [] });
+      return updated;
     },
   }),
   deleteSiteSpace: t.boolean({
@@ -134,13 +139,15 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSpaceId);
-      return ctx.db.$transaction(async (tx) => {
+      const deleted = await ctx.db.$transaction(async (tx) => {
         const siteSpace = await tx.siteSpace.findFirst({ where: { id, siteId: site.id }, select: { sectionId: true, isDefault: true } });
         if (!siteSpace) return false;
         await tx.siteSpace.delete({ where: { id } });
         if (siteSpace.isDefault) await setDefaultSiteSpace(tx, site.id, siteSpace.sectionId, null);
         return true;
       });
+      if (deleted) await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return deleted;
     },
   }),
   moveSiteSpace: t.prismaField({
@@ -155,7 +162,7 @@ builder.mutationFields((t) => ({
       const anchor = anchorOf(args.input.position);
       if (anchor && anchor.pointer.type !== 'site-space') throw invalidPosition(`a site space moves relative to a \`site-space\`, not ${JSON.stringify(anchor.pointer.type)}`);
       if (anchor && anchor.pointer.siteSpace === id) throw invalidPosition('a site space cannot be placed relative to itself');
-      return ctx.db.$transaction(async (tx) => {
+      const moved = await ctx.db.$transaction(async (tx) => {
         const siteSpace = await findSiteSpace(tx, site.id, id);
         const siblings = await siteSpaceSiblings(tx, site.id, siteSpace.sectionId, id);
         const position = await placeAmong(
@@ -166,6 +173,8 @@ builder.mutationFields((t) => ({
         );
         return tx.siteSpace.update({ ...query, where: { id }, data: { position } });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return moved;
     },
   }),
 }));

@@ -24,6 +24,7 @@ import {
   locate,
   parentGroupFor,
 } from '../../services/site-structure.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
 import { SiteSectionGroup, SiteStructureItem } from './type.ts';
@@ -93,7 +94,7 @@ builder.mutationFields((t) => ({
       }
       const typeName = kind === 'site-space' ? 'SiteSpace' : kind === 'site-section' ? 'SiteSection' : 'SiteSectionGroup';
       const query = queryFromInfo({ context: ctx, info, typeName }) as Record<string, unknown>;
-      return ctx.db.$transaction(async (tx) => {
+      const written = await ctx.db.$transaction(async (tx) => {
         const located = await locate(tx, site.id, kind, item.id);
         const target = anchor && { kind: anchor.pointer.type, id: anchor.pointer.id, before: anchor.before };
         if (kind === 'site-space') {
@@ -108,6 +109,8 @@ builder.mutationFields((t) => ({
         if (kind === 'site-section') return tx.siteSection.update({ ...query, where: { id: item.id }, data: { position: newPosition } });
         return tx.siteSectionGroup.update({ ...query, where: { id: item.id }, data: { position: newPosition } });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return written;
     },
   }),
   createSiteSectionGroup: t.prismaField({
@@ -118,7 +121,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const { input } = args;
-      return ctx.db.$transaction(async (tx) => {
+      const written = await ctx.db.$transaction(async (tx) => {
         if ((await tx.siteSection.count({ where: { siteId: site.id } })) === 0) {
           throw new InvalidInputError('The site has no sections: section groups hold sections, add a section first');
         }
@@ -137,6 +140,8 @@ builder.mutationFields((t) => ({
           },
         });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return written;
     },
   }),
   updateSiteSectionGroup: t.prismaField({
@@ -147,7 +152,7 @@ builder.mutationFields((t) => ({
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSectionGroupId);
       const { input } = args;
-      return ctx.db.$transaction(async (tx) => {
+      const written = await ctx.db.$transaction(async (tx) => {
         const group = await tx.siteSectionGroup.findFirst({ where: { id, siteId: site.id } });
         if (!group) throw new NotFoundError('SiteSectionGroup', id);
         let move: { parentGroupId: string | null; position: number } | undefined;
@@ -161,6 +166,8 @@ builder.mutationFields((t) => ({
           data: { title: input.title ?? undefined, icon: input.icon, ...move },
         });
       });
+      await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return written;
     },
   }),
   deleteSiteSectionGroup: t.boolean({
@@ -170,7 +177,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSectionGroupId);
-      return ctx.db.$transaction(async (tx) => {
+      const written = await ctx.db.$transaction(async (tx) => {
         const group = await tx.siteSectionGroup.findFirst({ where: { id, siteId: site.id } });
         if (!group) return false;
         const children = await sectionSiblings(tx, site.id, id);
@@ -193,6 +200,8 @@ builder.mutationFields((t) => ({
         await tx.siteSectionGroup.delete({ where: { id } });
         return true;
       });
+      if (written) await revalidateRenderer(ctx, { kind: 'site-structure', site });
+      return written;
     },
   }),
 }));

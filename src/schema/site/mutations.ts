@@ -15,6 +15,7 @@ import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { isUniqueViolation } from '../../errors/prisma.ts';
 import { newId } from '../../ids.ts';
 import { loadOrganization } from '../../services/organization.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSite } from '../../services/site.ts';
 import { slugify, uniqueSlug } from '../../slug.ts';
 import { SiteAgentsContext, SiteType, SiteVisibility } from '../shared/enums.ts';
@@ -222,7 +223,7 @@ builder.mutationFields((t) => ({
         siteSpaceId === undefined ? null : await resolveDefaultSiteSpace(ctx, site, siteSpaceId, sectionId ?? site.defaultSectionId);
 
       if (customizations !== undefined) await writeCustomizations(ctx, id, customizations);
-      return ctx.db.$transaction(async (tx) => {
+      const updated = await ctx.db.$transaction(async (tx) => {
         if (defaultSiteSpace) {
           await tx.siteSpace.updateMany({ where: { siteId: id, sectionId: defaultSiteSpace.sectionId, id: { not: defaultSiteSpace.id } }, data: { isDefault: false } });
           await tx.siteSpace.update({ where: { id: defaultSiteSpace.id }, data: { isDefault: true } });
@@ -232,6 +233,8 @@ builder.mutationFields((t) => ({
         }
         return tx.site.update({ ...query, where: { id }, data });
       });
+      await revalidateRenderer(ctx, { kind: 'site', site });
+      return updated;
     },
   }),
 
@@ -246,8 +249,9 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, { organizationId, siteId, customizations }, ctx) => {
       const id = String(siteId);
-      await loadSite(ctx, String(organizationId), id, 'site:configure');
+      const site = await loadSite(ctx, String(organizationId), id, 'site:configure');
       await writeCustomizations(ctx, id, customizations);
+      await revalidateRenderer(ctx, { kind: 'site', site });
       return ctx.db.site.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -264,7 +268,7 @@ builder.mutationFields((t) => ({
       authorize(ctx.access.organization(orgId), 'site:read', { type: 'Site', id });
       const found = await ctx.db.site.findUnique({ where: { id }, select: { id: true } });
       if (!found) return false;
-      await loadSite(ctx, orgId, id, 'site:delete');
+      const site = await loadSite(ctx, orgId, id, 'site:delete');
       const deleted = await ctx.db.$transaction(async (tx) => {
         await tx.siteShareLink.deleteMany({ where: { siteId: id } });
         await tx.siteRedirect.deleteMany({ where: { siteId: id } });
@@ -275,6 +279,8 @@ builder.mutationFields((t) => ({
         await tx.organization.updateMany({ where: { id: orgId, defaultSiteId: id }, data: { defaultSiteId: null } });
         return tx.site.deleteMany({ where: { id } });
       });
+      // The site as it was: the renderer drops what it cached of it, published until now.
+      if (deleted.count > 0) await revalidateRenderer(ctx, { kind: 'site', site });
       return deleted.count > 0;
     },
   }),
@@ -288,7 +294,9 @@ builder.mutationFields((t) => ({
       const id = String(siteId);
       const site = await loadSite(ctx, String(organizationId), id, 'site:publish', query);
       if (site.published) return site;
-      return ctx.db.site.update({ ...query, where: { id }, data: { published: true, publishedAt: new Date() } });
+      const published = await ctx.db.site.update({ ...query, where: { id }, data: { published: true, publishedAt: new Date() } });
+      await revalidateRenderer(ctx, { kind: 'site-publication', site, published: true });
+      return published;
     },
   }),
 
@@ -301,7 +309,9 @@ builder.mutationFields((t) => ({
       const id = String(siteId);
       const site = await loadSite(ctx, String(organizationId), id, 'site:publish', query);
       if (!site.published) return site;
-      return ctx.db.site.update({ ...query, where: { id }, data: { published: false, unpublishedAt: new Date() } });
+      const unpublished = await ctx.db.site.update({ ...query, where: { id }, data: { published: false, unpublishedAt: new Date() } });
+      await revalidateRenderer(ctx, { kind: 'site-publication', site, published: false });
+      return unpublished;
     },
   }),
 }));

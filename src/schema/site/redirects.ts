@@ -17,6 +17,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/in
 import { isUniqueViolation } from '../../errors/prisma.ts';
 import { newId } from '../../ids.ts';
 import { redirectTargetUrl } from '../../services/published-urls.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadReadableSite, loadSite } from '../../services/site.ts';
 import { listType, pageArgs } from '../shared/pagination.ts';
 import { readableSiteArgs, siteArgs } from './args.ts';
@@ -180,9 +181,11 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { organizationId, siteId, input }, ctx) => {
       const site = await loadSite(ctx, String(organizationId), String(siteId), 'site:update');
       const destination = await checkedDestination(ctx, site.id, input.destination);
-      return uniqueSource(input.source, () =>
+      const created = await uniqueSource(input.source, () =>
         ctx.db.siteRedirect.create({ data: { id: newId(), siteId: site.id, source: input.source, destination: jsonInput(destination) } }),
       );
+      await revalidateRenderer(ctx, { kind: 'site', site });
+      return created;
     },
   }),
 
@@ -197,7 +200,9 @@ builder.mutationFields((t) => ({
       if (input.source === undefined && input.destination === undefined) throw new InvalidInputError('give `source`, `destination` or both');
       const redirect = await loadRedirect(ctx, site.id, String(siteRedirectId));
       const destination = input.destination === undefined ? undefined : jsonInput(await checkedDestination(ctx, site.id, input.destination));
-      return uniqueSource(input.source, () => ctx.db.siteRedirect.update({ where: { id: redirect.id }, data: { source: input.source ?? undefined, destination } }));
+      const updated = await uniqueSource(input.source, () => ctx.db.siteRedirect.update({ where: { id: redirect.id }, data: { source: input.source ?? undefined, destination } }));
+      await revalidateRenderer(ctx, { kind: 'site', site });
+      return updated;
     },
   }),
 
@@ -208,6 +213,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { organizationId, siteId, siteRedirectId }, ctx) => {
       const site = await loadSite(ctx, String(organizationId), String(siteId), 'site:update');
       const deleted = await ctx.db.siteRedirect.deleteMany({ where: { id: String(siteRedirectId), siteId: site.id } });
+      if (deleted.count > 0) await revalidateRenderer(ctx, { kind: 'site', site });
       return deleted.count > 0;
     },
   }),

@@ -12,6 +12,7 @@ import { paginate } from '../../db/pagination.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import { sharedSiteUrl } from '../../services/published-urls.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSite } from '../../services/site.ts';
 import { listType, pageArgs } from '../shared/pagination.ts';
 import { siteArgs } from './args.ts';
@@ -121,7 +122,10 @@ builder.mutationFields((t) => ({
       if (input.name === null) throw new InvalidInputError('name: must be a string');
       const link = await loadShareLink(ctx, site.id, String(shareLinkId));
       if (!link) throw new NotFoundError('Share link', String(shareLinkId));
-      return ctx.db.siteShareLink.update({ where: { id: link.id }, data: { active: input.active, name: input.name }, select: linkSelect });
+      const updated = await ctx.db.siteShareLink.update({ where: { id: link.id }, data: { active: input.active, name: input.name }, select: linkSelect });
+      // The renderer keeps what it read with the key: a key turned off must stop opening it there too.
+      if (updated.active !== link.active) await revalidateRenderer(ctx, { kind: 'site', site });
+      return updated;
     },
   }),
 
@@ -132,6 +136,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { organizationId, siteId, shareLinkId }, ctx) => {
       const site = await loadSite(ctx, String(organizationId), String(siteId), 'site:update');
       const deleted = await ctx.db.siteShareLink.deleteMany({ where: { id: String(shareLinkId), siteId: site.id } });
+      if (deleted.count > 0) await revalidateRenderer(ctx, { kind: 'site', site });
       return deleted.count > 0;
     },
   }),

@@ -10,6 +10,7 @@ import { dropGrantsOn } from '../../services/content-grant.ts';
 import { resolvePosition, type ContentPosition } from '../../services/content-position.ts';
 import { spaceMergeRules } from '../../services/merge-rules.ts';
 import { loadOrganization } from '../../services/organization.ts';
+import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSpace, SPACE_RETENTION_MS, createSpaceRow } from '../../services/space.ts';
 import { ContentVisibility, DefaultLevel, SpaceEditMode, TranslationLanguage } from '../shared/enums.ts';
 import { ContentPositionInput } from '../shared/position.ts';
@@ -100,13 +101,18 @@ builder.mutationFields((t) => ({
             mergeRules: input.mergeRules ? jsonInput(input.mergeRules) : undefined,
           },
         });
-      if (input.language === undefined) return update(ctx.db);
-      // Its search rows are stemmed with its language: they change with it.
-      return ctx.db.$transaction(async (tx) => {
-        const updated = await update(tx);
-        await setSearchLanguage(tx, ctx.provider, id, input.language ?? null);
-        return updated;
-      });
+      const updated =
+        input.language === undefined
+          ? await update(ctx.db)
+          : // Its search rows are stemmed with its language: they change with it.
+            await ctx.db.$transaction(async (tx) => {
+              const row = await update(tx);
+              await setSearchLanguage(tx, ctx.provider, id, input.language ?? null);
+              return row;
+            });
+      // What a site shows of the space (not its edit mode, default level or merge rules).
+      if ((['title', 'emoji', 'language', 'visibility'] as const).some((k) => input[k] !== undefined)) await revalidateRenderer(ctx, { kind: 'space', space });
+      return updated;
     },
   }),
   deleteSpace: t.boolean({
@@ -117,8 +123,10 @@ builder.mutationFields((t) => ({
       const id = String(spaceId);
       const found = await ctx.db.space.findUnique({ where: { id }, select: { deletedAt: true } });
       if (!found || found.deletedAt) return false;
-      await loadSpace(ctx, id, 'space:delete');
+      const space = await loadSpace(ctx, id, 'space:delete');
       await ctx.db.space.update({ where: { id }, data: { deletedAt: new Date() } });
+      // Sites leave out spaces in the bin.
+      await revalidateRenderer(ctx, { kind: 'space', space });
       return true;
     },
   }),
@@ -137,7 +145,7 @@ builder.mutationFields((t) => ({
       if (space.deletedAt!.getTime() < Date.now() - SPACE_RETENTION_MS) {
         throw new ConflictError('The space was deleted more than 7 days ago and can no longer be restored');
       }
-      return ctx.db.$transaction(async (tx) => {
+      const restored = await ctx.db.$transaction(async (tx) => {
         // The parent collection may be gone; the space then comes back at the top level.
         const parent = space.parentId ? await tx.collection.findUnique({ where: { id: space.parentId }, select: { id: true } }) : null;
         const parentId = parent?.id ?? null;
@@ -146,6 +154,8 @@ builder.mutationFields((t) => ({
         const position = await resolvePosition(tx, { organizationId: space.organizationId, parentId, itemId: id });
         return tx.space.update({ ...query, where: { id }, data: { deletedAt: null, parentId, position } });
       });
+      await revalidateRenderer(ctx, { kind: 'space', space });
+      return restored;
     },
   }),
   duplicateSpace: t.prismaField({
