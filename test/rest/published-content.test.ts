@@ -11,6 +11,7 @@ import { GitBookAPI } from '@gitbook/api';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signSiteToken } from '../../src/auth/site-tokens.ts';
+import { deleteSigningKey, rotateSigningKey } from '../../src/auth/visitor-claims.ts';
 import { signingKeySealer } from '../../src/services/member.ts';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, shareKeyIn, useTestServer } from '../helpers/server.ts';
@@ -210,6 +211,14 @@ describe('the site token', () => {
     });
     expectError(await server.request('GET', `/v1/spaces/${reference}`, { token: yesterday }), 401, /expired/);
 
+    // Rotating the organization's keys keeps the token (the retired key still verifies); deleting its key ends it.
+    const kid = decodeProtectedHeader(token).kid!;
+    await rotateSigningKey(server.app.db, signingKeySealer(server.app.config), org);
+    expect((await server.request('GET', `/v1/spaces/${reference}`, { token })).status).toBe(200);
+    expect((await resolved(`${siteUrl}/${referencePath}`)).apiToken).not.toBe(token);
+    await deleteSigningKey(server.app.db, org, kid);
+    expectError(await server.request('GET', `/v1/spaces/${reference}`, { token }), 401, /invalid/);
+
     const temporary = await server.createSite(ada, org, { title: 'Temporary', spaces: [privateSpace] });
     await server.publishSite(ada, org, temporary.id);
     const temporaryToken = await tokenOf(`${server.app.config.sitesUrl}/${org}/${temporary.basename}/`);
@@ -308,5 +317,7 @@ describe("GitBook's client", () => {
     expect(space.data.id).toBe(reference);
     const site = await visitor.orgs.getPublishedContentSite(data.organization, data.site);
     expect(site.data.site.id).toBe(data.site);
+    const deprecated = await anonymous.urls.getPublishedContentByUrl({ url: `${siteUrl}/${referencePath}/start` });
+    expect(deprecated.data).toMatchObject({ space: reference, pathname: 'start' });
   });
 });
