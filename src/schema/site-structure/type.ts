@@ -114,19 +114,14 @@ export const PublishedContentSite = builder.prismaObject('Site', {
     customizations: t.field({
       type: 'JSON',
       description:
-        '`{site, siteSpaces}`: the full SiteCustomizationSettings of the site, and of each site space visitors see (its overrides over the site)',
+        '`{site, siteSpaces}`: the full SiteCustomizationSettings of the site, and the SiteSpaceCustomizationSettings of each site space visitors see (its overrides over the site, and `hasOverrides`)',
       select: {
         customizations: true,
         siteSpaces: { where: VISIBLE_SITE_SPACE, orderBy: STRUCTURE_ORDER, select: { id: true, customizations: true } },
       },
       resolve: (site) => ({
         site: readSiteCustomizations(site.customizations),
-        siteSpaces: Object.fromEntries(
-          site.siteSpaces.map((siteSpace) => {
-            const { hasOverrides: _hasOverrides, ...settings } = readSiteSpaceCustomizations(siteSpace.customizations, site.customizations);
-            return [siteSpace.id, settings];
-          }),
-        ),
+        siteSpaces: Object.fromEntries(site.siteSpaces.map((siteSpace) => [siteSpace.id, readSiteSpaceCustomizations(siteSpace.customizations, site.customizations)])),
       }),
     }),
     scripts: t.field({

@@ -303,6 +303,21 @@ export function applySiteCustomizations(stored: Prisma.JsonValue, patch: unknown
   return next;
 }
 
+/**
+ * Applies a partial update to a site space's stored overrides, over the site's
+ * stored customizations (`siteStored`): as applySiteCustomizations, validated as
+ * SiteSpaceCustomizationSettings. `null` removes every override; `hasOverrides`,
+ * which is computed, is ignored (so a value read can be sent back).
+ */
+export function applySiteSpaceCustomizations(stored: Prisma.JsonValue, patch: unknown, siteStored: Prisma.JsonValue, root = 'customizations'): Json {
+  if (patch === null) return {};
+  if (!isPlainObject(patch)) throw new InvalidInputError(`${root}: must be an object or null`);
+  const { hasOverrides: _computed, ...overrides } = patch;
+  const next = patchLayer(stored, overrides);
+  assertValidSiteSpaceCustomizations(siteSpaceSettings(parseStoredCustomizations(siteStored), next), root);
+  return next;
+}
+
 /** The site's icon (OpenAPI CustomizationFavicon), or null when none is set. */
 export function siteIcon(stored: Prisma.JsonValue): Record<string, unknown> | null {
   const favicon = parseStoredCustomizations(stored).favicon;
