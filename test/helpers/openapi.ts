@@ -70,3 +70,21 @@ export function assertMatchesSpec(operationId: string, status: number, body: unk
     throw new Error(`${operationId} ${status} does not match the OpenAPI schema: ${s.ajv.errorsText(validate.errors)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`);
   }
 }
+
+/**
+ * Throws with ajv's errors unless `value` matches the component schema at
+ * `pointer` (`SiteSpace`, `PublishedContentSite/properties/customizations`):
+ * for a part of a body whose other parts keep the shape of another version.
+ */
+export function assertMatchesComponent(pointer: string, value: unknown, version: 'current' | 'next' = 'current') {
+  const s = specs[version];
+  const key = `#${pointer}`;
+  let validate = s.cache.get(key);
+  if (!validate) {
+    validate = s.ajv.compile({ $ref: `spec#/components/schemas/${pointer}` });
+    s.cache.set(key, validate);
+  }
+  if (!validate(value)) {
+    throw new Error(`${pointer} does not match the OpenAPI schema: ${s.ajv.errorsText(validate.errors)}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`);
+  }
+}

@@ -313,7 +313,7 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     CreateSiteRedirect: [{ source: '/fixture-new', destination: { kind: 'site-section', siteSectionId: section.id } }],
     UpdateSiteRedirectById: [{ source: '/fixture-moved' }, { destination: { kind: 'site-page', siteSpaceId: siteSpace.id, pageId } }],
     AddSpaceToSite: [{ spaceId: thirdSpace.id, sectionId: secondSection.id }],
-    UpdateSiteSpaceById: [{ path: 'handbook', condition: 'visitor.claims.isBetaUser', hidden: false, spaceId: thirdSpace.id }],
+    UpdateSiteSpaceById: [{ path: 'handbook', condition: 'visitor.claims.isBetaUser', hidden: false, spaceId: thirdSpace.id, customizations: { title: 'Handbook' } }],
     MoveSiteSpace: [
       { position: { after: { type: 'site-space', siteSpace: secondSiteSpace.id } } },
       { position: { before: { type: 'site-space', siteSpace: secondSiteSpace.id } } },

@@ -55,6 +55,7 @@ const JSON_FIELDS: Record<string, { refused: unknown } | { acceptsAnything: stri
   'ChangeRequestContentChangeInput.computed': { refused: { type: 'nope' } },
   'ChangeRequestContentChangeInput.redirects': { refused: { '../up': 'x' } },
   'UpdateSiteInput.customizations': { refused: ['title'] },
+  'UpdateSiteSpaceInput.customizations': { refused: ['title'] },
   'SearchSiteContentInput.scope': { refused: { mode: 'everywhere' } },
   'CreateSiteRedirectInput.destination': { refused: { kind: 'external', url: 'https://example.com' } },
   'UpdateSiteRedirectInput.destination': { refused: { kind: 'site-space', siteSpaceId: 'no-such-site-space' } },

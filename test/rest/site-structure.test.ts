@@ -6,7 +6,7 @@
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
-import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { assertMatchesComponent, assertMatchesSpec } from '../helpers/openapi.ts';
 import { expectError, shareKeyIn, useTestServer, type TestUser } from '../helpers/server.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
@@ -343,7 +343,135 @@ describe('published profile', () => {
     expect(body.structure.structure.map((s: any) => s.id)).toEqual([sa.id]);
     expect(body.customizations.siteSpaces[sa.id].title).toBe('Variant A');
     expect(body.customizations.siteSpaces[sa.id].styling).toEqual(body.customizations.site.styling);
+    expect(body.customizations.siteSpaces[sa.id].hasOverrides).toBe(true);
     expect(body.customizations.siteSpaces[sb.id]).toBeUndefined();
+  });
+});
+
+describe('site space customizations', () => {
+  const sitePath = (org: string, site: string, rest = '') => `${base(org, site)}${rest}`;
+  const UPDATE = `mutation($org: ID!, $site: ID!, $id: ID!, $input: UpdateSiteSpaceInput!) {
+    updateSiteSpace(organizationId: $org, siteId: $site, siteSpaceId: $id, input: $input) { id path customizations }
+  }`;
+
+  /** A published site of two root site spaces. */
+  async function twoSpaceSite() {
+    const org = await server.createOrg(ada);
+    const [a, b] = await Promise.all(['A', 'B'].map((title) => server.createSpace(ada, org, { title })));
+    const site = (await server.createSite(ada, org, { spaces: [a!.id, b!.id] })).id;
+    await server.publishSite(ada, org, site);
+    const [sa, sb] = (await published(ada, org, site)).structure.structure.map((s: any) => s.id as string);
+    return { org, site, sa: sa!, sb: sb! };
+  }
+
+  async function patchSiteSpace(user: TestUser, org: string, site: string, id: string, body: unknown) {
+    return server.request('PATCH', sitePath(org, site, `/site-spaces/${id}`), { token: user.token, body });
+  }
+
+  /** The published profile, its customizations checked against 0.202.0's too (socialAccounts, codeTheme and pageActions.items are its members). */
+  async function publishedNext(org: string, site: string) {
+    const body = await published(ada, org, site);
+    assertMatchesComponent('PublishedContentSite/properties/customizations', body.customizations, 'next');
+    for (const settings of Object.values(body.customizations.siteSpaces)) assertMatchesComponent('SiteSpaceCustomizationSettings', settings, 'next');
+    return body;
+  }
+
+  it('overrides the site per site space through PATCH, and hasOverrides says which site spaces have overrides', async () => {
+    const { org, site, sa, sb } = await twoSpaceSite();
+    const before = await publishedNext(org, site);
+    expect(before.customizations.siteSpaces[sa].hasOverrides).toBe(false);
+    expect(before.customizations.site.socialAccounts).toEqual([]);
+    expect(before.customizations.siteSpaces[sa].styling.codeTheme).toEqual({
+      default: { light: 'default-light', dark: 'default-dark' },
+      openapi: { light: 'default-light', dark: 'default-dark' },
+    });
+
+    expect((await server.request('PATCH', sitePath(org, site), { token: ada.token, body: { customizations: { styling: { theme: 'bold' }, socialAccounts: [{ platform: 'github', handle: 'site' }] } } })).status).toBe(200);
+    const res = await patchSiteSpace(ada, org, site, sa, {
+      customizations: { title: 'Variant A', styling: { codeTheme: { default: { light: 'github-light' } } }, socialAccounts: [{ platform: 'discord', handle: 'variant', display: { header: true } }] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    assertMatchesSpec('updateSiteSpaceById', 200, res.body);
+    expect((await server.app.db.siteSpace.findUniqueOrThrow({ where: { id: sa } })).customizations).toEqual({
+      title: 'Variant A',
+      styling: { codeTheme: { default: { light: 'github-light' } } },
+      socialAccounts: [{ platform: 'discord', handle: 'variant', display: { header: true } }],
+    });
+
+    const body = await publishedNext(org, site);
+    const [a, b] = [body.customizations.siteSpaces[sa], body.customizations.siteSpaces[sb]];
+    expect(a).toMatchObject({
+      hasOverrides: true,
+      title: 'Variant A',
+      styling: { theme: 'bold', codeTheme: { default: { light: 'github-light', dark: 'default-dark' } } },
+      socialAccounts: [{ platform: 'discord', handle: 'variant', display: { footer: true, header: true } }],
+    });
+    expect(b).toMatchObject({ hasOverrides: false, styling: { theme: 'bold' }, socialAccounts: [{ platform: 'github', handle: 'site', display: { footer: true, header: false } }] });
+    const { hasOverrides: _b, ...siteSettings } = b;
+    expect(siteSettings).toEqual(body.customizations.site);
+
+    // GraphQL answers the same, with the overrides merged member by member.
+    const gql = await graphql(ada, UPDATE, { org, site, id: sa, input: { customizations: { styling: { codeTheme: { default: { dark: 'dracula' } } }, hasOverrides: false } } });
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.updateSiteSpace.customizations).toMatchObject({ hasOverrides: true, title: 'Variant A', styling: { codeTheme: { default: { light: 'github-light', dark: 'dracula' } } } });
+
+    // Overrides emptied member by member, or all at once with null: no overrides left.
+    const emptied = await patchSiteSpace(ada, org, site, sa, { customizations: { title: null, styling: { codeTheme: null }, socialAccounts: null } });
+    expect(emptied.status, JSON.stringify(emptied.body)).toBe(200);
+    expect((await publishedNext(org, site)).customizations.siteSpaces[sa]).toEqual({ ...body.customizations.site, hasOverrides: false });
+    expect((await patchSiteSpace(ada, org, site, sa, { customizations: { favicon: {} } })).status).toBe(200);
+    expect((await publishedNext(org, site)).customizations.siteSpaces[sa].hasOverrides).toBe(true);
+    expect((await patchSiteSpace(ada, org, site, sa, { customizations: null })).status).toBe(200);
+    expect((await server.app.db.siteSpace.findUniqueOrThrow({ where: { id: sa } })).customizations).toEqual({});
+    expect((await publishedNext(org, site)).customizations.siteSpaces[sa].hasOverrides).toBe(false);
+  });
+
+  it("applies a site space's page action flags to the site's list", async () => {
+    const { org, site, sa, sb } = await twoSpaceSite();
+    expect((await server.request('PATCH', sitePath(org, site), { token: ada.token, body: { customizations: { pageActions: { items: ['pdf', 'markdown'] } } } })).status).toBe(200);
+    expect((await patchSiteSpace(ada, org, site, sa, { customizations: { pageActions: { markdown: false, mcp: true } } })).status).toBe(200);
+    const body = await publishedNext(org, site);
+    expect(body.customizations.siteSpaces[sa].pageActions).toEqual({ externalAI: false, markdown: false, mcp: true, items: ['pdf', 'mcp'] });
+    expect(body.customizations.siteSpaces[sb].pageActions).toEqual({ externalAI: false, markdown: true, mcp: false, items: ['pdf', 'markdown'] });
+  });
+
+  it('refuses invalid overrides with 400 naming the path, and writes nothing', async () => {
+    const { org, site, sa } = await twoSpaceSite();
+    const before = { title: 'Kept' };
+    expect((await patchSiteSpace(ada, org, site, sa, { customizations: before })).status).toBe(200);
+    const { path } = await server.app.db.siteSpace.findUniqueOrThrow({ where: { id: sa } });
+    const bad: Array<[unknown, RegExp]> = [
+      [{ styling: { codeTheme: { openapi: { dark: 'neon' } } } }, /customizations\.styling\.codeTheme\.openapi\.dark must be one of/],
+      [{ socialAccounts: [{ platform: 'myspace', handle: 'tom' }] }, /customizations\.socialAccounts\[0\]\.platform must be one of/],
+      [{ pageActions: { items: ['print'] } }, /customizations\.pageActions\.items\[0\] must be one of/],
+      [{ styling: { theme: 'neon' } }, /customizations\.styling\.theme must be one of/],
+      ['not an object', /customizations: must be an object or null/],
+    ];
+    for (const [customizations, message] of bad) {
+      // With another member in the same body: nothing of it is written either.
+      expectError(await patchSiteSpace(ada, org, site, sa, { path: 'moved', customizations }), 400, message);
+      const res = await graphql(ada, UPDATE, { org, site, id: sa, input: { customizations } });
+      expect(res.errors?.[0]?.message).toMatch(message);
+    }
+    expect(await server.app.db.siteSpace.findUniqueOrThrow({ where: { id: sa } })).toMatchObject({ path, customizations: before });
+  });
+
+  it("needs admin (site:configure), as the site's customizations do", async () => {
+    const { org, site, sa } = await twoSpaceSite();
+    const creator = await server.createUser('Creator');
+    await server.addMember(org, creator, 'create');
+    expectError(await patchSiteSpace(creator, org, site, sa, { customizations: { title: 'Nope' } }), 403);
+    expect((await patchSiteSpace(creator, org, site, sa, { hidden: false })).status).toBe(200);
+    expectError(await patchSiteSpace(bob, org, site, sa, { customizations: { title: 'Nope' } }), 404);
+    expect((await server.app.db.siteSpace.findUniqueOrThrow({ where: { id: sa } })).customizations).toEqual({});
+  });
+
+  it('keeps every member of concurrent partial overrides', async () => {
+    const { org, site, sa } = await twoSpaceSite();
+    const patches = [{ title: 'Variant' }, { feedback: { enabled: true } }, { ai: { mode: 'assistant' } }, { styling: { corners: 'straight' } }, { socialAccounts: [{ platform: 'github', handle: 'x' }] }];
+    const results = await Promise.all(patches.map((customizations) => patchSiteSpace(ada, org, site, sa, { customizations })));
+    expect(results.map((r) => r.status)).toEqual(patches.map(() => 200));
+    expect((await server.app.db.siteSpace.findUniqueOrThrow({ where: { id: sa } })).customizations).toEqual(Object.assign({}, ...patches));
   });
 });
 

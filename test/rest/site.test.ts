@@ -25,10 +25,10 @@ async function graphql(user: TestUser, query: string, variables: Record<string, 
   return server.request('POST', '/graphql', { token: user.token, body: { query, variables } });
 }
 
-/** A validator for a component schema of GitBook's OpenAPI document (for GraphQL values). */
-function componentValidator(name: string) {
+/** A validator for a component schema of GitBook's OpenAPI document, 0.146.0 or 0.202.0 (for GraphQL values). */
+function componentValidator(name: string, pkg: '@gitbook/api' | 'gitbook-api-next' = '@gitbook/api') {
   const require = createRequire(import.meta.url);
-  const spec = require('@gitbook/api/spec/openapi.json') as { components: unknown };
+  const spec = require(`${pkg}/spec/openapi.json`) as { components: unknown };
   const AjvClass = ((Ajv as unknown as { default?: typeof Ajv }).default ?? Ajv) as typeof Ajv;
   const ajv = new AjvClass({ strict: false, allErrors: true });
   ((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats)(ajv);
@@ -344,6 +344,115 @@ describe('customizations', () => {
     expect(results.map((r) => r.status)).toEqual(patches.map(() => 200));
     const after = (await graphql(ada, CUSTOMIZATIONS, { org, id: site.id })).body.data.site.customizations;
     expect(after).toMatchObject({ pdf: { enabled: false }, feedback: { enabled: true }, ai: { mode: 'assistant' }, styling: { corners: 'straight' }, git: { showEditLink: true } });
+  });
+
+  it("answers the members of 0.202.0 the site renderer reads, with their defaults: socialAccounts, styling.codeTheme, pageActions.items", async () => {
+    const validateNext = componentValidator('SiteCustomizationSettings', 'gitbook-api-next');
+    const org = await server.createOrg(ada);
+    const site = await server.createSite(ada, org);
+    const full = (await graphql(ada, CUSTOMIZATIONS, { org, id: site.id })).body.data.site.customizations;
+    expect(validate(full), JSON.stringify(validate.errors)).toBe(true);
+    expect(validateNext(full), JSON.stringify(validateNext.errors)).toBe(true);
+    expect(full.socialAccounts).toEqual([]);
+    expect(full.styling.codeTheme).toEqual({
+      default: { light: 'default-light', dark: 'default-dark' },
+      openapi: { light: 'default-light', dark: 'default-dark' },
+    });
+    // The list the 0.146.0 flags say: markdown, external AI, MCP and PDF on, the Git edit link off; no assistant (ai.mode is search).
+    expect(full.pageActions).toEqual({ externalAI: true, markdown: true, mcp: true, items: ['markdown', 'external-ai', 'mcp', 'pdf'] });
+
+    // Set through PATCH: stored, deep-merged, a social account's display defaulting to the footer only.
+    const patched = await patchSite(ada, org, site.id, {
+      customizations: {
+        socialAccounts: [
+          { platform: 'github', handle: 'GitbookIO' },
+          { platform: 'bluesky', handle: 'gitbook.com', display: { header: true } },
+        ],
+        styling: { codeTheme: { default: { dark: 'dracula' }, openapi: { light: 'github-light', dark: 'github-dark' } } },
+      },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const stored = (await server.app.db.site.findUniqueOrThrow({ where: { id: site.id } })).customizations as any;
+    expect(stored.socialAccounts).toEqual([{ platform: 'github', handle: 'GitbookIO' }, { platform: 'bluesky', handle: 'gitbook.com', display: { header: true } }]);
+    const after = (await graphql(ada, CUSTOMIZATIONS, { org, id: site.id })).body.data.site.customizations;
+    expect(validate(after), JSON.stringify(validate.errors)).toBe(true);
+    expect(validateNext(after), JSON.stringify(validateNext.errors)).toBe(true);
+    expect(after.socialAccounts).toEqual([
+      { platform: 'github', handle: 'GitbookIO', display: { footer: true, header: false } },
+      { platform: 'bluesky', handle: 'gitbook.com', display: { footer: true, header: true } },
+    ]);
+    expect(after.styling.codeTheme).toEqual({ default: { light: 'default-light', dark: 'dracula' }, openapi: { light: 'github-light', dark: 'github-dark' } });
+
+    // null goes back to the defaults.
+    const reset = await graphql(ada, UPDATE, { org, id: site.id, c: { socialAccounts: null, styling: { codeTheme: null } } });
+    expect(reset.body.errors).toBeUndefined();
+    expect(reset.body.data.updateSiteCustomizations.customizations).toMatchObject({ socialAccounts: [], styling: { codeTheme: full.styling.codeTheme } });
+  });
+
+  it('answers pageActions.items as the truth of the page actions, the 0.146.0 flags following it and editing it', async () => {
+    const org = await server.createOrg(ada);
+    const site = await server.createSite(ada, org);
+    const update = async (c: unknown) => {
+      const res = await graphql(ada, UPDATE, { org, id: site.id, c });
+      expect(res.body.errors).toBeUndefined();
+      const full = res.body.data.updateSiteCustomizations.customizations;
+      expect(validate(full), JSON.stringify(validate.errors)).toBe(true);
+      return { pageActions: full.pageActions, pdf: full.pdf, git: full.git };
+    };
+    // Flags alone (a 0.146.0 client): the list is what they say, in GitBook's order.
+    expect(await update({ pdf: { enabled: false }, git: { showEditLink: true }, pageActions: { externalAI: false } })).toEqual({
+      pageActions: { externalAI: false, markdown: true, mcp: true, items: ['markdown', 'mcp', 'git'] },
+      pdf: { enabled: false },
+      git: { showEditLink: true },
+    });
+    // A list: the flags are answered from it, and the flags stored before it are dropped.
+    expect(await update({ pageActions: { items: ['pdf', 'markdown'] } })).toEqual({
+      pageActions: { externalAI: false, markdown: true, mcp: false, items: ['pdf', 'markdown'] },
+      pdf: { enabled: true },
+      git: { showEditLink: false },
+    });
+    expect((await server.app.db.site.findUniqueOrThrow({ where: { id: site.id } })).customizations).toEqual({ pageActions: { items: ['pdf', 'markdown'] } });
+    // A flag written after the list adds its action after the last one that precedes it in GitBook's order, or removes it.
+    expect((await update({ pageActions: { mcp: true } })).pageActions).toEqual({ externalAI: false, markdown: true, mcp: true, items: ['pdf', 'markdown', 'mcp'] });
+    expect((await server.app.db.site.findUniqueOrThrow({ where: { id: site.id } })).customizations).toEqual({ pageActions: { items: ['pdf', 'markdown', 'mcp'] } });
+    expect((await update({ pageActions: { markdown: false } })).pageActions.items).toEqual(['pdf', 'mcp']);
+    expect((await update({ pageActions: { markdown: true } })).pageActions.items).toEqual(['markdown', 'pdf', 'mcp']);
+    expect((await update({ pageActions: { markdown: false } })).pageActions.items).toEqual(['pdf', 'mcp']);
+    // The assistant follows ai.mode on a non-empty list: first when missing, kept where it is, gone when the mode is not assistant.
+    expect((await update({ ai: { mode: 'assistant' } })).pageActions.items).toEqual(['assistant', 'pdf', 'mcp']);
+    expect((await update({ pageActions: { items: ['mcp', 'assistant'] } })).pageActions.items).toEqual(['mcp', 'assistant']);
+    expect((await update({ ai: { mode: 'none' } })).pageActions.items).toEqual(['mcp']);
+    // An empty list turns the menu off, the assistant too.
+    expect((await update({ ai: { mode: 'assistant' }, pageActions: { items: [] } })).pageActions).toEqual({ externalAI: false, markdown: false, mcp: false, items: [] });
+    // null goes back to the list of the defaults.
+    expect((await update({ ai: null, pageActions: { items: null } })).pageActions.items).toEqual(['markdown', 'external-ai', 'mcp', 'pdf']);
+  });
+
+  it('refuses invalid values of the 0.202.0 members with 400 naming the path, and keeps the stored value', async () => {
+    const org = await server.createOrg(ada);
+    const site = await server.createSite(ada, org);
+    const before = { styling: { theme: 'bold' } };
+    expect((await patchSite(ada, org, site.id, { customizations: before })).status).toBe(200);
+    const account = { platform: 'github', handle: 'GitbookIO' };
+    const bad: Array<[unknown, RegExp]> = [
+      [{ socialAccounts: { github: 'GitbookIO' } }, /customizations\.socialAccounts must be array/],
+      [{ socialAccounts: [{ platform: 'myspace', handle: 'tom' }] }, /customizations\.socialAccounts\[0\]\.platform must be one of "twitter"/],
+      [{ socialAccounts: [account, { platform: 'github', handle: '' }] }, /customizations\.socialAccounts\[1\]\.handle/],
+      [{ socialAccounts: [{ platform: 'github' }] }, /customizations\.socialAccounts\[0\] must have required property 'handle'/],
+      [{ socialAccounts: [{ ...account, display: { footer: 'yes' } }] }, /customizations\.socialAccounts\[0\]\.display\.footer must be boolean/],
+      [{ socialAccounts: Array.from({ length: 11 }, () => account) }, /customizations\.socialAccounts must NOT have more than 10 items/],
+      [{ styling: { codeTheme: { default: { light: 'neon' } } } }, /customizations\.styling\.codeTheme\.default\.light must be one of "default-light"/],
+      [{ styling: { codeTheme: 'dracula' } }, /customizations\.styling\.codeTheme must be object/],
+      [{ pageActions: { items: ['print'] } }, /customizations\.pageActions\.items\[0\] must be one of "assistant"/],
+      [{ pageActions: { items: 'markdown' } }, /customizations\.pageActions\.items must be array/],
+      [{ pageActions: { markdown: 'yes' } }, /customizations\.pageActions\.markdown must be boolean/],
+    ];
+    for (const [customizations, message] of bad) {
+      expectError(await patchSite(ada, org, site.id, { customizations }), 400, message);
+      const res = await graphql(ada, UPDATE, { org, id: site.id, c: customizations });
+      expect(res.body.errors?.[0]?.message).toMatch(message);
+    }
+    expect((await server.app.db.site.findUniqueOrThrow({ where: { id: site.id } })).customizations).toEqual(before);
   });
 
   it('needs admin (site:configure)', async () => {

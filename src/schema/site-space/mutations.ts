@@ -1,9 +1,12 @@
 /**
  * Site spaces: add a space to a site (at its root, or in a section), update,
  * delete and move among the site spaces of the same section. Every change to
- * a site's structure needs site:update (src/auth/policies.ts).
+ * a site's structure needs site:update (src/auth/policies.ts); a site space's
+ * customization overrides, like the site's customizations, site:configure.
  */
+import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
+import { jsonInput } from '../../db/json.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
 import { newId } from '../../ids.ts';
 import {
@@ -24,6 +27,7 @@ import {
 import { revalidateRenderer } from '../../services/renderer-revalidation.ts';
 import { loadSite } from '../../services/site.ts';
 import { siteArgs } from '../site/args.ts';
+import { applySiteSpaceCustomizations } from '../site/customizations.ts';
 import { SiteSpace } from './type.ts';
 
 const AddSpaceToSiteInput = builder.inputType('AddSpaceToSiteInput', {
@@ -39,8 +43,16 @@ const UpdateSiteSpaceInput = builder.inputType('UpdateSiteSpaceInput', {
     condition: t.string({ validate: CONDITION, description: 'Unset keeps it; null removes it' }),
     spaceId: t.string({ description: 'Another space of the organization for the site space to publish' }),
     hidden: t.boolean({ description: 'Leave the site space out of the navigation; unset keeps it' }),
+    customizations: t.field({
+      type: 'JSON',
+      description:
+        "Extension: overrides of the site's customizations (a partial SiteCustomizationSettings), deep-merged into the site space's current ones; null removes every override",
+    }),
   }),
 });
+
+/** Another request changed the overrides between our read and our write: the transaction is run again. */
+class OverridesChanged extends Error {}
 
 const SiteSpacePointerInput = builder.inputType('SiteSpacePointerInput', {
   fields: (t) => ({
@@ -109,27 +121,46 @@ builder.mutationFields((t) => ({
       const site = await loadSite(ctx, String(args.organizationId), String(args.siteId), 'site:update');
       const id = String(args.siteSpaceId);
       const { input } = args;
+      if (input.customizations !== undefined) authorize(ctx.access.organization(site.organizationId), 'site:configure', { type: 'Site', id: site.id });
       await findSiteSpace(ctx.db, site.id, id);
       const space = input.spaceId ? await loadSpaceForSite(ctx, site.organizationId, input.spaceId) : null;
-      const updated = await ctx.db.$transaction(async (tx) => {
-        const siteSpace = await findSiteSpace(tx, site.id, id);
-        if (input.path && input.path !== siteSpace.path) {
-          const clash = await tx.siteSpace.findFirst({ where: { siteId: site.id, sectionId: siteSpace.sectionId, path: input.path, id: { not: id } }, select: { id: true } });
-          if (clash) throw new ConflictError(`path: another site space of the ${siteSpace.sectionId ? 'section' : 'site'} already has the path ${JSON.stringify(input.path)}`);
+      // The overrides are merged into what is stored, compare-and-set (as a site's customizations):
+      // two concurrent partial updates both land, the loser running again on the winner's value.
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        try {
+          const updated = await ctx.db.$transaction(async (tx) => {
+            const siteSpace = await findSiteSpace(tx, site.id, id);
+            if (input.path && input.path !== siteSpace.path) {
+              const clash = await tx.siteSpace.findFirst({ where: { siteId: site.id, sectionId: siteSpace.sectionId, path: input.path, id: { not: id } }, select: { id: true } });
+              if (clash) throw new ConflictError(`path: another site space of the ${siteSpace.sectionId ? 'section' : 'site'} already has the path ${JSON.stringify(input.path)}`);
+            }
+            if (input.customizations !== undefined) {
+              const { customizations: siteStored } = await tx.site.findUniqueOrThrow({ where: { id: site.id }, select: { customizations: true } });
+              const next = applySiteSpaceCustomizations(siteSpace.customizations, input.customizations, siteStored);
+              const written = await tx.siteSpace.updateMany({
+                where: { id, customizations: { equals: jsonInput(siteSpace.customizations) } },
+                data: { customizations: jsonInput(next) },
+              });
+              if (written.count === 0) throw new OverridesChanged();
+            }
+            return tx.siteSpace.update({
+              ...query,
+              where: { id },
+              data: {
+                path: input.path ?? undefined,
+                condition: input.condition,
+                spaceId: space?.id,
+                hidden: input.hidden ?? undefined,
+              },
+            });
+          });
+          await revalidateRenderer(ctx, { kind: 'site-structure', site, spaceIds: space ? [space.id] : [] });
+          return updated;
+        } catch (error) {
+          if (!(error instanceof OverridesChanged)) throw error;
         }
-        return tx.siteSpace.update({
-          ...query,
-          where: { id },
-          data: {
-            path: input.path ?? undefined,
-            condition: input.condition,
-            spaceId: space?.id,
-            hidden: input.hidden ?? undefined,
-          },
-        });
-      });
-      await revalidateRenderer(ctx, { kind: 'site-structure', site, spaceIds: space ? [space.id] : [] });
-      return updated;
+      }
+      throw new ConflictError('customizations: the site space was changed concurrently too many times; try again');
     },
   }),
   deleteSiteSpace: t.boolean({

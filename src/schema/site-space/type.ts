@@ -1,5 +1,6 @@
 import { builder } from '../../builder.ts';
 import { publishedUrl } from '../../services/published-urls.ts';
+import { readSiteSpaceCustomizations } from '../site/customizations.ts';
 
 const SiteSpaceUrls = builder.objectRef<{ published: string | null; location: string }>('SiteSpaceUrls').implement({
   fields: (t) => ({
@@ -36,6 +37,12 @@ export const SiteSpace = builder.prismaObject('SiteSpace', {
     condition: t.exposeString('condition', { nullable: true, description: 'Expression deciding whether a visitor sees the site space' }),
     hidden: t.boolean({ resolve: (siteSpace) => siteSpace.hidden, description: 'Left out of the navigation (still published)' }),
     hasAdvancedCustomizationFeature: t.boolean({ description: 'No plan gates features here: always false', resolve: () => false }),
+    customizations: t.field({
+      type: 'JSON',
+      description: "The full SiteSpaceCustomizationSettings of the site space: its overrides over the site's customizations, and `hasOverrides`",
+      select: { customizations: true, site: { select: { customizations: true } } },
+      resolve: (siteSpace) => readSiteSpaceCustomizations(siteSpace.customizations, siteSpace.site.customizations),
+    }),
     urls: t.field({
       type: SiteSpaceUrls,
       resolve: async (siteSpace, _args, ctx) => {

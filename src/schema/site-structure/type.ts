@@ -114,7 +114,7 @@ export const PublishedContentSite = builder.prismaObject('Site', {
     customizations: t.field({
       type: 'JSON',
       description:
-        '`{site, siteSpaces}`: the full SiteCustomizationSettings of the site, and of each site space visitors see (its overrides over the site)',
+        '`{site, siteSpaces}`: the full SiteCustomizationSettings of the site, and the SiteSpaceCustomizationSettings of each site space visitors see (its overrides over the site, and `hasOverrides`)',
       // Planned before the site is read, so before what a site token's visitor does not see is known: filtered when resolved.
       select: (_args, ctx) => ({
         customizations: true,
@@ -123,10 +123,9 @@ export const PublishedContentSite = builder.prismaObject('Site', {
       resolve: (site, _args, ctx) => ({
         site: readSiteCustomizations(site.customizations),
         siteSpaces: Object.fromEntries(
-          site.siteSpaces.filter((siteSpace) => !ctx.access.visitorHidden.siteSpaces.has(siteSpace.id)).map((siteSpace) => {
-            const { hasOverrides: _hasOverrides, ...settings } = readSiteSpaceCustomizations(siteSpace.customizations, site.customizations);
-            return [siteSpace.id, settings];
-          }),
+          site.siteSpaces
+            .filter((siteSpace) => !ctx.access.visitorHidden.siteSpaces.has(siteSpace.id))
+            .map((siteSpace) => [siteSpace.id, readSiteSpaceCustomizations(siteSpace.customizations, site.customizations)]),
         ),
       }),
     }),
