@@ -153,13 +153,14 @@ interface Placed {
 /**
  * Picks an item of one level of the structure by the next segment: `matched` when the segment is
  * its path; else the default, and `decided` tells whether more segments could still change the
- * choice (no segment left and another item to pick: not decided).
+ * choice: with no segment left, a longer URL could name an item of this level (the default's own
+ * path included: published URLs spell it), so it is not decided.
  */
 function pick<T extends Placed>(items: readonly T[], fallback: T | undefined, segment: string | undefined): { item: T; matched: boolean; decided: boolean } | null {
   const matched = segment === undefined ? undefined : items.find((item) => item.path === segment);
   if (matched) return { item: matched, matched: true, decided: true };
   if (!fallback) return null;
-  return { item: fallback, matched: false, decided: segment !== undefined || items.length <= 1 };
+  return { item: fallback, matched: false, decided: segment !== undefined };
 }
 
 const joinPath = (segments: readonly string[]) => (segments.length ? `/${segments.map(encodeURIComponent).join('/')}/` : '/');

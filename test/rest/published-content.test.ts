@@ -126,6 +126,9 @@ describe('POST /v1/urls/published', () => {
     const body = await resolved('https://docs.example.com/start/install');
     expect(body).toMatchObject({ site: hosted.id, space: reference, pathname: 'start/install', basePath: '/', siteBasePath: '/', complete: true });
     expect(body.canonicalUrl).toBe('https://docs.example.com/start/install');
+    // Its one site space's own path, as published URLs spell it, is the site space's: the root is not complete.
+    expect(await resolved('https://docs.example.com/')).toMatchObject({ space: reference, pathname: '', complete: false });
+    expect(await resolved(`https://docs.example.com/${referencePath}/start`)).toMatchObject({ pathname: 'start', basePath: `/${referencePath}/`, complete: true });
   });
 
   it('answers a site redirect when redirectOnError asks for it', async () => {
