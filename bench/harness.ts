@@ -769,7 +769,7 @@ export interface Measurement {
   autocannon: { rpsAverage: number; latencyP50: number; latencyP99: number; sent: number; completed: number };
 }
 
-/** autocannon against `endpoint` for `seconds`; with `record`, the latency of every response (sorted) and the range of response sizes. */
+/** autocannon against `endpoint` for `seconds` (with the bearer token; none when `token` is empty); with `record`, the latency of every response (sorted) and the range of response sizes. */
 export async function load(baseUrl: string, endpoint: Endpoint, token: string, seconds: number, record: boolean) {
   let i = 0;
   let latencies = new Float64Array(1 << 16);
@@ -780,7 +780,8 @@ export async function load(baseUrl: string, endpoint: Endpoint, token: string, s
     url: baseUrl,
     connections: endpoint.connections ?? CONNECTIONS,
     duration: seconds,
-    headers: { authorization: `Bearer ${token}` },
+    // An empty token: no Authorization header (anonymous requests).
+    headers: token ? { authorization: `Bearer ${token}` } : {},
     requests: [
       {
         method: endpoint.method ?? 'GET',
@@ -820,6 +821,18 @@ export async function metricValue(baseUrl: string, name: string): Promise<number
     if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return total;
+}
+
+/**
+ * The statements one scrape of GET /metrics sends (the `jobs_queued` gauge reads the job table),
+ * counted in `db_queries_total` by the next scrape: what a delta between two reads includes besides
+ * the requests measured. Read as the delta of consecutive scrapes with nothing in between.
+ */
+export async function scrapeStatements(baseUrl: string, scrapes = 3): Promise<number> {
+  const first = await metricValue(baseUrl, 'db_queries_total');
+  let last = first;
+  for (let i = 0; i < scrapes; i++) last = await metricValue(baseUrl, 'db_queries_total');
+  return Math.round((last - first) / scrapes);
 }
 
 /**
@@ -911,11 +924,11 @@ export interface Body {
   contentType: string | null;
 }
 
-/** One request of `endpoint` (its method, body and headers) to `p`, with the bearer token. */
+/** One request of `endpoint` (its method, body and headers) to `p`, with the bearer token (none when `token` is empty). */
 export async function request(baseUrl: string, p: string, token: string, endpoint?: Pick<Endpoint, 'method' | 'body' | 'headers'>): Promise<Body> {
   const res = await fetch(`${baseUrl}${p}`, {
     method: endpoint?.method ?? 'GET',
-    headers: { ...endpoint?.headers, authorization: `Bearer ${token}` },
+    headers: { ...endpoint?.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     ...(endpoint?.body !== undefined ? { body: endpoint.body } : {}),
   });
   return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') };
@@ -928,10 +941,13 @@ export interface Reply {
   ms: number;
 }
 
-/** A JSON call to the app with the bearer token, timed; throws unless it answers `expected`. */
-/** Latencies and statements (`db_queries_total` delta per call) of `runs` sequential calls of `call`, after `warm` unmeasured ones. */
+/**
+ * Latencies and statements (`db_queries_total` delta per call, the scrapes' own statements taken
+ * out: see `scrapeStatements`) of `runs` sequential calls of `call`, after `warm` unmeasured ones.
+ */
 export async function timedCalls(baseUrl: string, runs: number, warm: number, call: () => Promise<void>): Promise<{ latency: Stats; statements: number }> {
   for (let i = 0; i < warm; i++) await call();
+  const scrape = await scrapeStatements(baseUrl);
   const before = await metricValue(baseUrl, 'db_queries_total');
   const latencies: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -939,9 +955,10 @@ export async function timedCalls(baseUrl: string, runs: number, warm: number, ca
     await call();
     latencies.push(performance.now() - t);
   }
-  return { latency: stats(latencies), statements: ((await metricValue(baseUrl, 'db_queries_total')) - before) / runs };
+  return { latency: stats(latencies), statements: ((await metricValue(baseUrl, 'db_queries_total')) - before - scrape) / runs };
 }
 
+/** A JSON call to the app with the bearer token, timed; throws unless it answers `expected`. */
 export async function api(baseUrl: string, token: string, method: string, p: string, body?: unknown, expected = 200): Promise<Reply> {
   const started = performance.now();
   const res = await fetch(`${baseUrl}${p}`, {
