@@ -98,12 +98,16 @@ const SITE_SELECT = {
   defaultSectionId: true,
 } as const;
 
-/** The site an address names and the segments after its base, or null. */
+/**
+ * The site an address names and the segments after its base, or null: under SITES_URL, by
+ * organization and basename; on another host, by custom hostname (one statement either way).
+ */
 async function siteOf(ctx: Context, url: URL) {
-  const byHost = await ctx.db.site.findUnique({ where: { hostname: url.hostname.toLowerCase() }, select: SITE_SELECT });
-  if (byHost) return { site: byHost, origin: url.origin, base: [] as string[], rest: segmentsOf(url.pathname) };
   const sites = new URL(ctx.config.sitesUrl);
-  if (url.origin !== sites.origin) return null;
+  if (url.origin !== sites.origin) {
+    const byHost = await ctx.db.site.findUnique({ where: { hostname: url.hostname.toLowerCase() }, select: SITE_SELECT });
+    return byHost && { site: byHost, origin: url.origin, base: [] as string[], rest: segmentsOf(url.pathname) };
+  }
   const prefix = segmentsOf(sites.pathname);
   const segments = segmentsOf(url.pathname);
   if (prefix.some((segment, i) => segments[i] !== segment)) return null;

@@ -117,4 +117,12 @@ describe("GitBook's site renderer, replayed", () => {
     expect(answered).toContain('POST searchSiteContent 200');
     expect(answered).toContain('POST resolvePublishedContentByUrl 401');
   });
+
+  it('resolves sites under SITES_URL by their path, so no site may take its host as a custom hostname', async () => {
+    const org = (await ok('POST', '/v1/orgs', { title: 'Hosts' })).id as string;
+    const site = await ok('POST', `/v1/orgs/${org}/sites`, { title: 'Hosted' });
+    const res = await server.request('PATCH', `/v1/orgs/${org}/sites/${site.id}`, { token: ada.token, body: { hostname: 'docs.example.test' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.message).toMatch(/SITES_URL/);
+  });
 });

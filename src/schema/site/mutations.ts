@@ -203,6 +203,10 @@ builder.mutationFields((t) => ({
       }
       if (input.hostname !== undefined && input.hostname !== site.hostname) {
         if (input.hostname !== null) {
+          // The host every site is published under (SITES_URL) is no one site's: its URLs name the site in their path.
+          if (input.hostname.toLowerCase() === new URL(ctx.config.sitesUrl).hostname) {
+            throw new InvalidInputError(`hostname: ${JSON.stringify(input.hostname)} is the address of every site (SITES_URL), not one site's`);
+          }
           const taken = await ctx.db.site.findFirst({ where: { hostname: input.hostname, id: { not: id } }, select: { id: true } });
           if (taken) throw new ConflictError(`hostname: ${JSON.stringify(input.hostname)} is already used by another site`);
         }
