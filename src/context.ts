@@ -8,6 +8,7 @@ import { Access, type AccessLookups } from './auth/access.ts';
 import { type Conversions } from './content/conversions.ts';
 import type { SiteVisitor } from './auth/site-tokens.ts';
 import { bearerToken, type Viewer } from './auth/viewer.ts';
+import { UnauthenticatedError } from './errors/index.ts';
 import type { ViewerCache } from './auth/viewer-cache.ts';
 import type { AppConfig } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -73,7 +74,12 @@ export async function buildContext(
   const caller = token ? await viewers.callerFor(token) : null;
   const viewer = caller?.kind === 'user' ? caller.viewer : null;
   const loaders = new Loaders(deps.db, deps.revisionChunks);
-  const access = createAccess(viewer, loaders, caller?.kind === 'site' ? caller.visitor : null);
+  const siteVisitor = caller?.kind === 'site' ? caller.visitor : null;
+  // A share-link site's token opens it while the link it was made with does (a deactivated or deleted link closes it at once).
+  if (siteVisitor?.shareKey && (await loaders.siteIdByShareKey.load(siteVisitor.shareKey)) !== siteVisitor.siteId) {
+    throw new UnauthenticatedError('The share link this site token was made with no longer opens the site: resolve the URL again (POST /v1/urls/published)');
+  }
+  const access = createAccess(viewer, loaders, siteVisitor);
   return { ...rest, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
 }
 

@@ -80,7 +80,7 @@ export class Access {
     /** The visitor a site token names (then `viewer` is null). */
     readonly siteVisitor: SiteVisitor | null = null,
   ) {
-    if (siteVisitor) this.shareGrants.sites.set(siteVisitor.siteId, null);
+    if (siteVisitor) this.shareGrants.sites.set(siteVisitor.siteId, siteVisitor.shareKey);
   }
 
   /** The viewer, or 401: what only a user may do (a site token's holder is not one). */

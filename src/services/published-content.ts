@@ -253,6 +253,7 @@ export async function resolvePublishedContent(ctx: Context, input: ResolveInput)
     siteSectionId: section?.id ?? null,
     siteSpaceId: siteSpace.id,
     spaceId: siteSpace.spaceId,
+    shareKey,
     claims,
     visitorType: visitorTypeOf(input.visitor?.type),
     now,

@@ -208,6 +208,7 @@ describe('the site token', () => {
       siteSectionId: null,
       siteSpaceId: claims.siteSpace!,
       spaceId: reference,
+      shareKey: null,
       claims: {},
       visitorType: 'human',
       now: new Date(Date.now() - 2 * 86_400_000),
@@ -245,12 +246,14 @@ describe('share-link and visitor-auth sites', () => {
     expect(body).toMatchObject({ site: shared.id, space: privateSpace, shareKey: key, pathname: 'start', complete: true });
     expect(body.siteBasePath).toBe(`${new URL(base).pathname}/${key}/`);
     expect((await resolved(`${base}/start?share=${key}`)).shareKey).toBe(key);
-    // Its token reads the space, whose published URL is on the site.
+    // Its token reads the space, whose published URL is on the site, with the key.
     const space = await server.request('GET', `/v1/spaces/${privateSpace}`, { token: body.apiToken });
     expect(space.status).toBe(200);
-    // A deactivated link opens nothing.
+    expect(space.body.urls.published).toBe(`${link.urls.published}private`);
+    // A deactivated link opens nothing: neither its URLs nor the tokens made with it.
     await ok('PATCH', `/v1/orgs/${org}/sites/${shared.id}/share-links/${link.id}`, { active: false });
     expectError(await resolve(`${link.urls.published}start`), 404);
+    expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: body.apiToken }), 401, /share link/);
   });
 
   it("asks a visitor-auth site's visitors for a visitor token, and evaluates adaptive content with its claims", async () => {
