@@ -75,12 +75,24 @@ export async function buildContext(
   const viewer = caller?.kind === 'user' ? caller.viewer : null;
   const loaders = new Loaders(deps.db, deps.revisionChunks);
   const siteVisitor = caller?.kind === 'site' ? caller.visitor : null;
-  // A share-link site's token opens it while the link it was made with does (a deactivated or deleted link closes it at once).
-  if (siteVisitor?.shareKey && (await loaders.siteIdByShareKey.load(siteVisitor.shareKey)) !== siteVisitor.siteId) {
-    throw new UnauthenticatedError('The share link this site token was made with no longer opens the site: resolve the URL again (POST /v1/urls/published)');
-  }
+  if (siteVisitor) await assertSiteTokenStands(loaders, siteVisitor);
   const access = createAccess(viewer, loaders, siteVisitor);
   return { ...rest, viewer, loaders, access, urls: new Urls(deps.config), eventIds: { lastEventId, current: null } };
+}
+
+/**
+ * A site token opens its site while it would still be given (src/services/published-content.ts):
+ * the site admits visitors of its kind now (a `visitor-auth` site, those a visitor token vouched
+ * for; a `share-link` site, those with a key) and the share link it was made with is active. A
+ * change of the site closes its tokens at once (401) rather than at the end of their day.
+ */
+async function assertSiteTokenStands(loaders: Loaders, visitor: SiteVisitor): Promise<void> {
+  const site = await loaders.siteFactsById.load(visitor.siteId).catch(() => null);
+  const stands =
+    site !== null &&
+    (site.visibility !== 'visitor-auth' || visitor.authenticated) &&
+    (site.visibility !== 'share-link' || (visitor.shareKey !== null && (await loaders.siteIdByShareKey.load(visitor.shareKey)) === visitor.siteId));
+  if (!stands) throw new UnauthenticatedError('This site token no longer opens its site (its visibility or share link changed): resolve the URL again (POST /v1/urls/published)');
 }
 
 /** The caller's Access, deciding through the request's loaders (the one place that wires them). */

@@ -4,8 +4,9 @@
  * them (Access opens them as a share key does); every other call with it is 401 or 404.
  *
  * Shape: GitBook's SiteAPIToken (`kind: site`, `organization`, `spaces`, `site`, `siteSection`,
- * `siteSpace`, `space`, `claims`, `visitorType`; and `shareKey` for a share-link site, whose token
- * opens it only while that link does), a JWT signed HS256 with a secret derived
+ * `siteSpace`, `space`, `claims`, `visitorType`; `shareKey` for a share-link site, and
+ * `authenticated` when a visitor token vouched for the claims: a token opens its site only while
+ * it would still be given, src/context.ts), a JWT signed HS256 with a secret derived
  * (HKDF-SHA256) from the organization's signing key (./visitor-claims.ts): rotating the keys
  * (`keys:rotate`) signs new tokens with the new key, a deleted key's tokens stop verifying, and
  * `kid` names the key. HMAC rather than the key's ES256: the same claims signed on the same day
@@ -35,6 +36,8 @@ export interface SiteVisitor {
   siteSectionId: string | null;
   siteSpaceId: string;
   spaceId: string;
+  /** Whether a visitor token of the organization vouched for the claims (what a visitor-auth site needs). */
+  authenticated: boolean;
   /** The key of the share link the URL carried (share-link sites): the token opens the site while that link does. */
   shareKey: string | null;
   /** The visitor's claims (signed by a visitor token, and the unsigned ones the site's schema admits): `visitor.claims`. */
@@ -82,6 +85,7 @@ export async function signSiteToken(
     visitorType: input.visitorType,
     claims: input.claims,
     ...(input.shareKey ? { shareKey: input.shareKey } : {}),
+    ...(input.authenticated ? { authenticated: true } : {}),
   })
     .setProtectedHeader({ alg: SITE_TOKEN_ALGORITHM, kid: key.id, typ: 'JWT' })
     .setIssuer(input.issuer)
@@ -114,7 +118,7 @@ export async function verifySiteToken(db: Pick<Db, 'organizationSigningKey'>, se
     }
     throw invalid();
   }
-  const { kind, organization, site, siteSection, siteSpace, space, claims, visitorType, shareKey } = payload;
+  const { kind, organization, site, siteSection, siteSpace, space, claims, visitorType, shareKey, authenticated } = payload;
   if (kind !== 'site' || organization !== key.organizationId || !text(site) || !text(siteSpace) || !text(space)) throw invalid();
   return {
     organizationId: organization,
@@ -125,6 +129,7 @@ export async function verifySiteToken(db: Pick<Db, 'organizationSigningKey'>, se
     claims: claims && typeof claims === 'object' && !Array.isArray(claims) ? (claims as Record<string, unknown>) : {},
     visitorType: visitorType === 'agent' ? 'agent' : 'human',
     shareKey: text(shareKey) ? shareKey : null,
+    authenticated: authenticated === true,
     expiresAt: new Date(payload.exp! * 1000),
   };
 }

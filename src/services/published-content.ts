@@ -254,6 +254,7 @@ export async function resolvePublishedContent(ctx: Context, input: ResolveInput)
     siteSpaceId: siteSpace.id,
     spaceId: siteSpace.spaceId,
     shareKey,
+    authenticated: Boolean(input.visitor?.jwtToken),
     claims,
     visitorType: visitorTypeOf(input.visitor?.type),
     now,

@@ -209,6 +209,7 @@ describe('the site token', () => {
       siteSpaceId: claims.siteSpace!,
       spaceId: reference,
       shareKey: null,
+      authenticated: false,
       claims: {},
       visitorType: 'human',
       now: new Date(Date.now() - 2 * 86_400_000),
@@ -226,6 +227,11 @@ describe('the site token', () => {
     const temporary = await server.createSite(ada, org, { title: 'Temporary', spaces: [privateSpace] });
     await server.publishSite(ada, org, temporary.id);
     const temporaryToken = await tokenOf(`${server.app.config.sitesUrl}/${org}/${temporary.basename}/`);
+    expect((await server.request('GET', `/v1/spaces/${privateSpace}`, { token: temporaryToken })).status).toBe(200);
+    // A site made visitor-auth closes the tokens given to anonymous visitors before.
+    await ok('PATCH', `/v1/orgs/${org}/sites/${temporary.id}`, { visibility: 'visitor-auth' });
+    expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: temporaryToken }), 401, /visibility/);
+    await ok('PATCH', `/v1/orgs/${org}/sites/${temporary.id}`, { visibility: 'public' });
     expect((await server.request('GET', `/v1/spaces/${privateSpace}`, { token: temporaryToken })).status).toBe(200);
     await ok('POST', `/v1/orgs/${org}/sites/${temporary.id}/unpublish`);
     expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: temporaryToken }), 404);
@@ -253,7 +259,7 @@ describe('share-link and visitor-auth sites', () => {
     // A deactivated link opens nothing: neither its URLs nor the tokens made with it.
     await ok('PATCH', `/v1/orgs/${org}/sites/${shared.id}/share-links/${link.id}`, { active: false });
     expectError(await resolve(`${link.urls.published}start`), 404);
-    expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: body.apiToken }), 401, /share link/);
+    expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: body.apiToken }), 401, /share link changed/);
   });
 
   it("asks a visitor-auth site's visitors for a visitor token, and evaluates adaptive content with its claims", async () => {
