@@ -313,6 +313,12 @@ describe('adaptive site spaces', () => {
     assertMatchesSpec('getPublishedContentSite', 200, profile.body);
     expect(profile.body.structure.structure.map((s: { id: string }) => s.id)).toEqual(siteSpaces.filter((s) => s.id !== gated.id).map((s) => s.id));
     expect(Object.keys(profile.body.customizations.siteSpaces)).not.toContain(gated.id);
+    // Nor does their search find the gated space's pages (both spaces hold "Install").
+    const found = await server.request('POST', `/v1/orgs/${org}/sites/${adaptive.id}/search`, { token: reader.apiToken, body: { query: 'install', scope: { mode: 'all' } } });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(found.body.items.map((item: { id: string }) => item.id)).toEqual([guides]);
+    const adminFound = await server.request('POST', `/v1/orgs/${org}/sites/${adaptive.id}/search`, { token: admin.apiToken, body: { query: 'install', scope: { mode: 'all' } } });
+    expect(adminFound.body.items.map((item: { id: string }) => item.id).sort()).toEqual([guides, reference].sort());
     // Members read the whole structure, whatever the conditions.
     expect((await profileOf(ada.token)).map((s) => s.id).sort()).toEqual(siteSpaces.map((s) => s.id).sort());
   });

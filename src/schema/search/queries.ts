@@ -198,7 +198,11 @@ builder.queryField('searchSiteContent', (t) =>
     resolve: async (_root, args, ctx) => {
       const site = await loadReadableSite(ctx, String(args.organizationId), String(args.siteId), args.shareKey);
       const scope = siteSearchScope(args.input);
-      const siteSpaces = await ctx.db.siteSpace.findMany({ where: { siteId: site.id }, select: { id: true, spaceId: true, sectionId: true } });
+      const { visitorHidden } = ctx.access;
+      // A site token's visitor searches what they see: not the site spaces or sections whose condition is false for them.
+      const siteSpaces = (await ctx.db.siteSpace.findMany({ where: { siteId: site.id }, select: { id: true, spaceId: true, sectionId: true } })).filter(
+        (ss) => !visitorHidden.siteSpaces.has(ss.id) && !(ss.sectionId && visitorHidden.sections.has(ss.sectionId)),
+      );
       const byId = new Map(siteSpaces.map((ss) => [ss.id, ss]));
       let chosen = siteSpaces;
       if (scope.mode === 'specific' || (scope.mode === 'default' && scope.current !== null)) {
