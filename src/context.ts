@@ -87,7 +87,11 @@ export async function buildContext(
  * change of the site closes its tokens at once (401) rather than at the end of their day.
  */
 async function assertSiteTokenStands(loaders: Loaders, visitor: SiteVisitor): Promise<void> {
-  const site = await loaders.siteFactsById.load(visitor.siteId).catch(() => null);
+  // A site deleted since has no facts (the loader answers its not-found Error); any other failure (the database unavailable: 503) goes on.
+  const site = await loaders.siteFactsById.load(visitor.siteId).catch((error: unknown) => {
+    if (error instanceof Error && error.message === `Site ${visitor.siteId} not found`) return null;
+    throw error;
+  });
   const stands =
     site !== null &&
     (site.visibility !== 'visitor-auth' || visitor.authenticated) &&

@@ -236,6 +236,9 @@ describe('the site token', () => {
     await ok('POST', `/v1/orgs/${org}/sites/${temporary.id}/unpublish`);
     expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: temporaryToken }), 404);
     expectError(await server.request('GET', `/v1/orgs/${org}/sites/${temporary.id}/published`, { token: temporaryToken }), 404);
+    // A deleted site's tokens are refused.
+    expect((await server.request('DELETE', `/v1/orgs/${org}/sites/${temporary.id}`, { token: ada.token })).status).toBeLessThan(300);
+    expectError(await server.request('GET', `/v1/spaces/${privateSpace}`, { token: temporaryToken }), 401);
   });
 });
 
