@@ -397,7 +397,11 @@ export class JobStore {
     const job = await this.db.job.findUnique({ where: { id }, include: { events: { where: { sequence: { gt: afterSequence } }, orderBy: { sequence: 'asc' } } } });
     if (!job) return null;
     const { events, ...row } = job;
-    return { job: row, events: events.map((event) => jobEventOf(row, event)) };
+    // The row and its events are two statements: a success committed between them is among the
+    // events but not yet in the row, whose result is then read again (it committed with the event).
+    const late = row.state !== 'succeeded' && events.some((event) => event.state === 'succeeded');
+    const withResult = late ? { ...row, result: (await this.db.job.findUniqueOrThrow({ where: { id }, select: { result: true } })).result } : row;
+    return { job: row, events: events.map((event) => jobEventOf(withResult, event)) };
   }
 
   /**
