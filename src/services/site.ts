@@ -68,6 +68,9 @@ async function noteVisitorHidden(ctx: Context, siteId: string, claims: Readonly<
   }
 }
 
+/** What every visitor sees of a site's site spaces, whoever they are (not hidden, space not in the bin). */
+export const SHOWN_SITE_SPACE = { hidden: false, space: { deletedAt: null } };
+
 /**
  * What a visitor of the published site sees: site spaces that are not hidden, whose space is not
  * in the bin and whose condition holds for the visitor of a site token (Access.visitorHidden);
@@ -76,7 +79,7 @@ async function noteVisitorHidden(ctx: Context, siteId: string, claims: Readonly<
  */
 export function visibleSiteSpaceWhere(ctx: Pick<Context, 'access'>) {
   const hidden = [...ctx.access.visitorHidden.siteSpaces];
-  return { hidden: false, space: { deletedAt: null }, ...(hidden.length ? { id: { notIn: hidden } } : {}) };
+  return { ...SHOWN_SITE_SPACE, ...(hidden.length ? { id: { notIn: hidden } } : {}) };
 }
 
 export function visibleSectionWhere(ctx: Pick<Context, 'access'>) {

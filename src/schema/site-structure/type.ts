@@ -5,7 +5,7 @@
  */
 import { builder } from '../../builder.ts';
 import { STRUCTURE_ORDER } from '../../services/site-structure.ts';
-import { visibleSiteSpaceWhere } from '../../services/site.ts';
+import { SHOWN_SITE_SPACE } from '../../services/site.ts';
 import { SiteSection } from '../site-section/type.ts';
 import { SiteSpace } from '../site-space/type.ts';
 import { readSiteCustomizations, readSiteSpaceCustomizations } from '../site/customizations.ts';
@@ -115,11 +115,11 @@ export const PublishedContentSite = builder.prismaObject('Site', {
       type: 'JSON',
       description:
         '`{site, siteSpaces}`: the full SiteCustomizationSettings of the site, and the SiteSpaceCustomizationSettings of each site space visitors see (its overrides over the site, and `hasOverrides`)',
-      // Planned before the site is read, so before what a site token's visitor does not see is known: filtered when resolved.
-      select: (_args, ctx) => ({
+      // Planned before the site is read, so before what a site token's visitor does not see is known: that is filtered when resolved.
+      select: {
         customizations: true,
-        siteSpaces: { where: visibleSiteSpaceWhere(ctx), orderBy: STRUCTURE_ORDER, select: { id: true, customizations: true } },
-      }),
+        siteSpaces: { where: SHOWN_SITE_SPACE, orderBy: STRUCTURE_ORDER, select: { id: true, customizations: true } },
+      },
       resolve: (site, _args, ctx) => ({
         site: readSiteCustomizations(site.customizations),
         siteSpaces: Object.fromEntries(
