@@ -75,31 +75,45 @@ async function start(log: { current: Logger }): Promise<App> {
   return app;
 }
 
+/**
+ * Ends the process once what was logged reached stdout. pino writes asynchronously: a line logged
+ * just before `process.exit` can still be on its way to the file descriptor and is lost with the
+ * process (the "stopped" line went missing so on a busy machine). A stdout that no longer drains
+ * does not keep the process past two seconds.
+ */
+function exitAfterLogging(logger: Logger, code: number): void {
+  process.exitCode = code;
+  logger.flush(() => process.exit(code));
+  setTimeout(() => process.exit(code), 2_000).unref();
+}
+
+/** Stops the server gracefully on SIGTERM and SIGINT, once, and ends the process. */
+function stopOnSignals(app: App): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      app.log.info({ signal }, 'shutting down: closing subscriptions, finishing in-flight requests');
+      app.close().then(
+        ({ webSockets, eventStreams }) => {
+          app.log.info({ webSockets, eventStreams }, `stopped: closed ${webSockets} WebSocket connection(s) (1001 going away) and ended ${eventStreams} SSE stream(s)`);
+          exitAfterLogging(app.log, 0);
+        },
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          exitAfterLogging(app.log, 1);
+        },
+      );
+    });
+  }
+}
+
 const log = { current: pino() };
-let app: App;
 try {
-  app = await start(log);
+  stopOnSignals(await start(log));
 } catch (error) {
   const failure = error instanceof StartupFailure ? error : new StartupFailure('startup', messageOf(error), codeOf(error));
   log.current.fatal({ stage: failure.stage, ...(failure.code && { code: failure.code }) }, `cannot start: ${failure.message}`);
-  process.exit(1);
-}
-
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down: closing subscriptions, finishing in-flight requests');
-    app.close().then(
-      ({ webSockets, eventStreams }) => {
-        app.log.info({ webSockets, eventStreams }, `stopped: closed ${webSockets} WebSocket connection(s) (1001 going away) and ended ${eventStreams} SSE stream(s)`);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  });
+  exitAfterLogging(log.current, 1);
 }

@@ -151,7 +151,7 @@ describe('stopping the server', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     // Nowhere near SHUTDOWN_TIMEOUT_MS (a minute), with room for a loaded machine.
     expect(took).toBeLessThan(15_000);
-    expect(lastLine(server)).toMatchObject({ pid: nodePid, webSockets: 1, eventStreams: 1, msg: expect.stringMatching(/^stopped: closed 1 WebSocket .* ended 1 SSE stream/) });
+    expect(lastLine(server), server.output()).toMatchObject({ pid: nodePid, webSockets: 1, eventStreams: 1, msg: expect.stringMatching(/^stopped: closed 1 WebSocket .* ended 1 SSE stream/) });
     expect(server.lines.find((line) => line.msg.startsWith('shutting down'))).toMatchObject({ signal: 'SIGTERM' });
   }, 120_000);
 
@@ -165,6 +165,6 @@ describe('stopping the server', () => {
     expect(closed.code).toBe(1001);
     expect(ended.clean).toBe(true);
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(lastLine(server)).toMatchObject({ webSockets: 1, eventStreams: 1, msg: expect.stringMatching(/^stopped: /) });
+    expect(lastLine(server), server.output()).toMatchObject({ webSockets: 1, eventStreams: 1, msg: expect.stringMatching(/^stopped: /) });
   }, 120_000);
 });

@@ -21,13 +21,32 @@ export interface TestIdentityProvider {
 
 const DAY = 86_400_000;
 
-/** A self-signed certificate of a new RSA key; valid from yesterday to next year unless told otherwise. */
-export function createCertificate(options: { notBefore?: Date; notAfter?: Date; commonName?: string } = {}): { certificate: string; privateKey: string } {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+/**
+ * RSA key pairs by the name of the identity provider they belong to, made once per test process:
+ * a 2048-bit key takes 0.2 to 0.5 s to make, and the REST fixture, built for each route of some
+ * tables, makes an identity provider every time. Providers of different names never share a key
+ * (a response signed by "another key" is another provider's).
+ */
+const keyPairs = new Map<string, { publicKey: string; privateKey: string }>();
+
+function keyPairOf(name: string | undefined): { publicKey: string; privateKey: string } {
+  const made = name === undefined ? undefined : keyPairs.get(name);
+  if (made) return made;
+  const pair = generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   });
+  if (name !== undefined) keyPairs.set(name, pair);
+  return pair;
+}
+
+/**
+ * A self-signed certificate, valid from yesterday to next year unless told otherwise, of the key of
+ * identity provider `keyName`, or of a new RSA key.
+ */
+export function createCertificate(options: { notBefore?: Date; notAfter?: Date; commonName?: string; keyName?: string } = {}): { certificate: string; privateKey: string } {
+  const { publicKey, privateKey } = keyPairOf(options.keyName);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKey);
   cert.serialNumber = `01${randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -42,11 +61,11 @@ export function createCertificate(options: { notBefore?: Date; notAfter?: Date; 
 
 let counter = 0;
 
-/** A new identity provider with its own key and certificate. */
+/** A new identity provider with a certificate of its own, of the key every provider named `name` has. */
 export function createIdentityProvider(name = 'idp'): TestIdentityProvider {
   counter += 1;
   const host = `${name}-${process.pid}-${counter}.idp.example.com`;
-  return { entityID: `https://${host}/metadata`, ssoURL: `https://${host}/sso`, ...createCertificate({ commonName: host }) };
+  return { entityID: `https://${host}/metadata`, ssoURL: `https://${host}/sso`, ...createCertificate({ commonName: host, keyName: name }) };
 }
 
 /** What an AuthnRequest carried in a start URL's redirect says. */
