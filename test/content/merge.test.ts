@@ -16,7 +16,7 @@ type PageSpec = { id: string; parent?: string | null; doc?: JSONDocument } & Par
 
 /** A snapshot from pages listed in sibling order (index = order among the same parent). */
 function build(specs: PageSpec[], files: Partial<FileSnapshot>[] = []): RevisionSnapshot {
-  const s: RevisionSnapshot = { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map() };
+  const s: RevisionSnapshot = { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map(), tags: new Map() };
   for (const spec of specs) {
     const { id, parent = null, doc: document, ...rest } = spec;
     let documentHash: string | null = null;

@@ -20,7 +20,7 @@ const file = (id: string, fields: Partial<FileSnapshot> = {}): FileSnapshot => (
 });
 
 function content(pages: PageSnapshot[], more: Partial<ChangeableContent> = {}): ChangeableContent {
-  return { pages: new Map(pages.map((p) => [p.id, p])), files: new Map(), reusableContents: new Map(), variables: {}, ...more };
+  return { pages: new Map(pages.map((p) => [p.id, p])), files: new Map(), reusableContents: new Map(), variables: {}, tags: new Map(), ...more };
 }
 
 const fileUrl = (f: FileSnapshot) => `https://files.example.com/${f.storageKey}`;
