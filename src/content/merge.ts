@@ -222,7 +222,12 @@ export function mergeRevisions(input: MergeInput): MergeResult {
   for (const name of variables.conflicts) conflicts.add('variable', name, 'both-modified');
   const redirects = mergeEntries(base.redirects, ours.redirects, theirs.redirects);
   for (const source of redirects.conflicts) conflicts.add('redirect', source, 'both-modified');
-  const merged = mergeRecords('tag', TAG_FIELDS, { base: base.tags, ours: ours.tags, theirs: theirs.tags }, conflicts);
+  // A tag has an emoji or an icon: one side setting each is a conflict (ours' decoration kept).
+  const merged = mergeRecords('tag', TAG_FIELDS, { base: base.tags, ours: ours.tags, theirs: theirs.tags }, conflicts, undefined, (tag, o) => {
+    if (tag.emoji === null || tag.icon === null) return [];
+    Object.assign(tag, { emoji: o.emoji, icon: o.icon });
+    return ['emoji', 'icon'];
+  });
   // In ours' order, then theirs' new tags in theirs' order (a list, as `.gitbook/tags.yaml` is).
   const tags = new Map<string, TagSnapshot>();
   for (const slug of [...ours.tags.keys(), ...theirs.tags.keys(), ...base.tags.keys()]) if (merged.has(slug)) tags.set(slug, merged.get(slug)!);
@@ -495,7 +500,8 @@ function dedupeSlugs(pages: Map<string, PageSnapshot>, theirs: RevisionSnapshot)
 
 /**
  * Merges records of one kind by id (a tag's: its slug), field by field (files; reusable contents; tags): the rules of pages,
- * without a tree. `mergeField` may settle a field both sides changed (a document, block by block).
+ * without a tree. `mergeField` may settle a field both sides changed (a document, block by block);
+ * `clashes` names fields each changed on one side that cannot stand together (restoring ours' values).
  */
 function mergeRecords<T extends object>(
   kind: 'file' | 'reusable-content' | 'tag',
@@ -503,6 +509,7 @@ function mergeRecords<T extends object>(
   maps: { base: ReadonlyMap<string, T>; ours: ReadonlyMap<string, T>; theirs: ReadonlyMap<string, T> },
   conflicts: Conflicts,
   mergeField?: (field: keyof T & string, b: T | undefined, o: T, t: T) => unknown,
+  clashes?: (merged: T, o: T) => string[],
 ): Map<string, T> {
   const { base, ours, theirs } = maps;
   const out = new Map<string, T>();
@@ -524,6 +531,7 @@ function mergeRecords<T extends object>(
           else fields.push(field);
         }
       }
+      for (const field of clashes?.(merged, o) ?? []) if (!fields.includes(field)) fields.push(field);
       out.set(id, merged);
       if (fields.length) conflicts.add(kind, id, 'both-modified', fields);
     } else if (o || t) {
