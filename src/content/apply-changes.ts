@@ -377,7 +377,9 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
             if (document) snapshot.documents.set(then.documentHash, document);
           }
           const parentId = then.parentId && pages.has(then.parentId) ? then.parentId : null;
-          placePage(pages, { ...then }, parentId, then.index);
+          // Tags deleted since are not given back with the page.
+          const tags = then.tags?.filter((t) => snapshot.tags.has(t.tag)) ?? [];
+          placePage(pages, { ...then, tags: tags.length ? tags : null }, parentId, then.index);
           touch(now ? { object: 'updated_page', page: then.id } : { object: 'created_page', page: then.id });
         }
         break;

@@ -216,6 +216,10 @@ describe('tags', () => {
     const revision = await ok('GET', `/v1/spaces/${space}/change-requests/${other}/content`);
     expect(revision.tags.map((t: any) => t.slug)).toEqual(['new', 'api']);
     expect(revision.pages.map((page: any) => assertPage(page))).toEqual([['new*'], ['api'], []]);
+    // A page reverted to before the deletion does not bring the tag back.
+    await edit(space, other, [{ operation: 'update_page', page: guide, tags: null }]);
+    await edit(space, other, [{ operation: 'revert_page', page: guide }]);
+    expect(assertPage(await ok('GET', `/v1/spaces/${space}/change-requests/${other}/content/page/${guide}`))).toEqual(['new*']);
   });
 
   it('merges tags per slug and page tags as a page field', async () => {
