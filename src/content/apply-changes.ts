@@ -2,9 +2,10 @@
  * The content operations of a change request (`POST .../content`, shaped as
  * `@gitbook/api@0.202.0` shapes them): insert_page, update_page, delete_page,
  * revert_page and insert_files, and ours, set_variables (the space's
- * variables), set_redirects (old paths leading to pages) and
- * insert/update/delete_reusable_content, applied in order to a copy of the change request's content.
- * Pages take their settings (cover, layout, metaLinks, variables, computed)
+ * variables), set_redirects (old paths leading to pages),
+ * insert/update/delete_reusable_content and insert/update/delete_tag, applied in order to a copy
+ * of the change request's content.
+ * Pages take their settings (cover, layout, metaLinks, variables, computed, tags)
  * from fields of the change beyond 0.202.0's, or from Markdown frontmatter
  * as Git Sync writes it (page-frontmatter.ts). Any invalid change fails the whole batch before anything
  * is written (the caller writes the result as one revision, or nothing).
@@ -25,6 +26,7 @@ import { changedVariables, computedProblem, coverProblem, layoutProblem, metaLin
 import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
 import { fileSnapshot, type FileSnapshot, type PageCover, type PageSnapshot, type RevisionSnapshot, type VariableValue } from './snapshot.ts';
+import { MAX_TAGS, pageTagsFrom, tagFromInput, tagSlugProblem, type TagInput } from './tags.ts';
 
 export const MAX_CHANGES_PER_BATCH = 50;
 
@@ -47,10 +49,19 @@ export interface PageMetadataInput {
   variables?: PageSnapshot['variables'];
   computed?: PageSnapshot['computed'];
   computedSeed?: string | null;
+  /** Slugs of the revision's tags, `{tag, primary?}` or RevisionPageTag (tags.ts's pageTagsFrom). */
+  tags?: unknown;
 }
 
 /** The settings of PageMetadataInput that hold objects, each with its check. */
-const SETTING_CHECKS = { cover: coverProblem, layout: layoutProblem, metaLinks: metaLinksProblem, variables: (v: unknown) => variablesProblem(v), computed: computedProblem } as const;
+const SETTING_CHECKS = {
+  cover: coverProblem,
+  layout: layoutProblem,
+  metaLinks: metaLinksProblem,
+  variables: (v: unknown) => variablesProblem(v),
+  computed: computedProblem,
+  tags: (v: unknown) => pageTagsFrom(v).problem ?? null,
+} as const;
 /** The frontmatter keys that set each setting (present: the page's setting is what the frontmatter says). */
 const FRONTMATTER_KEYS = {
   description: ['description'],
@@ -65,6 +76,7 @@ const FRONTMATTER_KEYS = {
   variables: ['vars'],
   computed: ['computed'],
   computedSeed: ['computedSeed'],
+  tags: ['tags'],
 } as const satisfies Partial<Record<keyof PageMetadataInput, readonly string[]>>;
 
 export type ContentChange =
@@ -77,7 +89,9 @@ export type ContentChange =
   | { operation: 'set_redirects'; redirects: Record<string, string | null> }
   | { operation: 'insert_reusable_content'; title?: string | null; document: DocumentInput; ref?: string | null }
   | { operation: 'update_reusable_content'; reusableContent: string; title?: string | null; document?: DocumentInput | null }
-  | { operation: 'delete_reusable_content'; reusableContent: string };
+  | { operation: 'delete_reusable_content'; reusableContent: string }
+  | ({ operation: 'insert_tag' | 'update_tag'; tag: string } & Omit<TagInput, 'tag'>)
+  | { operation: 'delete_tag'; tag: string };
 
 /** A file of an insert_files change, its bytes already fetched or decoded and stored. */
 export type UploadedFile = Omit<FileSnapshot, 'id'> & { ref?: string | null };
@@ -199,7 +213,9 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       const meta: PageMetadataInput = {};
       if (typeof frontmatter.title === 'string') meta.title = frontmatter.title;
       for (const [field, keys] of Object.entries(FRONTMATTER_KEYS)) {
-        if (keys.some((key) => key in frontmatter)) (meta as Record<string, unknown>)[field] = read[field as keyof typeof FRONTMATTER_KEYS];
+        if (!keys.some((key) => key in frontmatter)) continue;
+        // Tags as written, so a bad one is refused (the reading for Git Sync leaves it out).
+        (meta as Record<string, unknown>)[field] = field === 'tags' ? frontmatter.tags : read[field as keyof typeof FRONTMATTER_KEYS];
       }
       return { document, title: meta.title ?? title, meta };
     }
@@ -213,6 +229,20 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
   /** A reusable content by id, or (inserted earlier in the batch) by its ref. */
   const reusableId = (idOrRef: string): string =>
     typeof idOrRef === 'string' && !snapshot.reusableContents.has(idOrRef) ? (reusableRefs.get(normalizeHref(idOrRef)) ?? idOrRef) : idOrRef;
+
+  /** Every tag `page` carries must be a tag of the content. */
+  const checkPageTags = (i: number, page: PageSnapshot) => {
+    const missing = page.tags?.find((t) => !snapshot.tags.has(t.tag));
+    if (missing) bad(i, `tags: no tag ${JSON.stringify(missing.tag)} in the change request (insert_tag defines one)`);
+  };
+
+  const requireTag = (i: number, slug: unknown) => {
+    const problem = tagSlugProblem(slug);
+    if (problem) bad(i, `tag: ${problem}`);
+    const tag = snapshot.tags.get(slug as string);
+    if (!tag) bad(i, `tag: no tag ${JSON.stringify(slug)} in the change request`);
+    return tag;
+  };
 
   const requirePage = (i: number, id: string, what = 'page'): PageSnapshot => {
     const page = pages.get(id);
@@ -268,10 +298,12 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
           variables: null,
           computed: null,
           computedSeed: null,
+          tags: null,
           createdAt: options.now,
           updatedAt: options.now,
         };
         applySettings(i, page, meta, change);
+        checkPageTags(i, page);
         if (change.at !== undefined && change.at !== null && change.at < 0) bad(i, 'at: must be 0 or more');
         placePage(pages, page, parentId, change.at ?? undefined);
         touch({ object: 'created_page', ...(change.ref ? { ref: change.ref } : {}), page: id });
@@ -302,8 +334,9 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
           if (value !== undefined && value !== null) next[flag] = value;
         }
         if (Object.keys(SETTING_CHECKS).some((field) => field in meta || field in change) || 'computedSeed' in meta || 'computedSeed' in change) {
-          if (page.kind !== 'document') bad(i, 'cover, layout, metaLinks, variables and computed: only document pages have them');
+          if (page.kind !== 'document') bad(i, 'cover, layout, metaLinks, variables, computed and tags: only document pages have them');
           applySettings(i, next, meta, change);
+          checkPageTags(i, next);
         }
         const moving = 'into' in change && change.into !== undefined;
         const parentId = moving ? requireParent(i, change.into, page.id) : page.parentId;
@@ -344,7 +377,9 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
             if (document) snapshot.documents.set(then.documentHash, document);
           }
           const parentId = then.parentId && pages.has(then.parentId) ? then.parentId : null;
-          placePage(pages, { ...then }, parentId, then.index);
+          // Tags deleted since are not given back with the page.
+          const tags = then.tags?.filter((t) => snapshot.tags.has(t.tag)) ?? [];
+          placePage(pages, { ...then, tags: tags.length ? tags : null }, parentId, then.index);
           touch(now ? { object: 'updated_page', page: then.id } : { object: 'created_page', page: then.id });
         }
         break;
@@ -393,6 +428,32 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         reusableTouched.push({ object: 'deleted_reusable_content', reusableContent: id });
         break;
       }
+      case 'insert_tag': {
+        if (snapshot.tags.has(change.tag)) bad(i, `tag: ${JSON.stringify(change.tag)} is already a tag of the change request`);
+        if (snapshot.tags.size >= MAX_TAGS) bad(i, `at most ${MAX_TAGS} tags in a space`);
+        const made = tagFromInput(change, null);
+        if (made.problem !== undefined) bad(i, made.problem);
+        snapshot.tags.set(made.value.slug, made.value);
+        break;
+      }
+      case 'update_tag': {
+        const made = tagFromInput({ ...change, tag: undefined }, requireTag(i, change.tag));
+        if (made.problem !== undefined) bad(i, made.problem);
+        snapshot.tags.set(made.value.slug, made.value);
+        break;
+      }
+      case 'delete_tag': {
+        const { slug } = requireTag(i, change.tag);
+        snapshot.tags.delete(slug);
+        // The pages that carry it no longer do.
+        for (const page of pages.values()) {
+          if (!page.tags?.some((t) => t.tag === slug)) continue;
+          const tags = page.tags.filter((t) => t.tag !== slug);
+          pages.set(page.id, { ...page, tags: tags.length ? tags : null, updatedAt: options.now });
+          touch({ object: 'updated_page', page: page.id });
+        }
+        break;
+      }
       case 'set_redirects': {
         const redirects = change.redirects as unknown;
         if (redirects === null || typeof redirects !== 'object' || Array.isArray(redirects)) bad(i, 'redirects: must be an object of old paths to page ids (null removes one)');
@@ -425,7 +486,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       default:
         bad(
           i,
-          'operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables, set_redirects, insert_reusable_content, update_reusable_content, delete_reusable_content',
+          'operation: must be one of insert_page, update_page, delete_page, revert_page, insert_files, set_variables, set_redirects, insert_reusable_content, update_reusable_content, delete_reusable_content, insert_tag, update_tag, delete_tag',
         );
     }
   }
@@ -452,6 +513,10 @@ function applySettings(i: number, page: PageSnapshot, meta: PageMetadataInput, c
     const problem = check(value);
     if (problem) bad(i, `${field}: ${problem}`);
     if (field === 'cover') page.cover = normalizeCover(value as PageCover);
+    else if (field === 'tags') {
+      const tags = pageTagsFrom(value).value!;
+      page.tags = tags.length ? tags : null;
+    }
     else if (field === 'variables' || field === 'layout') page[field] = Object.keys(value).length ? (value as never) : null;
     else page[field] = value as never;
   }

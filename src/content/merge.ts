@@ -30,6 +30,10 @@
  *   changed and the other removed) is a conflict, `variable` named by its name
  *   for the space's, the page's field `variables.<name>` for a page's.
  * - redirects merge per old path by the same rule (`redirect` named by the path).
+ * - tags merge per slug as files do (`tag` named by its slug), in ours' order then theirs' new
+ *   ones; a page's `tags` is a page field. A page left carrying a tag the merged content lacks
+ *   (one side deleted it, the other gave it to the page) no longer carries it, as delete_tag
+ *   takes it from every page.
  *
  * With conflicts the snapshot is still a valid tree: each conflicting field
  * holds ours' value (the change request's), except a parent undone to break
@@ -43,12 +47,12 @@ import { uniqueSlug } from '../slug.ts';
 import { hashDocument } from './document/hash.ts';
 import { type JSONDocument } from './document/model.ts';
 import { mergeDocuments } from './merge-documents.ts';
-import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type ReusableContentSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
+import { PAGE_FIELDS, type FileSnapshot, type PageSnapshot, type ReusableContentSnapshot, type RevisionSnapshot, type TagSnapshot, type Variables } from './snapshot.ts';
 
 export type MergeConflictReason = 'both-modified' | 'modified-deleted' | 'deleted-modified' | 'cycle' | 'orphaned';
 
 export interface MergeConflict {
-  kind: 'page' | 'file' | 'reusable-content' | 'variable' | 'redirect';
+  kind: 'page' | 'file' | 'reusable-content' | 'variable' | 'redirect' | 'tag';
   id: string;
   /**
    * `both-modified`: both sides changed `fields` differently;
@@ -80,6 +84,7 @@ const MERGED_PAGE_FIELDS = PAGE_FIELDS.filter((field) => field !== 'index');
 
 export const FILE_FIELDS = ['name', 'contentType', 'size', 'storageKey', 'width', 'height'] as const satisfies readonly (keyof FileSnapshot)[];
 const REUSABLE_CONTENT_FIELDS = ['title', 'documentHash'] as const satisfies readonly (keyof ReusableContentSnapshot)[];
+const TAG_FIELDS = ['label', 'color', 'emoji', 'icon'] as const satisfies readonly (keyof TagSnapshot)[];
 
 function same(x: unknown, y: unknown): boolean {
   if (x === y) return true;
@@ -144,7 +149,7 @@ class Conflicts {
   }
 
   sorted(): MergeConflict[] {
-    const kinds = { page: 0, file: 1, 'reusable-content': 2, variable: 3, redirect: 4 };
+    const kinds = { page: 0, file: 1, 'reusable-content': 2, variable: 3, redirect: 4, tag: 5 };
     return [...this.list].sort((a, b) => kinds[a.kind] - kinds[b.kind] || byId(a.id, b.id) || byId(a.reason, b.reason));
   }
 }
@@ -217,11 +222,26 @@ export function mergeRevisions(input: MergeInput): MergeResult {
   for (const name of variables.conflicts) conflicts.add('variable', name, 'both-modified');
   const redirects = mergeEntries(base.redirects, ours.redirects, theirs.redirects);
   for (const source of redirects.conflicts) conflicts.add('redirect', source, 'both-modified');
+  // A tag has an emoji or an icon: one side setting each is a conflict (ours' decoration kept).
+  const merged = mergeRecords('tag', TAG_FIELDS, { base: base.tags, ours: ours.tags, theirs: theirs.tags }, conflicts, undefined, (tag, o) => {
+    if (tag.emoji === null || tag.icon === null) return [];
+    Object.assign(tag, { emoji: o.emoji, icon: o.icon });
+    return ['emoji', 'icon'];
+  });
+  // In ours' order, then theirs' new tags in theirs' order (a list, as `.gitbook/tags.yaml` is).
+  const tags = new Map<string, TagSnapshot>();
+  for (const slug of [...ours.tags.keys(), ...theirs.tags.keys(), ...base.tags.keys()]) if (merged.has(slug)) tags.set(slug, merged.get(slug)!);
+  for (const [id, page] of pages) {
+    if (!page.tags?.some((t) => !tags.has(t.tag))) continue;
+    const kept = page.tags.filter((t) => tags.has(t.tag));
+    pages.set(id, { ...page, tags: kept.length ? kept : null });
+  }
 
   return {
     snapshot: {
       pages,
       reusableContents,
+      tags,
       files,
       documents,
       variables: variables.merged,
@@ -479,15 +499,17 @@ function dedupeSlugs(pages: Map<string, PageSnapshot>, theirs: RevisionSnapshot)
 }
 
 /**
- * Merges records of one kind by id, field by field (files; reusable contents): the rules of pages,
- * without a tree. `mergeField` may settle a field both sides changed (a document, block by block).
+ * Merges records of one kind by id (a tag's: its slug), field by field (files; reusable contents; tags): the rules of pages,
+ * without a tree. `mergeField` may settle a field both sides changed (a document, block by block);
+ * `clashes` names fields each changed on one side that cannot stand together (restoring ours' values).
  */
-function mergeRecords<T extends { id: string }>(
-  kind: 'file' | 'reusable-content',
+function mergeRecords<T extends object>(
+  kind: 'file' | 'reusable-content' | 'tag',
   fieldsOf: readonly (keyof T & string)[],
   maps: { base: ReadonlyMap<string, T>; ours: ReadonlyMap<string, T>; theirs: ReadonlyMap<string, T> },
   conflicts: Conflicts,
   mergeField?: (field: keyof T & string, b: T | undefined, o: T, t: T) => unknown,
+  clashes?: (merged: T, o: T) => string[],
 ): Map<string, T> {
   const { base, ours, theirs } = maps;
   const out = new Map<string, T>();
@@ -509,6 +531,7 @@ function mergeRecords<T extends { id: string }>(
           else fields.push(field);
         }
       }
+      for (const field of clashes?.(merged, o) ?? []) if (!fields.includes(field)) fields.push(field);
       out.set(id, merged);
       if (fields.length) conflicts.add(kind, id, 'both-modified', fields);
     } else if (o || t) {

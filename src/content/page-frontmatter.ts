@@ -13,6 +13,10 @@
  * noRobotsIndex: true
  * vars:
  *   product: Acme
+ * tags:
+ *   - beta
+ *   - tag: new
+ *     primary: true
  * layout:
  *   width: wide
  *   cover:
@@ -28,7 +32,8 @@
  * under `layout.cover: { visible, size, mask }`. The cover image is the
  * top-level `cover` (a path relative to the page file, or a URL), or
  * `cover: { light, dark }` with a dark-theme image; `coverY` its vertical
- * position. Ours, where GitBook writes nothing we know of: `emoji` (a code
+ * position. `tags` lists the slugs of the tags the page carries (defined in
+ * `.gitbook/tags.yaml`), `{ tag, primary: true }` for the primary one. Ours, where GitBook writes nothing we know of: `emoji` (a code
  * point such as `1f680`), `coverHeight`, `metaLinks: { canonical, alternates }`
  * (paths of pages or URLs), `computed` and `computedSeed`. A `title` is not
  * read: GitBook takes a page's title from the table of contents or its first
@@ -36,7 +41,8 @@
  */
 import { defaultHref, hrefToRef } from './document/markdown-syntax.ts';
 import type { ContentRef } from './document/model.ts';
-import type { PageCover, PageMetaLinks, Variables } from './snapshot.ts';
+import type { PageCover, PageMetaLinks, PageTag, Variables } from './snapshot.ts';
+import { pageTagsFrom } from './tags.ts';
 
 /** The metadata of a document page that frontmatter holds. */
 export interface PageMeta {
@@ -52,6 +58,7 @@ export interface PageMeta {
   variables: Variables | null;
   computed: Record<string, unknown> | null;
   computedSeed: string | null;
+  tags: PageTag[] | null;
 }
 
 /** Resolves an href of frontmatter (relative to the page's file) to what it names; null when it names nothing. */
@@ -93,7 +100,20 @@ export function metaFromFrontmatter(frontmatter: Record<string, unknown>, resolv
     variables: variablesFromFrontmatter(frontmatter.vars),
     computed: isPlainObject(frontmatter.computed) && typeof frontmatter.computed.type === 'string' ? frontmatter.computed : null,
     computedSeed: nonEmptyString(frontmatter.computedSeed),
+    tags: tagsFromFrontmatter(frontmatter.tags),
   };
+}
+
+/** Frontmatter `tags`: the entries a page tag may be (a slug, `{ tag, primary? }`), each once, the first primary one primary. */
+export function tagsFromFrontmatter(value: unknown): PageTag[] | null {
+  if (!Array.isArray(value)) return null;
+  const out: PageTag[] = [];
+  for (const entry of value) {
+    const [tag] = pageTagsFrom([entry]).value ?? [];
+    if (!tag || out.some((t) => t.tag === tag.tag)) continue;
+    out.push(tag.primary && out.some((t) => t.primary) ? { tag: tag.tag } : tag);
+  }
+  return out.length ? out : null;
 }
 
 function finiteNumber(value: unknown): number | null {
@@ -135,6 +155,7 @@ export function frontmatterFromMeta(meta: PageMeta, hrefFor?: HrefFor): Record<s
   if (meta.description !== null) out.description = meta.description;
   if (meta.icon !== null) out.icon = meta.icon;
   if (meta.emoji !== null) out.emoji = meta.emoji;
+  if (meta.tags) out.tags = meta.tags.map((t) => (t.primary ? { tag: t.tag, primary: true } : t.tag));
   if (meta.cover) {
     out.cover = meta.cover.refDark ? { light: href(meta.cover.ref), dark: href(meta.cover.refDark) } : href(meta.cover.ref);
     out.coverY = meta.cover.yPos;

@@ -11,17 +11,21 @@ import type { PageCover, PageMetaLinks, VariableValue } from './snapshot.ts';
 export const MAX_VARIABLES = 100;
 /** RevisionPageDocumentCover.height bounds. */
 const COVER_HEIGHT = { min: 10, max: 700 };
-/** The members of RevisionPageLayoutOptions and what each holds. */
+/** The members of RevisionPageLayoutOptions (@gitbook/api 0.202.0's) and what each holds. */
 const LAYOUT_MEMBERS: Record<string, (value: unknown) => boolean> = {
   width: (v) => v === 'default' || v === 'wide',
   cover: (v) => typeof v === 'boolean',
   coverSize: (v) => v === 'hero' || v === 'full',
+  coverMask: (v) => v === 'none' || v === 'radial',
   title: (v) => typeof v === 'boolean',
   description: (v) => typeof v === 'boolean',
   tableOfContents: (v) => typeof v === 'boolean',
   outline: (v) => typeof v === 'boolean',
   pagination: (v) => typeof v === 'boolean',
   metadata: (v) => typeof v === 'boolean',
+  tags: (v) => typeof v === 'boolean',
+  actions: (v) => typeof v === 'boolean',
+  anchors: (v) => typeof v === 'boolean',
 };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -115,7 +119,7 @@ export function layoutProblem(value: unknown): string | null {
   if (!isPlainObject(value)) return 'must be an object of layout options';
   for (const [key, entry] of Object.entries(value)) {
     const check = LAYOUT_MEMBERS[key];
-    // Options of later GitBook versions (coverMask, tags, ...) are kept as they come: a flag or a word.
+    // Options of GitBook versions after 0.202.0 are kept as they come: a flag or a word.
     if (!check) {
       if (!/^[a-zA-Z]{1,40}$/.test(key) || !(typeof entry === 'boolean' || (typeof entry === 'string' && entry.length <= 40))) return `${key}: not a layout option`;
     } else if (!check(entry)) return `${key}: not a value it takes`;

@@ -27,6 +27,7 @@ import { newId } from '../ids.ts';
 import { hashDocument, canonicalDocumentJson } from './document/hash.ts';
 import { type ContentRef, type JSONDocument } from './document/model.ts';
 import { extractReferences } from './document/references.ts';
+import { storedTag, tagsOf } from './tags.ts';
 import { fileSnapshot, PAGE_SETTINGS, type FileSnapshot, type PageSnapshot, type ReusableContentSnapshot, type RevisionSnapshot, type Variables } from './snapshot.ts';
 
 type DbOrTx = Db | Tx;
@@ -34,7 +35,7 @@ type DbOrTx = Db | Tx;
 export type { RevisionType };
 
 export function emptySnapshot(): RevisionSnapshot {
-  return { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map() };
+  return { pages: new Map(), reusableContents: new Map(), tags: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map() };
 }
 
 /**
@@ -87,6 +88,7 @@ export function pageFromEntry(entry: PageEntry): PageSnapshot {
     variables: (entry.variables ?? null) as PageSnapshot['variables'],
     computed: (entry.computed ?? null) as PageSnapshot['computed'],
     computedSeed: entry.computedSeed ?? null,
+    tags: (entry.tags ?? null) as PageSnapshot['tags'],
     createdAt: new Date(entry.createdAt),
     updatedAt: new Date(entry.updatedAt),
   };
@@ -226,7 +228,10 @@ export interface LoadSnapshotOptions {
  * in the cache, its documents). The snapshot remembers its chunks (`storedChunks`).
  */
 export async function loadSnapshot(db: DbOrTx, revisionId: string, options: LoadSnapshotOptions): Promise<RevisionSnapshot> {
-  const revision = await db.revision.findUniqueOrThrow({ where: { id: revisionId }, select: { pageChunks: true, fileChunks: true, variables: true, reusableContents: true, redirects: true } });
+  const revision = await db.revision.findUniqueOrThrow({
+    where: { id: revisionId },
+    select: { pageChunks: true, fileChunks: true, variables: true, reusableContents: true, redirects: true, tags: true },
+  });
   const pageHashes = chunkList(revision.pageChunks);
   const fileHashes = chunkList(revision.fileChunks);
   const chunks = await loadChunks(db, [...pageHashes, ...fileHashes], options.chunks);
@@ -234,6 +239,7 @@ export async function loadSnapshot(db: DbOrTx, revisionId: string, options: Load
   const snapshot = emptySnapshot();
   snapshot.variables = variablesOf(revision.variables);
   snapshot.redirects = redirectsOf(revision.redirects);
+  for (const tag of tagsOf(revision.tags)) snapshot.tags.set(tag.slug, tag);
   for (const content of reusableContentsOf(revision.reusableContents)) snapshot.reusableContents.set(content.id, content);
   for (const page of pages) snapshot.pages.set(page.id, page);
   for (const file of files) snapshot.files.set(file.id, file);
@@ -387,6 +393,7 @@ export async function writeRevision(tx: Tx, input: WriteRevisionInput): Promise<
       createdById: input.createdById ?? null,
       variables: snapshot.variables,
       redirects: [...snapshot.redirects].map(([source, page]) => ({ source, page })),
+      tags: [...snapshot.tags.values()].map(storedTag),
       reusableContents: [...snapshot.reusableContents.values()]
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .map((c) => ({ id: c.id, title: c.title, documentHash: c.documentHash })),
@@ -406,6 +413,7 @@ export function cloneSnapshot(snapshot: RevisionSnapshot): RevisionSnapshot {
   return {
     pages: new Map(snapshot.pages),
     reusableContents: new Map(snapshot.reusableContents),
+    tags: new Map(snapshot.tags),
     files: new Map(snapshot.files),
     documents: new Map(snapshot.documents),
     variables: { ...snapshot.variables },

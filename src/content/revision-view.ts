@@ -22,6 +22,8 @@ export interface RevisionView {
   reusableContents: Prisma.JsonValue;
   /** [{ source, page }] (Revision.redirects). */
   redirects: Prisma.JsonValue;
+  /** [{ slug, label, color, emoji?, icon? }] (Revision.tags). */
+  tags: Prisma.JsonValue;
   changeRequestId: string | null;
   /** False when the read asked to leave Git metadata out (`metadata=false`). */
   metadata?: boolean;

@@ -3,17 +3,19 @@
  * says it: pages created, edited (the attributes that changed, by page type),
  * moved (to another parent) and deleted; files created, edited and deleted;
  * the space's variables edited; reusable contents created, edited and
- * deleted. Pages in the tree order of the content they are read from (a
- * deleted page: of the content before), then files, variables and reusable
- * contents. Pure: the caller loads both contents (without documents: a
+ * deleted; tags created, edited (label, and the color, emoji and icon the
+ * contract's attributes admit beside it) and deleted. Pages in the tree order
+ * of the content they are read from (a deleted page: of the content before),
+ * then files, variables, reusable contents and tags (in the order of the
+ * content after, deleted ones in the order before). Pure: the caller loads both contents (without documents: a
  * document change is its id's) and says how a file is downloaded.
  */
 import { stringify } from 'safe-stable-stringify';
 import { pagePaths, pagesInOrder } from './page-tree.ts';
-import type { FileSnapshot, PageSnapshot, ReusableContentSnapshot, RevisionSnapshot, VariableValue } from './snapshot.ts';
+import type { FileSnapshot, PageSnapshot, ReusableContentSnapshot, RevisionSnapshot, TagSnapshot, VariableValue } from './snapshot.ts';
 
 /** What of a content the changes are read from. */
-export type ChangeableContent = Pick<RevisionSnapshot, 'pages' | 'files' | 'reusableContents' | 'variables'>;
+export type ChangeableContent = Pick<RevisionSnapshot, 'pages' | 'files' | 'reusableContents' | 'variables' | 'tags'>;
 
 interface ChangedPage {
   id: string;
@@ -39,7 +41,9 @@ export type SemanticChange =
   | { type: 'file_edited'; file: ChangedFile; attributes: Record<string, Attribute<unknown>> }
   | { type: 'variables_edited'; variables: Record<string, Attribute<VariableValue>> }
   | { type: 'reusable_content_created' | 'reusable_content_deleted'; reusableContent: { id: string; title: string; document: string } }
-  | { type: 'reusable_content_edited'; reusableContent: { id: string; title: string; document: string }; attributes: Record<string, Attribute<string>> };
+  | { type: 'reusable_content_edited'; reusableContent: { id: string; title: string; document: string }; attributes: Record<string, Attribute<string>> }
+  | { type: 'tag_created' | 'tag_deleted'; tag: { slug: string; label: string } }
+  | { type: 'tag_edited'; tag: { slug: string; label: string }; attributes: Record<string, Attribute<string>> };
 
 /** The attributes RevisionPage*ChangeAttributes name, by page type, read from a page. */
 const PAGE_ATTRIBUTES: Record<string, Record<string, (page: PageSnapshot) => unknown>> = {
@@ -136,5 +140,18 @@ export function semanticChanges(before: ChangeableContent, after: ChangeableCont
   for (const reusable of before.reusableContents.values()) {
     if (!after.reusableContents.has(reusable.id)) changes.push({ type: 'reusable_content_deleted', reusableContent: content(reusable) });
   }
+
+  const changedTag = (t: TagSnapshot) => ({ slug: t.slug, label: t.label });
+  for (const tag of after.tags.values()) {
+    const was = before.tags.get(tag.slug);
+    if (!was) {
+      changes.push({ type: 'tag_created', tag: changedTag(tag) });
+      continue;
+    }
+    const attributes: Record<string, Attribute<string>> = {};
+    for (const member of ['label', 'color', 'emoji', 'icon'] as const) if (was[member] !== tag[member]) attributes[member] = attribute(was[member], tag[member]);
+    if (Object.keys(attributes).length) changes.push({ type: 'tag_edited', tag: changedTag(tag), attributes });
+  }
+  for (const tag of before.tags.values()) if (!after.tags.has(tag.slug)) changes.push({ type: 'tag_deleted', tag: changedTag(tag) });
   return changes;
 }

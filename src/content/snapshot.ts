@@ -49,6 +49,8 @@ export interface PageSnapshot {
   computed: Record<string, unknown> | null;
   /** Seed of the ids of a computed page's content. */
   computedSeed: string | null;
+  /** The tags of the revision the page carries (RevisionPageTag), in order; null for none. */
+  tags: PageTag[] | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -73,11 +75,24 @@ export interface PageMetaLinks {
   alternates?: ContentRef[];
 }
 
+/** A tag a page carries (RevisionPageTag): the slug of a tag of its revision; `primary` marks the one shown in the table of contents. */
+export interface PageTag {
+  tag: string;
+  primary?: true;
+}
+
 /** The page settings that default to null (a page without them stores none). */
-export const PAGE_SETTINGS = ['cover', 'metaLinks', 'variables', 'computed', 'computedSeed'] as const satisfies readonly (keyof PageSnapshot)[];
+export const PAGE_SETTINGS = ['cover', 'metaLinks', 'variables', 'computed', 'computedSeed', 'tags'] as const satisfies readonly (keyof PageSnapshot)[];
 
 /** A page's settings left at their defaults, for pages made without them. */
-export const NO_PAGE_SETTINGS: Pick<PageSnapshot, (typeof PAGE_SETTINGS)[number]> = { cover: null, metaLinks: null, variables: null, computed: null, computedSeed: null };
+export const NO_PAGE_SETTINGS: Pick<PageSnapshot, (typeof PAGE_SETTINGS)[number]> = {
+  cover: null,
+  metaLinks: null,
+  variables: null,
+  computed: null,
+  computedSeed: null,
+  tags: null,
+};
 
 export interface FileSnapshot {
   id: string;
@@ -103,10 +118,24 @@ export interface ReusableContentSnapshot {
   documentHash: string;
 }
 
+/**
+ * A tag of a revision (RevisionTag): a slug pages carry it by (immutable), a label (renamable), a
+ * color (DocumentTextColor, src/content/tags.ts) and an emoji (its code, as a page's) or an icon.
+ */
+export interface TagSnapshot {
+  slug: string;
+  label: string;
+  color: string;
+  emoji: string | null;
+  icon: string | null;
+}
+
 export interface RevisionSnapshot {
   pages: Map<string, PageSnapshot>;
   /** The revision's reusable contents, by id. */
   reusableContents: Map<string, ReusableContentSnapshot>;
+  /** The tags pages may carry, by slug, in the order they are listed. */
+  tags: Map<string, TagSnapshot>;
   /** The space's variables (expressions read them as `space.vars.<name>`). */
   variables: Variables;
   /**

@@ -46,6 +46,8 @@ export interface PageEntry {
   variables?: Prisma.JsonValue;
   computed?: Prisma.JsonValue;
   computedSeed?: string;
+  /** [{ tag, primary? }] (RevisionPageTag by slug). */
+  tags?: Prisma.JsonValue;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;

@@ -29,9 +29,10 @@ import type { SummaryItem } from './summary.ts';
 /**
  * The version of a page's conversion (Markdown -> document, links resolved): raise it when the
  * same file and links would now convert differently, or the parsed table of contents holds more,
- * so that entries written before no longer match (4: summary items carry emoji, icon, anchor, computed).
+ * so that entries written before no longer match (4: summary items carry emoji, icon, anchor, computed;
+ * 5: a page's frontmatter meta carries its tags).
  */
-export const IMPORT_CACHE_VERSION = 4;
+export const IMPORT_CACHE_VERSION = 5;
 
 /** What the last import made of one page file. */
 export interface ImportCacheEntry {

@@ -12,6 +12,9 @@
  * - A page file is YAML frontmatter (content/page-frontmatter.ts), a `# Title`, the
  *   body. Relative links between page files become page references; to other
  *   files, file references (the file becomes a space file).
+ * - `.gitbook/vars.yaml` holds the space's variables, `.gitbook/tags.yaml` its
+ *   tags (a list; pages carry them by slug in their frontmatter's `tags`),
+ *   `.gitbook/includes/` its reusable contents.
  * - Export writes README.md for the first page, `<path>.md` for a page,
  *   `<path>/README.md` for a page with children, files under
  *   `.gitbook/assets/`, SUMMARY.md and `.gitbook.yaml`.
@@ -27,10 +30,11 @@ import { markdownToDocument, type MarkdownToDocumentResult } from '../content/do
 import { documentToMarkdown } from '../content/document/markdown-print.ts';
 import { type ContentRef, type JSONDocument } from '../content/document/model.ts';
 import { emojiText } from '../content/emoji.ts';
+import { DEFAULT_TAG_COLOR, tagFromInput } from '../content/tags.ts';
 import { frontmatterFromMeta, metaFromFrontmatter, variablesFromFrontmatter, type PageMeta } from '../content/page-frontmatter.ts';
 import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
-import { NO_PAGE_SETTINGS, PAGE_FIELDS, type FileSnapshot, type PageKind, type PageSnapshot, type RevisionSnapshot } from '../content/snapshot.ts';
+import { NO_PAGE_SETTINGS, PAGE_FIELDS, type FileSnapshot, type PageKind, type PageSnapshot, type PageTag, type RevisionSnapshot, type TagSnapshot } from '../content/snapshot.ts';
 import { LimitExceededError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { slugify, uniqueSlug } from '../slug.ts';
@@ -119,6 +123,8 @@ export const ASSETS_DIRECTORY = '.gitbook/assets';
 export const VARIABLES_FILE = '.gitbook/vars.yaml';
 /** The folder of reusable contents, one Markdown file each (GitBook's `.gitbook/includes/`). */
 export const INCLUDES_DIRECTORY = '.gitbook/includes';
+/** The space's tags, a YAML list of `{ tag, label, emoji | icon, color? }`, in the content root (GitBook's file). */
+export const TAGS_FILE = '.gitbook/tags.yaml';
 
 /** The slugs the API accepts (apply-changes.ts); a file name that is one is kept as the page's slug. */
 const VALID_SLUG = /^[a-z0-9](?:[a-z0-9-_.]*[a-z0-9])?$/i;
@@ -659,6 +665,13 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
 
   const snapshot = emptySnapshot();
   snapshot.variables = readVariables(files, joinPath(config.root, VARIABLES_FILE), warnings);
+  snapshot.tags = readTags(files, joinPath(config.root, TAGS_FILE), warnings);
+  /** The tags of a page's frontmatter that the space defines (the others are left out, with a warning). */
+  const definedTags = (file: string, tags: PageTag[] | null): PageTag[] | null => {
+    const kept = tags?.filter((t) => snapshot.tags.has(t.tag)) ?? [];
+    for (const t of tags ?? []) if (!snapshot.tags.has(t.tag)) warnings.push(`${file}: tag ${JSON.stringify(t.tag)} is not in ${TAGS_FILE}; left out`);
+    return kept.length ? kept : null;
+  };
   for (const [source, target] of config.redirects) {
     const page = markdownCandidates(target).map((candidate) => pageIdByFile.get(candidate)).find((id) => id !== undefined);
     if (page) snapshot.redirects.set(source, page);
@@ -759,7 +772,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     if (n.kind === 'document') {
       const p = parsed.get(n)!;
       patchAssets(p.meta);
-      page = { ...base, title: p.title, ...p.meta, documentHash: documentOf(n, p), linkTarget: null };
+      page = { ...base, title: p.title, ...p.meta, tags: definedTags(n.file ?? n.tocTitle ?? n.id, p.meta.tags), documentHash: documentOf(n, p), linkTarget: null };
     } else {
       page = {
         ...base,
@@ -816,6 +829,54 @@ function readVariables(files: ReadonlyMap<string, Uint8Array>, path: string, war
   if (left === null) warnings.push(`${path}: not a YAML mapping, no variables read`);
   else if (left.length) warnings.push(`${path}: ${left.map((name) => JSON.stringify(name)).join(', ')} not read (a name is letters, digits and "_"; a value a string of at most 256 characters, a number or a boolean)`);
   return variables;
+}
+
+/**
+ * The space's tags of `.gitbook/tags.yaml`, in its order (none without it): each entry a mapping
+ * of `tag` (the slug), `label` (else the slug), `emoji` (the character) or `icon`, and `color`
+ * (default when absent). Entries a tag cannot be made of are left out, with a warning.
+ */
+function readTags(files: ReadonlyMap<string, Uint8Array>, path: string, warnings: string[]): RevisionSnapshot['tags'] {
+  const tags: RevisionSnapshot['tags'] = new Map();
+  const bytes = files.get(path);
+  if (!bytes) return tags;
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    warnings.push(`${path}: not UTF-8 YAML, no tags read`);
+    return tags;
+  }
+  if (parsed === null || parsed === undefined) return tags;
+  if (!Array.isArray(parsed)) {
+    warnings.push(`${path}: not a YAML list, no tags read`);
+    return tags;
+  }
+  for (const [i, entry] of parsed.entries()) {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      warnings.push(`${path}: entry ${i + 1} is not a mapping of tag, label, emoji or icon, and color; left out`);
+      continue;
+    }
+    const e = entry as Record<string, unknown>;
+    const made = tagFromInput({ tag: e.tag, label: e.label ?? e.tag, color: e.color, emoji: e.emoji, icon: e.icon }, null);
+    if (made.problem !== undefined) warnings.push(`${path}: entry ${i + 1} left out (${made.problem})`);
+    else if (tags.has(made.value.slug)) warnings.push(`${path}: tag ${JSON.stringify(made.value.slug)} is listed twice; the first is kept`);
+    else tags.set(made.value.slug, made.value);
+  }
+  return tags;
+}
+
+/** `.gitbook/tags.yaml` of a space's tags: emoji as the character, color only when not the default. */
+function tagsYaml(tags: Iterable<TagSnapshot>): string {
+  return YAML.stringify(
+    [...tags].map((t) => ({
+      tag: t.slug,
+      label: t.label,
+      ...(t.emoji !== null && { emoji: emojiText(t.emoji) }),
+      ...(t.icon !== null && { icon: t.icon }),
+      ...(t.color !== DEFAULT_TAG_COLOR && { color: t.color }),
+    })),
+  );
 }
 
 /** A reusable content's title: its file's frontmatter `title`, else its name (`api-warning.md` -> "Api warning"). */
@@ -1009,6 +1070,7 @@ export async function exportRepositoryWithPaths(
   write('SUMMARY.md', encoder.encode(printSummary((byParent.get(null) ?? []).map((page) => item(page, page.kind === 'group')))));
 
   if (Object.keys(snapshot.variables).length) write(VARIABLES_FILE, encoder.encode(YAML.stringify(snapshot.variables)));
+  if (snapshot.tags.size) write(TAGS_FILE, encoder.encode(tagsYaml(snapshot.tags.values())));
   // Redirects to pages without a file (deleted, or not document pages) have nowhere to lead.
   const redirects = [...snapshot.redirects].flatMap(([source, page]): [string, string][] => (fileOf.has(page) ? [[source, fileOf.get(page)!]] : []));
   out.set(joinPath(projectDirectory, CONFIG_FILE), encoder.encode(contentConfigYaml(root, redirects)));

@@ -133,6 +133,7 @@ async function recorded(ctx: JobContext, spaceId: string, work: () => Promise<Re
 function sameContent(a: RevisionSnapshot, b: RevisionSnapshot): boolean {
   if (a.pages.size !== b.pages.size || a.files.size !== b.files.size || stringify(a.variables) !== stringify(b.variables)) return false;
   if (stringify([...a.redirects]) !== stringify([...b.redirects])) return false;
+  if (stringify([...a.tags.values()]) !== stringify([...b.tags.values()])) return false;
   if (stringify([...a.reusableContents.values()].sort((x, y) => (x.id < y.id ? -1 : 1))) !== stringify([...b.reusableContents.values()].sort((x, y) => (x.id < y.id ? -1 : 1)))) return false;
   for (const [id, page] of a.pages) if (stringify(page) !== stringify(b.pages.get(id))) return false;
   for (const [id, file] of a.files) if (stringify(file) !== stringify(b.files.get(id))) return false;

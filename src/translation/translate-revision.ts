@@ -223,7 +223,7 @@ export async function translateRevision(input: TranslateRevisionInput): Promise<
   progress({ done: pages.size, total: pages.size, step: 'documents' });
 
   return {
-    snapshot: { pages, reusableContents, files: new Map(source.files), documents: outDocuments, variables: { ...source.variables }, redirects: new Map(source.redirects) },
+    snapshot: { pages, reusableContents, files: new Map(source.files), documents: outDocuments, variables: { ...source.variables }, redirects: new Map(source.redirects), tags: new Map(source.tags) },
     stats: {
       pages: pages.size,
       segments: hashes.length,

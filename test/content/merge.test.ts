@@ -3,7 +3,7 @@ import { hashDocument } from '../../src/content/document/hash.ts';
 import { type JSONDocument } from '../../src/content/document/model.ts';
 import { mergeDocuments } from '../../src/content/merge-documents.ts';
 import { mergeRevisions, type MergeConflict } from '../../src/content/merge.ts';
-import type { FileSnapshot, PageSnapshot, RevisionSnapshot } from '../../src/content/snapshot.ts';
+import type { FileSnapshot, PageSnapshot, RevisionSnapshot, TagSnapshot } from '../../src/content/snapshot.ts';
 import { pageSnapshot, paragraph, paragraphs as doc } from '../helpers/snapshot.ts';
 
 // ---------------------------------------------------------------- builder
@@ -16,7 +16,7 @@ type PageSpec = { id: string; parent?: string | null; doc?: JSONDocument } & Par
 
 /** A snapshot from pages listed in sibling order (index = order among the same parent). */
 function build(specs: PageSpec[], files: Partial<FileSnapshot>[] = []): RevisionSnapshot {
-  const s: RevisionSnapshot = { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map() };
+  const s: RevisionSnapshot = { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map(), tags: new Map() };
   for (const spec of specs) {
     const { id, parent = null, doc: document, ...rest } = spec;
     let documentHash: string | null = null;
@@ -445,6 +445,43 @@ describe('mergeRevisions', () => {
     expect(pick(conflicts)).toEqual(['file:f2:both-modified:name', 'file:f3:deleted-modified:storageKey', 'file:f4:modified-deleted:size']);
     expect(snapshot.files.get('f1')).toMatchObject({ name: 'one.png', width: 10 });
     expect([...snapshot.files.keys()].sort()).toEqual(['f1', 'f2', 'f3', 'f4', 'o', 't']);
+  });
+
+  it('merges tags per slug (ours then theirs new ones), page tags as a field, and drops a page tag whose tag is gone', () => {
+    const tag = (slug: string, fields: Partial<TagSnapshot> = {}): TagSnapshot => ({ slug, label: slug, color: 'default', emoji: null, icon: null, ...fields });
+    const base = build([{ id: 'a', tags: [{ tag: 't1' }] }, { id: 'b' }]);
+    base.tags = new Map([
+      ['t1', tag('t1')],
+      ['t2', tag('t2')],
+      ['t3', tag('t3')],
+    ]);
+    const ours = edit(base, (e) => {
+      e.s.tags.set('t1', tag('t1', { label: 'Ours' }));
+      e.s.tags.set('t2', tag('t2', { color: 'red' }));
+      e.s.tags.delete('t3');
+      e.s.tags.set('o', tag('o'));
+      e.set('a', { tags: [{ tag: 't1' }, { tag: 'o', primary: true }] });
+    });
+    const theirs = edit(base, (e) => {
+      e.s.tags.set('t1', tag('t1', { label: 'Theirs' }));
+      e.s.tags.set('t2', tag('t2', { icon: 'gear' }));
+      e.s.tags.set('t', tag('t'));
+      e.set('a', { tags: [{ tag: 't2' }] });
+      e.set('b', { tags: [{ tag: 't3' }, { tag: 't' }] });
+    });
+    const { snapshot, conflicts } = merge(base, ours, theirs);
+    expect(pick(conflicts)).toEqual(['page:a:both-modified:tags', 'tag:t1:both-modified:label']);
+    expect([...snapshot.tags.keys()]).toEqual(['t1', 't2', 'o', 't']);
+    expect(snapshot.tags.get('t2')).toEqual(tag('t2', { color: 'red', icon: 'gear' }));
+    // t3 deleted by ours, given to b by theirs: b no longer carries it.
+    expect(snapshot.pages.get('b')!.tags).toEqual([{ tag: 't' }]);
+    expect(snapshot.pages.get('a')!.tags).toEqual([{ tag: 't1' }, { tag: 'o', primary: true }]);
+    // An emoji given on one side and an icon on the other cannot stand together: ours' kept, a conflict.
+    const withEmoji = edit(base, (e) => e.s.tags.set('t2', tag('t2', { emoji: '1f389' })));
+    const withIcon = edit(base, (e) => e.s.tags.set('t2', tag('t2', { icon: 'gear' })));
+    const clash = merge(base, withEmoji, withIcon);
+    expect(pick(clash.conflicts)).toEqual(['tag:t2:both-modified:emoji,icon']);
+    expect(clash.snapshot.tags.get('t2')).toEqual(tag('t2', { emoji: '1f389' }));
   });
 
   it('merges a page added on both sides with the same id: equal is fine, different conflicts', () => {

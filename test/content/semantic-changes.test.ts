@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { semanticChanges, type ChangeableContent } from '../../src/content/semantic-changes.ts';
-import type { FileSnapshot, PageSnapshot } from '../../src/content/snapshot.ts';
+import type { FileSnapshot, PageSnapshot, TagSnapshot } from '../../src/content/snapshot.ts';
 import { validateSemanticChange } from '../helpers/openapi-schema.ts';
 import { pageSnapshot } from '../helpers/snapshot.ts';
 
@@ -20,7 +20,7 @@ const file = (id: string, fields: Partial<FileSnapshot> = {}): FileSnapshot => (
 });
 
 function content(pages: PageSnapshot[], more: Partial<ChangeableContent> = {}): ChangeableContent {
-  return { pages: new Map(pages.map((p) => [p.id, p])), files: new Map(), reusableContents: new Map(), variables: {}, ...more };
+  return { pages: new Map(pages.map((p) => [p.id, p])), files: new Map(), reusableContents: new Map(), variables: {}, tags: new Map(), ...more };
 }
 
 const fileUrl = (f: FileSnapshot) => `https://files.example.com/${f.storageKey}`;
@@ -101,5 +101,23 @@ describe('semanticChanges', () => {
     ]);
     for (const change of changes) validateSemanticChange(change);
     expect(semanticChanges(after, after, { fileUrl })).toEqual([]);
+  });
+
+  it("says which tags were created, edited (label, color, emoji, icon) and deleted, after the rest, in the content's order", () => {
+    const tag = (slug: string, fields: Partial<TagSnapshot> = {}): [string, TagSnapshot] => [slug, { slug, label: slug.toUpperCase(), color: 'default', emoji: null, icon: null, ...fields }];
+    const before = content([], { tags: new Map([tag('beta', { emoji: '1f389' }), tag('old'), tag('same')]), variables: { a: 1 } });
+    const after = content([], { tags: new Map([tag('same'), tag('new'), tag('beta', { label: 'Beta', color: 'blue', icon: 'flask' })]), variables: { a: 2 } });
+    const changes = semanticChanges(before, after, { fileUrl });
+    expect(changes).toEqual([
+      { type: 'variables_edited', variables: { a: { before: 1, after: 2 } } },
+      { type: 'tag_created', tag: { slug: 'new', label: 'NEW' } },
+      {
+        type: 'tag_edited',
+        tag: { slug: 'beta', label: 'Beta' },
+        attributes: { label: { before: 'BETA', after: 'Beta' }, color: { before: 'default', after: 'blue' }, emoji: { before: '1f389' }, icon: { after: 'flask' } },
+      },
+      { type: 'tag_deleted', tag: { slug: 'old', label: 'OLD' } },
+    ]);
+    for (const change of changes) validateSemanticChange(change, 'next');
   });
 });

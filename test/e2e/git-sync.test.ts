@@ -298,6 +298,7 @@ describe('Git Sync', () => {
     const original: Record<string, string | Uint8Array> = {
       '.gitbook.yaml': 'root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  help/install: guide/install.md\n',
       '.gitbook/vars.yaml': 'product: Acme\nversion: "2.1"\n',
+      '.gitbook/tags.yaml': '- tag: beta\n  label: Beta\n  emoji: 🎉\n- tag: new\n  label: New\n  icon: sparkle\n- tag: cli\n  label: CLI\n  color: purple\n',
       '.gitbook/includes/support.md': '---\ntitle: Support\n---\n\nAsk the support team about <code class="expression">space.vars.product</code>.\n',
       '.gitbook/assets/banner.png': pngOf(77),
       'README.md': '---\ndescription: Start here\n---\n\n# Welcome\n\nThis is <code class="expression">space.vars.product</code>.\n',
@@ -318,7 +319,7 @@ describe('Git Sync', () => {
         '* [Status](https://status.example.com)',
         '',
       ].join('\n'),
-      'tooling/cli.md': '# CLI\n\nType `acme`.\n',
+      'tooling/cli.md': '---\ntags:\n  - cli\n  - tag: new\n    primary: true\n---\n\n# CLI\n\nType `acme`.\n',
       'guide/README.md':
         '---\ncover: ../.gitbook/assets/banner.png\ncoverY: 0\nvars:\n  audience: admins\nlayout:\n  width: wide\n---\n\n# Guide\n\nRead [install](install.md).\n\n{% include "../.gitbook/includes/support.md" %}\n',
       'guide/install.md': '---\nicon: download\nhidden: true\nnoIndex: true\n---\n\n# Install\n\nRun the installer.\n',
@@ -327,10 +328,15 @@ describe('Git Sync', () => {
     const space = await newSpace('GitBook layout');
     expect((await importFollowed(space, 'gitbook-layout')).events.at(-1)).toMatchObject({ state: 'succeeded', result: { warnings: [] } });
 
-    // What came in: covers, variables, includes, link pages, a group with its emoji and slug, pages after it, redirects, front matter.
+    // What came in: covers, variables, tags, includes, link pages, a group with its emoji and slug, pages after it, redirects, front matter.
     const content = (await api('GET', `/v1/spaces/${space}/content`)).body;
     assertMatchesSpec('getCurrentRevision', 200, content);
     expect(content.variables).toEqual({ product: 'Acme', version: '2.1' });
+    expect(content.tags).toEqual([
+      { slug: 'beta', label: 'Beta', color: 'default', emoji: '1f389' },
+      { slug: 'new', label: 'New', color: 'default', icon: 'sparkle' },
+      { slug: 'cli', label: 'CLI', color: 'purple' },
+    ]);
     expect(content.reusableContents.map((c: any) => [c.title, c.git.path])).toEqual([['Support', '.gitbook/includes/support.md']]);
     const [welcome, guide, tools, status] = content.pages;
     expect(status).toMatchObject({ type: 'link', title: 'Status', href: 'https://status.example.com' });
@@ -339,6 +345,8 @@ describe('Git Sync', () => {
       ['document', 'CLI', null],
       ['link', 'Source', 'github'],
     ]);
+    expect(tools.pages[0].tags).toEqual([{ tag: { kind: 'tag', tag: 'cli' } }, { tag: { kind: 'tag', tag: 'new' }, primary: true }]);
+    expect(welcome.tags).toEqual([]);
     const redirects = await server.graphql('query($space: ID!) { revisionContent(spaceId: $space) { redirects { source page } } }', { token: ada.token, variables: { space } });
     expect(redirects.body.data.revisionContent.redirects).toEqual([{ source: 'help/install', page: guide.pages[0].id }]);
     const banner = content.files.find((f: any) => f.name === 'banner.png');

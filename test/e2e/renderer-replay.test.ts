@@ -90,6 +90,7 @@ describe("GitBook's site renderer, replayed", () => {
     const names = await seed();
     let siteToken: string | null = null;
     const answered: string[] = [];
+    let documentPages = 0;
     for (const call of calls) {
       const path = fill(call.path, names);
       const body = call.body === undefined ? undefined : JSON.parse(fill(JSON.stringify(call.body), names));
@@ -102,6 +103,17 @@ describe("GitBook's site renderer, replayed", () => {
         assertMatchesSpec(operation, res.status, res.body, operation === 'listRevisionPageMetaLinks' ? 'next' : 'current');
       } else {
         expect(res.body).toEqual({ error: { code: res.status, message: expect.any(String) } });
+      }
+      if (operation === 'getRevisionById' && res.status === 200) {
+        // The renderer reads each page's `tags` and layout as 0.202.0 shapes them (both required there).
+        const walk = (pages: any[]): void =>
+          pages.forEach((page) => {
+            if (page.type !== 'document') return walk(page.pages ?? []);
+            assertMatchesComponent('RevisionPageDocument', page, 'next');
+            documentPages++;
+            walk(page.pages ?? []);
+          });
+        walk(res.body.pages);
       }
       if (operation === 'resolvePublishedContentByUrl' && res.status === 200) siteToken = res.body.apiToken;
       if (operation === 'getPublishedContentSite') {
@@ -116,6 +128,7 @@ describe("GitBook's site renderer, replayed", () => {
     expect(answered).toContain('GET getPageInRevisionByPath 404');
     expect(answered).toContain('POST searchSiteContent 200');
     expect(answered).toContain('POST resolvePublishedContentByUrl 401');
+    expect(documentPages).toBe(5);
   });
 
   it('resolves sites under SITES_URL by their path, so no site may take its host as a custom hostname', async () => {

@@ -171,6 +171,14 @@ async function richContent() {
     computedSeed: 'seed-1',
   });
   x.variables = { product: 'Acme', version: '2.1', released: true };
+  // Tags: one with an emoji (a variation selector kept), one with an icon and a color, one plain; two pages carry them.
+  x.tags = new Map([
+    ['beta', { slug: 'beta', label: 'Beta', color: 'default', emoji: '1f6e0-fe0f', icon: null }],
+    ['new', { slug: 'new', label: 'New: shiny', color: '$primary', emoji: null, icon: 'sparkle' }],
+    ['api', { slug: 'api', label: 'API', color: 'default', emoji: null, icon: null }],
+  ]);
+  x.pages.set(id('guide/install'), { ...x.pages.get(id('guide/install'))!, tags: [{ tag: 'api' }, { tag: 'beta', primary: true }] });
+  x.pages.set(id('guide/configure'), { ...x.pages.get(id('guide/configure'))!, tags: [{ tag: 'new' }] });
   // Reusable contents: one linking to a page, included by a page; one no page includes.
   const warning = markdownToDocument(`Mind the **rate limit**. See [install](/pages/${id('guide/install')}).\n`).document;
   x.reusableContents.set('rc-warning', { id: 'rc-warning', title: 'API warning', documentHash: putDocument(x, warning) });
@@ -487,6 +495,7 @@ describe('exportRepository', () => {
       '.gitbook/assets/shot.png',
       '.gitbook/includes/api-warning.md',
       '.gitbook/includes/unused-snippet.md',
+      '.gitbook/tags.yaml',
       '.gitbook/vars.yaml',
       'README.md',
       'SUMMARY.md',
@@ -638,6 +647,63 @@ describe('page settings and variables', () => {
       ].join('\n'),
     );
     expect(text('.gitbook/vars.yaml')).toBe('product: Acme\nversion: "2.1"\nreleased: true\n');
+  });
+});
+
+describe('tags', () => {
+  it("reads .gitbook/tags.yaml and the pages' frontmatter tags as GitBook writes them; what it cannot use is left out with a warning", async () => {
+    const storage = fakeStorage();
+    const files = repository({
+      ...FIXTURE,
+      'docs/.gitbook/tags.yaml': [
+        '- tag: beta',
+        '  label: Beta',
+        '  emoji: 🎉',
+        '- tag: new',
+        '  label: New',
+        '  icon: sparkle',
+        '- tag: api',
+        '  color: purple',
+        '- tag: Bad Slug',
+        '  label: Bad',
+        '- tag: beta',
+        '  label: Beta again',
+        '- just a word',
+        '',
+      ].join('\n'),
+      'docs/guide/install.md': '---\ntags:\n  - beta\n  - tag: new\n    primary: true\n  - missing\n---\n\n# Install\n',
+    });
+    const { snapshot, warnings } = await importRepository(files, { storeFile: storage.storeFile, now: T1 });
+    expect([...snapshot.tags.values()]).toEqual([
+      { slug: 'beta', label: 'Beta', color: 'default', emoji: '1f389', icon: null },
+      { slug: 'new', label: 'New', color: 'default', emoji: null, icon: 'sparkle' },
+      { slug: 'api', label: 'api', color: 'purple', emoji: null, icon: null },
+    ]);
+    const pages = byPath(snapshot);
+    expect(pages.get('guide/install')!.tags).toEqual([{ tag: 'beta' }, { tag: 'new', primary: true }]);
+    expect(pages.get('guide/configure')!.tags).toBeNull();
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        'docs/.gitbook/tags.yaml: entry 4 left out (tag: "Bad Slug": a slug is lowercase letters and digits, "-" or "_" between them, at most 64 characters)',
+        'docs/.gitbook/tags.yaml: tag "beta" is listed twice; the first is kept',
+        'docs/.gitbook/tags.yaml: entry 6 is not a mapping of tag, label, emoji or icon, and color; left out',
+        'docs/guide/install.md: tag "missing" is not in .gitbook/tags.yaml; left out',
+      ]),
+    );
+  });
+
+  it('writes them to .gitbook/tags.yaml (emoji as the character, color only when not the default) and to frontmatter', async () => {
+    const { x, storage } = await richContent();
+    const exported = await exportRepository(x, { readFile: storage.readFile });
+    const text = (path: string) => decoder.decode(exported.get(path)!);
+    expect(text('.gitbook/tags.yaml')).toBe('- tag: beta\n  label: Beta\n  emoji: 🛠️\n- tag: new\n  label: "New: shiny"\n  icon: sparkle\n  color: $primary\n- tag: api\n  label: API\n');
+    expect(text('guide/install.md')).toContain('\nicon: download\ntags:\n  - api\n  - tag: beta\n    primary: true\n---\n');
+    expect(text('guide/configure/README.md')).toContain('\ntags:\n  - new\n');
+    // Without tags, no file.
+    const none = cloneSnapshot(x);
+    none.tags = new Map();
+    for (const [id, page] of none.pages) none.pages.set(id, { ...page, tags: null });
+    expect((await exportRepository(none, { readFile: storage.readFile })).has('.gitbook/tags.yaml')).toBe(false);
   });
 });
 

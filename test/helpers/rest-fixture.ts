@@ -365,6 +365,15 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
           { operation: 'update_reusable_content', reusableContent: 'snippet', title: 'Snippet, renamed' },
         ],
       },
+      {
+        changes: [
+          { operation: 'insert_tag', tag: 'beta', label: 'Beta', color: 'blue', emoji: '🎉' },
+          { operation: 'insert_tag', tag: 'new', label: 'New', icon: 'sparkle' },
+          { operation: 'update_tag', tag: 'beta', label: 'Beta, renamed', color: 'green' },
+          { operation: 'update_page', page: pageId, tags: ['beta', { tag: 'new', primary: true }] },
+          { operation: 'delete_tag', tag: 'new' },
+        ],
+      },
       { changes: [{ operation: 'revert_page', page: pageId, revision: changeRequest.revisionInitial, block: ['unknown-block'] }] },
       { changes: [{ operation: 'insert_files', files: [{ name: 'more.txt', contentType: 'text/plain', base64: 'aGk=', ref: 'more.txt' }] }] },
       // Fetched from the test server itself: its tests allow private addresses (FETCH_ALLOW_PRIVATE_ADDRESSES).

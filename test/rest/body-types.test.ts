@@ -54,6 +54,7 @@ const JSON_FIELDS: Record<string, { refused: unknown } | { acceptsAnything: stri
   'ChangeRequestContentChangeInput.variables': { refused: { 'bad name': 1 } },
   'ChangeRequestContentChangeInput.computed': { refused: { type: 'nope' } },
   'ChangeRequestContentChangeInput.redirects': { refused: { '../up': 'x' } },
+  'ChangeRequestContentChangeInput.tags': { refused: { tag: 'beta' } },
   'UpdateSiteInput.customizations': { refused: ['title'] },
   'UpdateSiteSpaceInput.customizations': { refused: ['title'] },
   'SearchSiteContentInput.scope': { refused: { mode: 'everywhere' } },

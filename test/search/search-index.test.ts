@@ -33,7 +33,7 @@ type PageSpec = { id: string; title: string; doc?: JSONDocument; parent?: string
 
 /** A snapshot of document pages (slug = id unless given), with the documents of all of them. */
 function snapshot(specs: PageSpec[]): RevisionSnapshot {
-  const s: RevisionSnapshot = { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map() };
+  const s: RevisionSnapshot = { pages: new Map(), reusableContents: new Map(), files: new Map(), documents: new Map(), variables: {}, redirects: new Map(), tags: new Map() };
   specs.forEach((spec, index) => {
     const { id, title, doc: document, parent, ...rest } = spec;
     const documentHash = document ? hashDocument(document) : null;

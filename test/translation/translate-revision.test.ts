@@ -34,7 +34,7 @@ function sourceSnapshot(intro = 'Welcome to **the docs**. Read the [guide](/page
     page({ id: 'guide', title: 'Installation guide', slug: 'installation', parentId: 'guides', documentHash: hashDocument(guide) }),
     page({ id: 'site', kind: 'link', title: 'Website', slug: 'website', index: 2, linkTarget: { kind: 'url', url: 'https://example.com' } }),
   ];
-  return { pages: new Map(pages.map((p) => [p.id, p])), files: new Map([[FILE.id, FILE]]), documents, variables: {}, reusableContents: new Map(), redirects: new Map() };
+  return { pages: new Map(pages.map((p) => [p.id, p])), files: new Map([[FILE.id, FILE]]), documents, variables: {}, reusableContents: new Map(), redirects: new Map(), tags: new Map() };
 }
 
 function memoryCache() {

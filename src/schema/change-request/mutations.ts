@@ -41,8 +41,12 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
   fields: (t) => ({
     operation: t.string({
       required: true,
-      description: 'insert_page | update_page | delete_page | revert_page | insert_files | set_variables | set_redirects | insert_reusable_content | update_reusable_content | delete_reusable_content',
+      description:
+        'insert_page | update_page | delete_page | revert_page | insert_files | set_variables | set_redirects | insert_reusable_content | update_reusable_content | delete_reusable_content | insert_tag | update_tag | delete_tag',
     }),
+    tag: t.string({ description: 'insert_tag, update_tag, delete_tag: the slug of the tag (lowercase letters, digits, "-" and "_"; it never changes)' }),
+    label: t.string({ description: "insert_tag, update_tag: the tag's label" }),
+    color: t.string({ description: "insert_tag, update_tag: the tag's color, a DocumentTextColor (default when not given)" }),
     redirects: t.field({ type: 'JSON', description: 'set_redirects: old paths (relative to the space) -> the id (or batch ref) of the document page each leads to; null removes one' }),
     reusableContent: t.string({ description: 'The reusable content update_reusable_content and delete_reusable_content change' }),
     page: t.string(),
@@ -52,8 +56,8 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
     ref: t.string(),
     title: t.string({ validate: z.string().min(1, 'must not be empty') }),
     slug: t.string(),
-    emoji: t.string({ validate: z.string().max(50, 'must be at most 50 characters') }),
-    icon: t.string({ validate: z.string().max(50, 'must be at most 50 characters') }),
+    emoji: t.string({ validate: z.string().max(50, 'must be at most 50 characters'), description: "A page's or a tag's emoji (update_tag: null removes it)" }),
+    icon: t.string({ validate: z.string().max(50, 'must be at most 50 characters'), description: "A page's or a tag's icon (update_tag: null removes it)" }),
     description: t.string(),
     hidden: t.boolean(),
     noIndex: t.boolean({ description: 'Leave the page out of search and ask' }),
@@ -67,6 +71,7 @@ const ContentChangeInput = builder.inputType('ChangeRequestContentChangeInput', 
     }),
     computed: t.field({ type: 'JSON', description: 'The computed content source the page comes from, kept as data' }),
     computedSeed: t.string(),
+    tags: t.field({ type: 'JSON', description: 'insert_page/update_page: the tags the page carries (slugs, or { tag, primary? }); null removes them' }),
     revision: t.string(),
     block: t.stringList(),
     files: t.field({ type: [FileUpload] }),
@@ -133,11 +138,15 @@ const ContentUpdate = builder.objectRef<ContentUpdateShape>('ChangeRequestConten
 });
 
 /** Fields whose null says something (move to the root; remove the setting), kept when null. */
-const MEANINGFUL_NULLS = new Set(['into', 'cover', 'layout', 'metaLinks', 'variables', 'computed', 'computedSeed']);
+const MEANINGFUL_NULLS = new Set(['into', 'cover', 'layout', 'metaLinks', 'variables', 'computed', 'computedSeed', 'tags']);
+/** update_tag: a null emoji or icon removes it. */
+const TAG_NULLS = new Set(['emoji', 'icon']);
 
 function toChange(input: Record<string, unknown>): ContentChange {
   // The input type is flat; the operation decides which fields count. Unset fields stay undefined (not null).
-  const clean = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== null || MEANINGFUL_NULLS.has(k)));
+  const clean = Object.fromEntries(
+    Object.entries(input).filter(([k, v]) => v !== null || MEANINGFUL_NULLS.has(k) || (input.operation === 'update_tag' && TAG_NULLS.has(k))),
+  );
   return clean as unknown as ContentChange;
 }
 

@@ -10,7 +10,8 @@ import type { JSONDocument } from '../../content/document/model.ts';
 import { dereferenceDocument } from '../../content/document/dereference.ts';
 import { redirectsOf, reusableContentsOf, variablesOf } from '../../content/revision-store.ts';
 import { semanticChanges, type ChangeableContent, type SemanticChange } from '../../content/semantic-changes.ts';
-import type { FileSnapshot, ReusableContentSnapshot, Variables } from '../../content/snapshot.ts';
+import type { FileSnapshot, PageTag, ReusableContentSnapshot, TagSnapshot, Variables } from '../../content/snapshot.ts';
+import { tagsOf } from '../../content/tags.ts';
 import type { Prisma } from '../../db/client.ts';
 import { loadSpace } from '../../services/space.ts';
 import type { FileView, PageView, RevisionView } from '../../content/revision-view.ts';
@@ -20,17 +21,26 @@ import { signDownloadUrl } from '../../storage/signed-url.ts';
 
 export const DocumentFormat = builder.enumType('DocumentFormat', { values: ['document', 'markdown'] as const });
 
-/** The default page layout GitBook answers when a page has none. */
+/**
+ * The page layout a page without its own options answers (RevisionPageLayoutOptions of 0.202.0,
+ * every member of which is required); a page's options override it member by member. Everything
+ * shows: the cover without a mask, the tags a page carries, its actions and its headings' anchors
+ * (docs/decisions.md, "Tags").
+ */
 export const DEFAULT_PAGE_LAYOUT = {
   width: 'default',
   cover: true,
   coverSize: 'hero',
+  coverMask: 'none',
   title: true,
   description: true,
   tableOfContents: true,
   outline: true,
   pagination: true,
   metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
 } as const;
 
 /** The page tree of a revision: views of the children of `parentId`, in order (null: the root pages). */
@@ -161,6 +171,34 @@ export const ReusableContent = builder.objectRef<{ content: ReusableContentSnaps
   }),
 });
 
+export const RevisionTag = builder.objectRef<TagSnapshot>('RevisionTag').implement({
+  description: 'A tag pages of the revision may carry',
+  fields: (t) => ({
+    slug: t.exposeString('slug', { description: 'What pages name it by; never changes' }),
+    label: t.exposeString('label'),
+    color: t.exposeString('color', { description: 'A DocumentTextColor: default, green, blue, ..., $primary, ...' }),
+    emoji: t.exposeString('emoji', { nullable: true, description: 'Its emoji (code points, as a page emoji)' }),
+    icon: t.exposeString('icon', { nullable: true, description: 'Its icon (a tag has an emoji or an icon)' }),
+  }),
+});
+
+const PageTagRef = builder.objectRef<{ tag: string }>('ContentRefTag').implement({
+  description: 'A reference to a tag of the revision, by slug',
+  fields: (t) => ({
+    kind: t.string({ resolve: () => 'tag' }),
+    tag: t.exposeString('tag', { description: 'The slug of the tag' }),
+    space: t.string({ nullable: true, description: 'The space defining the tag (null: the page\'s own)', resolve: () => null }),
+  }),
+});
+
+const RevisionPageTag = builder.objectRef<PageTag>('RevisionPageTag').implement({
+  description: 'A tag a page carries',
+  fields: (t) => ({
+    tag: t.field({ type: PageTagRef, resolve: (v) => ({ tag: v.tag }) }),
+    primary: t.boolean({ nullable: true, description: 'True for the tag shown in the table of contents', resolve: (v) => v.primary ?? null }),
+  }),
+});
+
 const PageUrls = builder.objectRef<{ app: string }>('RevisionPageUrls').implement({
   fields: (t) => ({ app: t.exposeString('app') }),
 });
@@ -200,6 +238,12 @@ RevisionPage.implement({
     variables: t.field({ type: 'JSON', nullable: true, description: "The page's own variables (`page.vars.<name>` in expressions)", resolve: (v) => v.page.variables }),
     computed: t.field({ type: 'JSON', nullable: true, description: 'The computed content source the page was generated from', resolve: (v) => v.page.computed }),
     computedSeed: t.string({ nullable: true, resolve: (v) => v.page.computedSeed }),
+    tags: t.field({
+      type: [RevisionPageTag],
+      nullable: true,
+      description: 'The tags the page carries, in order (document pages: [] for none)',
+      resolve: (v) => (v.page.kind === 'document' ? (v.page.tags ?? []) : null),
+    }),
     git: t.field({ type: GitBlob, nullable: true, description: "The page's file in the revision's Git commit", resolve: (v, _a, ctx) => gitBlobOf(ctx, v.revision, 'pages', v.page.id) }),
     target: t.field({ type: 'JSON', nullable: true, description: 'Where a link page points', resolve: (v) => v.page.linkTarget }),
     href: t.string({
@@ -304,13 +348,14 @@ export function changesLimit(limit: number | null | undefined): number {
 }
 
 async function contentOf(ctx: Context, revision: RevisionView | null): Promise<ChangeableContent> {
-  if (!revision) return { pages: new Map(), files: new Map(), reusableContents: new Map(), variables: {} };
+  if (!revision) return { pages: new Map(), files: new Map(), reusableContents: new Map(), variables: {}, tags: new Map() };
   const [pages, files] = await Promise.all([ctx.loaders.pagesByRevisionId.load(revision.id), ctx.loaders.filesByRevisionId.load(revision.id)]);
   return {
     pages: new Map(pages.map((p) => [p.id, p])),
     files: new Map(files.map((f) => [f.id, f])),
     reusableContents: new Map(reusableContentsOf(revision.reusableContents).map((c) => [c.id, c])),
     variables: variablesOf(revision.variables),
+    tags: new Map(tagsOf(revision.tags).map((t) => [t.slug, t])),
   };
 }
 
@@ -327,7 +372,7 @@ export const RevisionSemanticChanges = builder.objectRef<SemanticChangesView>('R
   fields: (t) => ({
     changes: t.field({
       type: 'JSON',
-      description: 'RevisionSemanticChange items: pages created, edited, moved, deleted; files; variables; reusable contents',
+      description: 'RevisionSemanticChange items: pages created, edited, moved, deleted; files; variables; reusable contents; tags',
       resolve: async (v, _a, ctx) => (await allChanges(ctx, v)).slice(0, v.limit),
     }),
     more: t.int({
@@ -379,6 +424,11 @@ export const Revision = builder.objectRef<RevisionView>('Revision').implement({
         reusableContentsOf(r.reusableContents)
           .sort((a, b) => a.title.localeCompare(b.title) || (a.id < b.id ? -1 : 1))
           .map((content) => ({ content, revision: r })),
+    }),
+    tags: t.field({
+      type: [RevisionTag],
+      description: 'The tags pages of this revision may carry, in order',
+      resolve: (r) => tagsOf(r.tags),
     }),
     redirects: t.field({
       type: [RevisionRedirect],

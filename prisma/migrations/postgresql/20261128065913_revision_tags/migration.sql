@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Revision" ADD COLUMN     "tags" JSONB NOT NULL DEFAULT '[]';
