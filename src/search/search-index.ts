@@ -115,7 +115,7 @@ const PG_SCORE = `ts_rank_cd('${TS_WEIGHTS}', s.search_vector, q.query, 1) AS sc
  * Both databases: from the CTE `hits` (a row per matching section: page_id, page_path, position,
  * score and `key`), `pages`, the result page of pages (a page scores its best section's score;
  * ties by path, then id; `limit` and `offset` are the placeholders to bind), and `ranked`, their
- * sections numbered best first (`n`).
+ * sections with their scores, numbered best first (`n`).
  */
 function rankedSections(key: 'id' | 'position', limit: string, offset: string): string {
   return `pages AS (
@@ -124,7 +124,7 @@ function rankedSections(key: 'id' | 'position', limit: string, offset: string): 
      ),
      ranked AS (
        SELECT h.${key}, h.page_id, p.best, p.page_path,
-              row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
+              h.score, row_number() OVER (PARTITION BY h.page_id ORDER BY h.score DESC, h.position) AS n
        FROM hits h JOIN pages p ON p.page_id = h.page_id
      )`;
 }
@@ -411,6 +411,8 @@ export interface SearchSectionHit {
   path: string;
   /** A short plain-text snippet of the section around the match. */
   body: string;
+  /** The section's relevance (FTS5 bm25 negated / ts_rank_cd): higher is better, unbounded, never negative. */
+  score: number;
 }
 
 export interface SearchPageHit {
@@ -419,6 +421,10 @@ export interface SearchPageHit {
   path: string;
   /** Sections whose own title or text matches, best first; empty when only the page title matched. */
   sections: SearchSectionHit[];
+  /** The page's relevance: its best section's score (the page title counts in each section's). */
+  score: number;
+  /** One-based position in the ranked results, across result pages. */
+  rank: number;
 }
 
 export interface SearchSpaceResult {
@@ -437,6 +443,9 @@ interface SectionMatch {
   section_title: string;
   /** The snippet with matched words marked. */
   body: string;
+  /** The section's score, and its page's (the best of its sections). */
+  score: number;
+  best: number;
 }
 
 /**
@@ -447,7 +456,7 @@ interface SectionMatch {
  */
 export async function searchSpace(db: Db | Tx, provider: Provider, input: SearchSpaceInput): Promise<SearchSpaceResult> {
   const { spaceId, query, limit } = input;
-  const offset = resultOffset(limit, input.after);
+  const { offset } = resultCursor(limit, input.after);
   const includeHidden = input.includeHidden ?? true;
   const matches =
     provider === 'sqlite'
@@ -459,7 +468,8 @@ export async function searchSpace(db: Db | Tx, provider: Provider, input: Search
   for (const match of matches) {
     let page = byPage.get(match.page_id);
     if (!page) {
-      page = { id: match.page_id, title: match.page_title, path: match.page_path, sections: [] };
+      // Ranked from the result page's place: the pages before it, then this one's order.
+      page = { id: match.page_id, title: match.page_title, path: match.page_path, sections: [], score: nonNegative(match.best), rank: offset + items.length + 1 };
       byPage.set(match.page_id, page);
       items.push(page);
     }
@@ -472,10 +482,11 @@ export async function searchSpace(db: Db | Tx, provider: Provider, input: Search
       title: match.section_id ? unmark(match.section_title) : match.page_title,
       path: match.section_id ? `${match.page_path}#${match.section_id}` : match.page_path,
       body: unmark(match.body).replace(/\s+/gu, ' ').trim(),
+      score: nonNegative(match.score),
     });
   }
   const more = items.length > limit;
-  return { items: more ? items.slice(0, limit) : items, next: more ? encodeSearchCursor(offset + limit) : null };
+  return { items: more ? items.slice(0, limit) : items, next: more ? encodeSearchCursor(offset + limit, offset + limit) : null };
 }
 
 export interface SearchOrganizationInput {
@@ -493,8 +504,12 @@ export interface SearchOrganizationInput {
 }
 
 export interface SearchOrganizationResult {
-  /** Spaces with matching pages, most relevant first (a space ranks by its best section). */
-  items: Array<{ spaceId: string; pages: SearchPageHit[] }>;
+  /**
+   * Spaces with matching pages, most relevant first (a space ranks by its best section, its `score`);
+   * their pages' `rank` orders every page of the result page by score (ties: the spaces' order, then
+   * the pages'), after the pages of the result pages before it.
+   */
+  items: Array<{ spaceId: string; score: number; pages: SearchPageHit[] }>;
   next: string | null;
 }
 
@@ -505,7 +520,7 @@ export interface SearchOrganizationResult {
  */
 export async function searchOrganization(db: Db | Tx, provider: Provider, input: SearchOrganizationInput): Promise<SearchOrganizationResult> {
   const { organizationId, query, limit, pagesPerSpace, spaceIds } = input;
-  const offset = resultOffset(limit, input.after);
+  const { offset, ranked: before } = resultCursor(limit, input.after);
   if (spaceIds && spaceIds.length === 0) return { items: [], next: null };
   const ranked =
     provider === 'sqlite'
@@ -513,38 +528,47 @@ export async function searchOrganization(db: Db | Tx, provider: Provider, input:
       : await rankSpacesPostgres(db, organizationId, query, limit + 1, offset, spaceIds);
   const more = ranked.length > limit;
   const items: SearchOrganizationResult['items'] = [];
-  for (const spaceId of more ? ranked.slice(0, limit) : ranked) {
-    items.push({ spaceId, pages: (await searchSpace(db, provider, { spaceId, query, limit: pagesPerSpace })).items });
+  for (const { space_id: spaceId, score } of more ? ranked.slice(0, limit) : ranked) {
+    items.push({ spaceId, score: nonNegative(score), pages: (await searchSpace(db, provider, { spaceId, query, limit: pagesPerSpace })).items });
   }
-  return { items, next: more ? encodeSearchCursor(offset + limit) : null };
+  // Array.prototype.sort is stable: equal scores keep the spaces' order, then the pages'.
+  const pages = items.flatMap((item) => item.pages).sort((a, b) => b.score - a.score);
+  pages.forEach((page, i) => (page.rank = before + i + 1));
+  return { items, next: more ? encodeSearchCursor(offset + limit, before + pages.length) : null };
+}
+
+/** A space of an organization search and its score (its best section's). */
+interface RankedSpace {
+  space_id: string;
+  score: number;
 }
 
 /** The organization's spaces by their best matching section (the scores of searchSqlite), ties by id. */
-async function rankSpacesSqlite(db: Db | Tx, organizationId: string, query: string, count: number, offset: number, spaceIds?: readonly string[]): Promise<string[]> {
+async function rankSpacesSqlite(db: Db | Tx, organizationId: string, query: string, count: number, offset: number, spaceIds?: readonly string[]): Promise<RankedSpace[]> {
   const match = ftsMatchExpression(query);
   if (match === null) return [];
   const only = spaceIds ? ` AND "id" IN (${spaceIds.map(() => '?').join(', ')})` : '';
-  const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
+  const rows = await db.$queryRawUnsafe<RankedSpace[]>(
     `WITH hits AS MATERIALIZED (
        SELECT s.space_id, ${SQLITE_SCORED_SECTIONS} AND s.space_id IN (SELECT "id" FROM "Space" WHERE "organizationId" = ? AND "deletedAt" IS NULL${only})
      )
-     SELECT space_id FROM hits GROUP BY space_id ORDER BY max(score) DESC, space_id LIMIT ? OFFSET ?`,
+     SELECT space_id, max(score) AS score FROM hits GROUP BY space_id ORDER BY score DESC, space_id LIMIT ? OFFSET ?`,
     match,
     organizationId,
     ...(spaceIds ?? []),
     count,
     offset,
   );
-  return rows.map((r) => r.space_id);
+  return rows.map((r) => ({ space_id: r.space_id, score: Number(r.score) }));
 }
 
 /** The organization's spaces by their best matching section (the scores of searchPostgres), ties by id. */
-async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: string, count: number, offset: number, spaceIds?: readonly string[]): Promise<string[]> {
+async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: string, count: number, offset: number, spaceIds?: readonly string[]): Promise<RankedSpace[]> {
   const text = tsqueryText(query);
   if (text === null) return [];
   // $5: the spaces to search in (a site's), or NULL for every one.
   const spaces = (alias: string) => `${alias}"organizationId" = $2 AND ${alias}"deletedAt" IS NULL AND ($5::text[] IS NULL OR ${alias}"id" = ANY($5::text[]))`;
-  const rows = await db.$queryRawUnsafe<{ space_id: string }[]>(
+  const rows = await db.$queryRawUnsafe<RankedSpace[]>(
     // Parsed once per configuration the organization's spaces use: each is one more index lookup
     // (16 for every configuration made a 50,000-row search 5x slower; two cost 1.6x of one).
     `WITH q AS (
@@ -556,35 +580,49 @@ async function rankSpacesPostgres(db: Db | Tx, organizationId: string, query: st
        FROM search_section s JOIN q ON q.config = s.config
        WHERE s.space_id IN (SELECT "id" FROM "Space" WHERE ${spaces('')}) AND s.search_vector @@ q.query
      )
-     SELECT space_id FROM hits GROUP BY space_id ORDER BY max(score) DESC, space_id LIMIT $3 OFFSET $4`,
+     SELECT space_id, max(score) AS score FROM hits GROUP BY space_id ORDER BY score DESC, space_id LIMIT $3 OFFSET $4`,
     text,
     organizationId,
     count,
     offset,
     spaceIds ? [...spaceIds] : null,
   );
-  return rows.map((r) => r.space_id);
+  return rows.map((r) => ({ space_id: r.space_id, score: Number(r.score) }));
 }
+
+/**
+ * A score as the API answers it: FTS5's bm25 is negative for every match (its idf is floored above
+ * zero), so negated it is positive, and ts_rank_cd is never negative; a guard for float noise all the same.
+ */
+const nonNegative = (score: number | bigint) => Math.max(0, Number(score));
 
 const unmark = (text: string) => text.replaceAll(MARK_START, '').replaceAll(MARK_END, '');
 
-/** Where a result page of `limit` items starts, from the cursor of the previous one; 400 on a bad limit or cursor. */
-function resultOffset(limit: number, after: string | null | undefined): number {
+/**
+ * Where a result page of `limit` items starts, from the cursor of the previous one, and how many
+ * pages (of content) the result pages before it ranked; 400 on a bad limit or cursor.
+ */
+function resultCursor(limit: number, after: string | null | undefined): { offset: number; ranked: number } {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     throw new InvalidInputError(`limit: must be between 1 and ${MAX_SEARCH_LIMIT}`);
   }
-  return after ? decodeSearchCursor(after) : 0;
+  return after ? decodeSearchCursor(after) : { offset: 0, ranked: 0 };
 }
 
-/** The cursor is the offset in the ranked results: they shift as content changes, as any ranking does. */
-function encodeSearchCursor(offset: number): string {
-  return Buffer.from(JSON.stringify({ offset })).toString('base64url');
+/**
+ * The cursor is the offset in the ranked results (they shift as content changes, as any ranking
+ * does), and the pages ranked before it (a space search: the offset; an organization's: the pages
+ * its spaces answered). A cursor of before ranks were answered has no `ranked`: its offset stands for it.
+ */
+function encodeSearchCursor(offset: number, ranked: number): string {
+  return Buffer.from(JSON.stringify({ offset, ranked })).toString('base64url');
 }
 
-function decodeSearchCursor(cursor: string): number {
+function decodeSearchCursor(cursor: string): { offset: number; ranked: number } {
+  const count = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
   try {
-    const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown };
-    if (typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0) return offset;
+    const { offset, ranked } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown; ranked?: unknown };
+    if (count(offset) && (ranked === undefined || count(ranked))) return { offset, ranked: ranked ?? offset };
   } catch {
     // reported below
   }
@@ -605,13 +643,13 @@ async function searchSqlite(
 ): Promise<SectionMatch[]> {
   const match = ftsMatchExpression(query);
   if (match === null) return [];
-  const ranked = await db.$queryRawUnsafe<{ id: number | bigint; page_path: string }[]>(
+  const ranked = await db.$queryRawUnsafe<{ id: number | bigint; page_path: string; best: number; score: number }[]>(
     `WITH hits AS MATERIALIZED (
        SELECT s.id, s.page_id, s.page_path, s.position,
               ${SQLITE_SCORED_SECTIONS} AND s.space_id = ?${includeHidden ? '' : ' AND s.hidden = 0'}
      ),
      ${rankedSections('id', '?', '?')}
-     SELECT id, page_path FROM ranked WHERE n <= ${MAX_SECTIONS_PER_PAGE} ORDER BY best DESC, page_path, page_id, n`,
+     SELECT id, page_path, best, score FROM ranked WHERE n <= ${MAX_SECTIONS_PER_PAGE} ORDER BY best DESC, page_path, page_id, n`,
     match,
     spaceId,
     pageCount,
@@ -620,7 +658,7 @@ async function searchSqlite(
   if (ranked.length === 0) return [];
   const ids = ranked.map((r) => Number(r.id));
   const marks = `'${MARK_START}', '${MARK_END}'`;
-  const rows = await db.$queryRawUnsafe<(Omit<SectionMatch, 'page_path'> & { id: number | bigint })[]>(
+  const rows = await db.$queryRawUnsafe<(Omit<SectionMatch, 'page_path' | 'best' | 'score'> & { id: number | bigint })[]>(
     `SELECT rowid AS id, page_id, page_title, section_id,
             highlight(search_section_fts, 4, ${marks}) AS section_title,
             snippet(search_section_fts, 5, ${marks}, '${ELLIPSIS}', ${SNIPPET_WORDS}) AS body
@@ -631,7 +669,7 @@ async function searchSqlite(
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   return ranked.flatMap((r) => {
     const row = byId.get(Number(r.id));
-    return row ? [{ ...row, page_path: r.page_path }] : [];
+    return row ? [{ ...row, page_path: r.page_path, best: Number(r.best), score: Number(r.score) }] : [];
   });
 }
 
@@ -656,7 +694,7 @@ async function searchPostgres(
        WHERE s.space_id = $2 AND s.search_vector @@ q.query${includeHidden ? '' : ' AND NOT s.hidden'}
      ),
      ${rankedSections('position', '$3', '$4')}
-     SELECT r.page_id, r.page_path, s.page_title, s.section_id,
+     SELECT r.page_id, r.page_path, r.best, r.score, s.page_title, s.section_id,
             ts_headline(q.config, s.section_title, q.query, $6) AS section_title,
             h.body,
             CASE WHEN f.pos > 0 AND f.lead !~ '[[:alnum:]]' THEN f.lead END AS lead,
@@ -681,6 +719,8 @@ async function searchPostgres(
   // punctuation around the fragment: an ellipsis where words were left out, else that punctuation.
   return rows.map(({ lead, tail, ...row }) => ({
     ...row,
+    best: Number(row.best),
+    score: Number(row.score),
     body: `${lead === null ? ELLIPSIS : lead.slice(-10)}${row.body}${tail === null ? ELLIPSIS : tail.slice(0, 10)}`,
   }));
 }

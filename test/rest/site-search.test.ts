@@ -75,6 +75,45 @@ describe('site search', () => {
     expect((await server.request('POST', `${sites}/search`, { token: bob.token, body: { query: 'needle' } })).status).toBe(404);
   });
 
+  it("answers 0.202.0's relevance: scores from the index, ranks in score order across result pages, page descriptions", async () => {
+    // Three more pages in the guides: one titled with the word (the title weighs most), one describing it, one mentioning it once.
+    const cr = (await ok('POST', `/v1/spaces/${spaces.guides}/change-requests`, { subject: 'Ranking' })).id;
+    await ok('POST', `/v1/spaces/${spaces.guides}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'insert_page', title: 'Haystack', document: { markdown: 'A haystack hides a haystack.\n' } },
+        { operation: 'insert_page', title: 'Farming', description: 'Where the haystack goes', document: { markdown: 'Fields and barns.\n' } },
+        { operation: 'insert_page', title: 'Barns', document: { markdown: 'Barns, tools, animals, tractors, fences and once a haystack among many other things.\n' } },
+      ],
+    });
+    await ok('PATCH', `/v1/spaces/${spaces.guides}/change-requests/${cr}`, { status: 'open' });
+    await ok('POST', `/v1/spaces/${spaces.guides}/change-requests/${cr}/merge`);
+    const res = await server.request('POST', `${sites}/search`, { token: ada.token, body: { query: 'haystack', scope: { mode: 'all' } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    assertMatchesSpec('searchSiteContent', 200, res.body, 'next');
+    const [guides] = res.body.items;
+    expect(res.body.items).toHaveLength(1);
+    expect(guides).toMatchObject({ type: 'space', id: spaces.guides });
+    const pages = guides.pages as Array<{ title: string; description: string; score: number; rank: number; sections: Array<{ score: number }> }>;
+    expect(pages.map((p) => p.title)).toEqual(['Haystack', 'Farming', 'Barns']);
+    expect(pages.map((p) => p.rank)).toEqual([1, 2, 3]);
+    for (const [i, page] of pages.entries()) {
+      expect(page.score).toBeGreaterThan(0);
+      if (i > 0) expect(page.score).toBeLessThan(pages[i - 1]!.score);
+      // A page scores its best section; the space its best page.
+      if (page.sections.length) expect(page.score).toBeGreaterThanOrEqual(Math.max(...page.sections.map((s) => s.score)));
+    }
+    expect(guides.score).toBe(pages[0]!.score);
+    expect(pages.map((p) => p.description)).toEqual(['', 'Where the haystack goes', '']);
+
+    // The space of the next result page continues the ranks of this one's pages.
+    const first = await server.request('POST', `${sites}/search?limit=1`, { token: ada.token, body: { query: 'needle', scope: { mode: 'all' } } });
+    const firstRanks = first.body.items.flatMap((item: any) => item.pages.map((p: any) => p.rank));
+    const second = await server.request('POST', `${sites}/search?limit=1&page=${first.body.next.page}`, { token: ada.token, body: { query: 'needle', scope: { mode: 'all' } } });
+    assertMatchesSpec('searchSiteContent', 200, second.body, 'next');
+    expect(firstRanks).toEqual([1]);
+    expect(second.body.items[0].pages.map((p: any) => p.rank)).toEqual([2]);
+  });
+
   it('refuses a bad scope, an unknown site space and an empty query with a 400', async () => {
     const bad = async (body: unknown, message: RegExp) => expectError(await server.request('POST', `${sites}/search`, { token: ada.token, body }), 400, message);
     await bad({ query: 'needle', scope: { mode: 'everywhere' } }, /scope: mode: must be default, specific or all/);

@@ -99,6 +99,8 @@ describe('structure', () => {
     expect(g.sections.map((s: any) => s.id)).toEqual([s2]);
     expect(g.children[0]).toMatchObject({ object: 'site-section-group', sectionGroup: group.id, sections: [{ id: s3, sectionGroup: sub.id }] });
     expect(body.structure[0]).toMatchObject({ id: s1, default: true, siteSpaces: [{ space: { id: spaces[0].id }, default: true }] });
+    // No drafts in this service: every section, group and site space is live once created.
+    expect([body.structure[0].draft, body.structure[0].siteSpaces[0].draft, g.draft, g.children[0].draft, g.children[0].sections[0].draft]).toEqual([false, false, false, false, false]);
   });
 });
 
@@ -511,6 +513,8 @@ describe('share keys', () => {
     assertMatchesSpec('listSiteSections', 200, sections.body);
     const profile = await published(bob, org, site, q);
     expect(shareKeyIn(profile.structure.structure[0].urls.published, server.app.config.sitesUrl)).toBe(key);
+    // The key's visitor reads the site, nothing more (not its adaptive schema: that read takes no key).
+    expect(profile.site.permissions).toEqual({ view: true, access: true, edit: false, create: false, admin: false, installIntegration: false, viewAdaptiveSchema: false, editAdaptiveSchema: false });
 
     // A member passing the key gets it in the URLs too; without it, plain URLs.
     const member = await structure(ada, org, site, q);

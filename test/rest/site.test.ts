@@ -63,12 +63,20 @@ describe('creating and reading sites', () => {
     expect(got.status).toBe(200);
     assertMatchesSpec('getSiteById', 200, got.body);
     expect(got.body).toMatchObject({ id: res.body.id, title: 'Docs site', basename: 'docs-site' });
+    // 0.202.0's members: the type applied (nothing is frozen), the organization's roles, the owner's permissions, the preview.
+    assertMatchesSpec('getSiteById', 200, got.body, 'next');
+    expect(got.body).toMatchObject({
+      appliedType: 'basic',
+      defaultLevel: 'inherit',
+      permissions: { view: true, access: true, edit: true, create: true, admin: true, installIntegration: true, viewAdaptiveSchema: true, editAdaptiveSchema: true },
+      urls: { preview: `${server.baseUrl}/v1/orgs/${org}/sites/${res.body.id}/published` },
+    });
   });
 
   it('takes type, title, visibility; basenames are unique in the organization', async () => {
     const org = await server.createOrg(ada);
     const first = await server.createSite(ada, org, { title: 'Product Docs', type: 'premium', visibility: 'share-link' });
-    expect(first).toMatchObject({ title: 'Product Docs', type: 'premium', visibility: 'share-link', basename: 'product-docs' });
+    expect(first).toMatchObject({ title: 'Product Docs', type: 'premium', visibility: 'share-link', basename: 'product-docs', appliedType: 'premium' });
     const second = await server.createSite(ada, org, { title: 'Product docs!' });
     expect(second.basename).toBe('product-docs-2');
     const third = await server.createSite(ada, org, { title: 'Product — Docs' });
@@ -692,6 +700,10 @@ describe('the error matrix of a site', () => {
       expectError(await server.request(method, sitePath(org, created.id, rest), { token: creator.token }), 403);
     }
     expect((await server.request('GET', sitePath(org, created.id), { token: ada.token })).body.title).toBe('Renamed by creator');
+    // Its permissions say the same: create and edit, not admin (configure, publish) nor the adaptive schema's edits.
+    expect((await server.request('GET', sitePath(org, created.id), { token: creator.token })).body.permissions).toEqual({
+      view: true, access: true, edit: true, create: true, admin: false, installIntegration: false, viewAdaptiveSchema: true, editAdaptiveSchema: false,
+    });
   });
 });
 

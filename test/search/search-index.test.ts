@@ -154,7 +154,7 @@ describe('searchSpace', () => {
     const [both] = (await search(space, 'install windows')).items;
     expect(both!.sections.map((s) => s.id)).toEqual(['windows']);
     await reindexSpace(db, provider, { spaceId: space, previous: null, current: snapshot([{ id: 'empty', title: 'Install' }]) });
-    expect((await search(space, 'install')).items).toEqual([{ id: 'empty', title: 'Install', path: 'empty', sections: [] }]);
+    expect((await search(space, 'install')).items).toEqual([{ id: 'empty', title: 'Install', path: 'empty', sections: [], score: expect.any(Number), rank: 1 }]);
   });
 
   it('stems words ("installing" finds "install") and matches the last word as a prefix ("instal", "config")', async () => {
@@ -260,16 +260,20 @@ describe('searchSpace', () => {
       current: snapshot([...ids].reverse().map((id) => ({ id, title: 'Chapter', doc: doc(p('The common word alpha.')) }))),
     });
     const seen: string[] = [];
+    const ranks: number[] = [];
     let after: string | null = null;
     const sizes: number[] = [];
     do {
       const result = await search(space, 'alpha', { limit: 10, after });
       sizes.push(result.items.length);
       seen.push(...result.items.map((i) => i.id));
+      ranks.push(...result.items.map((i) => i.rank));
       after = result.next;
     } while (after !== null && sizes.length < 5);
     expect(sizes).toEqual([10, 10, 5]);
     expect(seen).toEqual(ids);
+    // Ranks run on across result pages.
+    expect(ranks).toEqual(ids.map((_, i) => i + 1));
     // Exactly `limit` results left: the last page says so.
     const exact = await search(space, 'alpha', { limit: 25 });
     expect([exact.items.length, exact.next]).toEqual([25, null]);
@@ -332,7 +336,7 @@ describe('reindexSpace', () => {
     await reindexSpace(db, provider, { spaceId: space, previous: null, current: before });
     const found = await search(space, 'optics');
     expect(found.items.map((i) => i.id)).toEqual(['lenses']);
-    expect(found.items[0]!.sections).toEqual([{ id: 'lenses', title: 'Lenses', path: 'lenses', body: expect.stringContaining('Cleaning telescope') }]);
+    expect(found.items[0]!.sections).toEqual([{ id: 'lenses', title: 'Lenses', path: 'lenses', body: expect.stringContaining('Cleaning telescope'), score: expect.any(Number) }]);
     // With text of its own before the first heading, the description comes first in that section.
     expect((await search(space, 'equatorial')).items[0]!.sections[0]!.body).toMatch(/Equatorial mounts\s+Balance the tube/);
 

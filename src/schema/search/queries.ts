@@ -19,6 +19,14 @@ interface HitView {
   space: { id: string; organizationId: string; revisionId: string };
 }
 
+/** A hit's page as its space's current revision has it (batched: one tree per space of the response); null when gone. */
+async function pageOf(ctx: Context, view: HitView) {
+  const revision = await revisionView(ctx, view.space.revisionId, view.space);
+  if (!revision) return null;
+  const { byId } = await ctx.loaders.revisionTree.load(revision);
+  return byId.get(view.hit.id)?.page ?? null;
+}
+
 /**
  * A hit's parent pages (id and title), the top one first, from the space's current revision (batched:
  * one tree per space of the response). Read when asked rather than indexed, so that renaming a page
@@ -51,6 +59,7 @@ const SearchSection = builder.objectRef<SearchSectionHit & { url: string }>('Sea
     title: t.exposeString('title'),
     path: t.exposeString('path'),
     body: t.exposeString('body', { description: 'A snippet around the match' }),
+    score: t.exposeFloat('score', { description: 'Relevance of the section (the search index\'s rank): higher is better, unbounded, never negative' }),
     urls: t.field({ type: 'JSON', resolve: (s) => ({ app: s.url }) }),
   }),
 });
@@ -61,6 +70,12 @@ const SearchPage = builder.objectRef<HitView>('SearchPageResult').implement({
     id: t.string({ resolve: (v) => v.hit.id }),
     title: t.string({ resolve: (v) => v.hit.title }),
     path: t.string({ resolve: (v) => v.hit.path }),
+    description: t.string({
+      description: "The page's description, from the space's current revision ('' when it has none)",
+      resolve: async (v, _a, ctx) => (await pageOf(ctx, v))?.description ?? '',
+    }),
+    score: t.float({ description: "Relevance of the page: its best section's score", resolve: (v) => v.hit.score }),
+    rank: t.int({ description: 'One-based position of the page in the ranked results, across result pages', resolve: (v) => v.hit.rank }),
     sections: t.field({ type: [SearchSection], resolve: (v) => v.hit.sections.map((s) => ({ ...s, url: v.app(s.path) })) }),
     ancestors: t.field({ type: [SearchPageAncestor], description: "The page's parents (pages and groups), the top one first", resolve: (v, _a, ctx) => ancestorsOf(ctx, v) }),
     urls: t.field({ type: 'JSON', resolve: (v) => ({ app: v.app(v.hit.path) }) }),
@@ -77,6 +92,7 @@ const SearchPageList = builder.objectRef<{ items: HitView[]; next: { page: strin
 interface SpaceHitView {
   id: string;
   title: string;
+  score: number;
   pages: HitView[];
 }
 
@@ -85,6 +101,8 @@ const SearchSpace = builder.objectRef<SpaceHitView>('SearchSpaceResult').impleme
   fields: (t) => ({
     id: t.string({ resolve: (v) => v.id }),
     title: t.string({ resolve: (v) => v.title }),
+    type: t.string({ description: 'Always `space` (0.202.0 also has results of site context records, which this service has none of)', resolve: () => 'space' }),
+    score: t.float({ description: "Relevance of the space: its best section's score", resolve: (v) => v.score }),
     pages: t.field({ type: [SearchPage], description: 'Its best matching pages, most relevant first', resolve: (v) => v.pages }),
   }),
 });
@@ -106,10 +124,10 @@ async function spaceResults(ctx: Context, organizationId: string, result: Search
   const rows = await ctx.db.space.findMany({ where: { id: { in: result.items.map((i) => i.spaceId) } }, select: { id: true, title: true, revisionId: true } });
   const found = new Map(rows.map((row) => [row.id, row]));
   return {
-    items: result.items.map(({ spaceId, pages }) => {
+    items: result.items.map(({ spaceId, score, pages }) => {
       const app = (path: string) => ctx.urls.app(`/o/${organizationId}/s/${spaceId}/${path}`);
       const space = { id: spaceId, organizationId, revisionId: found.get(spaceId)?.revisionId ?? '' };
-      return { id: spaceId, title: found.get(spaceId)?.title ?? '', pages: pages.map((hit) => ({ hit, app, space })) };
+      return { id: spaceId, title: found.get(spaceId)?.title ?? '', score, pages: pages.map((hit) => ({ hit, app, space })) };
     }),
     next: result.next ? { page: result.next } : null,
   };

@@ -21,6 +21,8 @@ export const SiteSection = builder.prismaObject('SiteSection', {
   select: { id: true, title: true, path: true, siteId: true, sectionGroupId: true, defaultSiteSpaceId: true },
   fields: (t) => ({
     object: t.string({ resolve: () => 'site-section' }),
+    // No drafts here: every section, group and site space is live once created (docs/decisions.md, Sites).
+    draft: t.boolean({ description: 'Whether the section is a draft, not live: never here', resolve: () => false }),
     id: t.id({ resolve: (section) => section.id }),
     title: t.string({ resolve: (section) => section.title }),
     description: t.exposeString('description', { nullable: true }),

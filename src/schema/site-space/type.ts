@@ -20,6 +20,8 @@ export const SiteSpace = builder.prismaObject('SiteSpace', {
   select: { id: true, path: true, siteId: true, sectionId: true, spaceId: true, isDefault: true, hidden: true },
   fields: (t) => ({
     object: t.string({ resolve: () => 'site-space' }),
+    // No drafts here: every section, group and site space is live once created (docs/decisions.md, Sites).
+    draft: t.boolean({ description: 'Whether the site space is a draft, not live: never here', resolve: () => false }),
     id: t.id({ resolve: (siteSpace) => siteSpace.id }),
     path: t.string({ description: 'Path of the site space on the site, unique within its section (or the root)', resolve: (siteSpace) => siteSpace.path }),
     siteId: t.id({ resolve: (siteSpace) => siteSpace.siteId }),

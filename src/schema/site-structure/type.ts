@@ -21,6 +21,8 @@ export const SiteSectionGroup = builder.prismaObject('SiteSectionGroup', {
   description: 'A group of sections (and of nested groups) in the structure of a site',
   fields: (t) => ({
     object: t.string({ resolve: () => 'site-section-group' }),
+    // No drafts here: every section, group and site space is live once created (docs/decisions.md, Sites).
+    draft: t.boolean({ description: 'Whether the group is a draft, not live: never here', resolve: () => false }),
     id: t.exposeID('id'),
     title: t.exposeString('title'),
     icon: t.exposeString('icon', { nullable: true }),
