@@ -8,35 +8,20 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { contentEdits } from '../helpers/content-edits.ts';
 import { expectError, useTestServer } from '../helpers/server.ts';
 
 const { server, ada } = useTestServer({ users: ['Ada'] });
+const { ok, changeRequest, merge } = contentEdits(server, ada, 'Redirects');
 let org: string;
 
 beforeAll(async () => {
   org = await server.createOrg(ada);
 });
 
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await server.request(method, path, { token: ada.token, body });
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-}
-
-async function changeRequest(space: string) {
-  return (await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Redirects' })).id as string;
-}
-
 async function edit(space: string, cr: string, changes: unknown[]) {
   const body = await ok('POST', `/v1/spaces/${space}/change-requests/${cr}/content`, { changes });
   assertMatchesSpec('updateChangeRequestContent', 200, body, 'next');
-  return body;
-}
-
-async function merge(space: string, cr: string) {
-  await ok('PATCH', `/v1/spaces/${space}/change-requests/${cr}`, { status: 'open' });
-  const body = await ok('POST', `/v1/spaces/${space}/change-requests/${cr}/merge`);
-  assertMatchesSpec('mergeChangeRequest', 200, body);
   return body;
 }
 

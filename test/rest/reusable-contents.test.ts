@@ -8,9 +8,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesSpec } from '../helpers/openapi.ts';
+import { contentEdits } from '../helpers/content-edits.ts';
 import { expectError, useTestServer } from '../helpers/server.ts';
 
 const { server, ada, bob } = useTestServer({ users: ['Ada', 'Bob'] });
+const { ok, changeRequest, merge } = contentEdits(server, ada, 'Reusable');
 let org: string;
 let bobSpace: string;
 
@@ -19,16 +21,6 @@ beforeAll(async () => {
   const bobOrg = await server.createOrg(bob, 'Bob org');
   bobSpace = (await server.createSpace(bob, bobOrg, { title: 'Elsewhere' })).id;
 });
-
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await server.request(method, path, { token: ada.token, body });
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-}
-
-async function changeRequest(space: string) {
-  return (await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Reusable' })).id as string;
-}
 
 async function edit(space: string, cr: string, changes: unknown[]) {
   const res = await server.graphql(
@@ -39,11 +31,6 @@ async function edit(space: string, cr: string, changes: unknown[]) {
   );
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return res.body.data.updateChangeRequestContent;
-}
-
-async function merge(space: string, cr: string) {
-  await ok('PATCH', `/v1/spaces/${space}/change-requests/${cr}`, { status: 'open' });
-  return ok('POST', `/v1/spaces/${space}/change-requests/${cr}/merge`);
 }
 
 const texts = (document: any): string[] =>

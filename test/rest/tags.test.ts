@@ -12,33 +12,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertMatchesComponent, assertMatchesSpec } from '../helpers/openapi.ts';
 import { validateSemanticChange } from '../helpers/openapi-schema.ts';
+import { contentEdits } from '../helpers/content-edits.ts';
 import { expectError, useTestServer } from '../helpers/server.ts';
 
 const { server, ada } = useTestServer({ users: ['Ada'] });
+const { ok, changeRequest, edit, merge } = contentEdits(server, ada, 'Tags');
 let org: string;
 
 beforeAll(async () => {
   org = await server.createOrg(ada);
 });
-
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await server.request(method, path, { token: ada.token, body });
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-}
-
-async function changeRequest(space: string) {
-  return (await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Tags' })).id as string;
-}
-
-async function edit(space: string, cr: string, changes: unknown[]) {
-  return ok('POST', `/v1/spaces/${space}/change-requests/${cr}/content?compat=false`, { changes });
-}
-
-async function merge(space: string, cr: string) {
-  await ok('PATCH', `/v1/spaces/${space}/change-requests/${cr}`, { status: 'open' });
-  return ok('POST', `/v1/spaces/${space}/change-requests/${cr}/merge`);
-}
 
 /**
  * A tag against 0.202.0's RevisionTag. Its `oneOf` of `{emoji}` (emoji required) and `{icon?}`
