@@ -17,10 +17,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { migrate, readMigrationsList } from '../../src/db/migrate.ts';
-import { parseDatabaseUrl, pgPoolConfig, requireSqliteFile, type DatabaseConfig } from '../../src/db/provider/config.ts';
-import { dropDatabase, prepareDatabase } from '../../src/db/provider/setup.ts';
+import { parseDatabaseUrl, requireSqliteFile, type DatabaseConfig } from '../../src/db/provider/config.ts';
+import { dropDatabase, prepareDatabase, quoteIdent, withPgClient } from '../../src/db/provider/setup.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const usingPostgres = Boolean(TEST_DATABASE_URL);
@@ -69,9 +68,6 @@ function template(provider: 'sqlite' | 'postgresql'): Promise<DatabaseConfig> {
   return made;
 }
 
-/** Quotes an identifier for DDL. */
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
 /** Makes the (new, empty) schema of `target` a migrated database, as `template` is. */
 async function copyPostgresTemplate(template: DatabaseConfig, target: DatabaseConfig): Promise<void> {
   const [fromSchema, toSchema] = [template.pg?.schema, target.pg?.schema];
@@ -80,22 +76,19 @@ async function copyPostgresTemplate(template: DatabaseConfig, target: DatabaseCo
     if (dir.migrationFile.content.tag !== 'ok') throw new Error(`migration ${dir.path} cannot be read`);
     return dir.migrationFile.content.value;
   });
-  const { options: _searchPath, ...settings } = pgPoolConfig(target);
-  const client = new pg.Client(settings);
-  await client.connect();
-  try {
-    const [from, to] = [quoted(fromSchema), quoted(toSchema)];
-    await client.query(`BEGIN; CREATE SCHEMA ${to}; SET LOCAL search_path TO ${to}`);
-    for (const sql of migrations) await client.query(sql);
-    await client.query(`CREATE TABLE ${to}._prisma_migrations (LIKE ${from}._prisma_migrations INCLUDING ALL)`);
-    await client.query(`INSERT INTO ${to}._prisma_migrations SELECT * FROM ${from}._prisma_migrations`);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    await client.end();
-  }
+  await withPgClient(target, async (client) => {
+    const [from, to] = [quoteIdent(fromSchema), quoteIdent(toSchema)];
+    try {
+      await client.query(`BEGIN; CREATE SCHEMA ${to}; SET LOCAL search_path TO ${to}`);
+      for (const sql of migrations) await client.query(sql);
+      await client.query(`CREATE TABLE ${to}._prisma_migrations (LIKE ${from}._prisma_migrations INCLUDING ALL)`);
+      await client.query(`INSERT INTO ${to}._prisma_migrations SELECT * FROM ${from}._prisma_migrations`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** `sqlite`: a SQLite file even when TEST_DATABASE_URL is set (a test of SQLite's own behaviour). */
@@ -105,6 +98,11 @@ export async function createTestDatabase(options: { sqlite?: boolean } = {}): Pr
   const from = await template(config.provider);
   if (config.provider === 'sqlite') fs.copyFileSync(requireSqliteFile(from), requireSqliteFile(config));
   else await copyPostgresTemplate(from, config);
+  return testDatabase(url, config, dir);
+}
+
+/** The database of `url`, dropped with its folder (SQLite) by `drop`. */
+function testDatabase(url: string, config: DatabaseConfig, dir: string | undefined): TestDatabase {
   return {
     url,
     config,
@@ -121,14 +119,7 @@ export async function createMigratedDatabase(): Promise<TestDatabase> {
   const config = parseDatabaseUrl(url);
   await prepareDatabase(config);
   await migrate(config);
-  return {
-    url,
-    config,
-    async drop() {
-      await dropDatabase(config);
-      if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
-    },
-  };
+  return testDatabase(url, config, dir);
 }
 
 /** Drops the templates the test processes of run `runPid` made (vitest's global teardown). */
@@ -138,13 +129,8 @@ export async function dropTemplates(runPid: number): Promise<void> {
     if (entry.startsWith(prefix)) fs.rmSync(path.join(os.tmpdir(), entry), { recursive: true, force: true });
   }
   if (!TEST_DATABASE_URL) return;
-  const { options: _searchPath, ...settings } = pgPoolConfig(parseDatabaseUrl(TEST_DATABASE_URL));
-  const client = new pg.Client(settings);
-  await client.connect();
-  try {
+  await withPgClient(parseDatabaseUrl(TEST_DATABASE_URL), async (client) => {
     const { rows } = await client.query<{ name: string }>('SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)', [prefix]);
-    for (const { name } of rows) await client.query(`DROP SCHEMA ${quoted(name)} CASCADE`);
-  } finally {
-    await client.end();
-  }
+    for (const { name } of rows) await client.query(`DROP SCHEMA ${quoteIdent(name)} CASCADE`);
+  });
 }

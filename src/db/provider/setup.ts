@@ -8,11 +8,12 @@ import pg from 'pg';
 import { pgPoolConfig, requirePg, requireSqliteFile, type DatabaseConfig } from './config.ts';
 
 /** Quotes a (validated) identifier for DDL. */
-function quoteIdent(name: string): string {
+export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-async function withPgClient<T>(config: DatabaseConfig, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** A client of the config's server and database, without its search_path (tests make and drop schemas with it too). */
+export async function withPgClient<T>(config: DatabaseConfig, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const { options: _searchPath, ...settings } = pgPoolConfig(config);
   // Without search_path: the schema may not exist yet (prepare) or is being dropped.
   const client = new pg.Client(settings);
