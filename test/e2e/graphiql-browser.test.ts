@@ -31,6 +31,9 @@ const stepped: JobHandler = async (ctx) => {
   return { pages: 3 };
 };
 
+/** The longest one step may take on two busy cores (CI runs a type check beside the suite). */
+const WAIT_MS = 30_000;
+
 describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline', () => {
   let server: TestServer;
   let ada: TestUser;
@@ -41,6 +44,8 @@ describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline',
   const requested: string[] = [];
   /** Console errors and uncaught exceptions of the page (a policy violation shows here). */
   const problems: string[] = [];
+  /** How many WebSockets the page opened. */
+  let socketsOpened = 0;
 
   beforeAll(async () => {
     server = await startTestServer({}, undefined, { jobHandlers: { 'git-import': stepped } });
@@ -55,10 +60,13 @@ describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline',
     });
     context.on('request', (request) => requested.push(request.url()));
     page = context.pages()[0] ?? (await context.newPage());
-    page.on('websocket', (socket) => requested.push(socket.url()));
+    page.on('websocket', (socket) => {
+      socketsOpened += 1;
+      requested.push(socket.url());
+    });
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
     page.on('pageerror', (error) => problems.push(error.message));
-  }, 30_000);
+  }, 3 * WAIT_MS);
   afterAll(async () => {
     step.open();
     finish.open();
@@ -77,7 +85,7 @@ describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline',
     await page.keyboard.press('Backspace');
     await page.keyboard.insertText(text);
     // Monaco renders at the next frame.
-    await expect.poll(async () => (await page.locator(editor).innerText()).replace(/\u00a0/g, ' '), { timeout: 5_000, interval: 20 }).toContain(text);
+    await expect.poll(async () => (await page.locator(editor).innerText()).replace(/\u00a0/g, ' '), { timeout: WAIT_MS, interval: 20 }).toContain(text);
   }
 
   /** Sets the operation, waits until GraphiQL has parsed it (its tab is named after it), and runs it. */
@@ -93,10 +101,10 @@ describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline',
     expect(problems).toEqual([]);
   }
 
-  /** Waits (up to 10 s) until the result pane shows JSON for which `accept` holds; that JSON. */
+  /** Waits (up to WAIT_MS) until the result pane shows JSON for which `accept` holds; that JSON. */
   async function resultWhere(accept: (result: any) => boolean): Promise<any> {
     let text = '';
-    for (const started = Date.now(); Date.now() - started < 10_000; await new Promise((r) => setTimeout(r, 50))) {
+    for (const started = Date.now(); Date.now() - started < WAIT_MS; await new Promise((r) => setTimeout(r, 50))) {
       // Monaco renders spaces as non-breaking ones.
       text = (await page.locator('.graphiql-response').innerText()).replace(/\u00a0/g, ' ');
       try {
@@ -112,7 +120,7 @@ describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline',
   it('runs a query and a subscription with the token of the Headers tab, loading nothing from elsewhere', async () => {
     await page.goto(`${server.baseUrl}/graphql`);
     expect(await page.title()).toBe('Docs publishing API · GraphiQL');
-    await page.locator('.graphiql-query-editor .monaco-editor').waitFor({ timeout: 15_000 });
+    await page.locator('.graphiql-query-editor .monaco-editor').waitFor({ timeout: WAIT_MS });
 
     await page.getByRole('button', { name: 'Headers' }).click();
     await setEditor('.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: `Bearer ${ada.token}` }));
@@ -143,20 +151,21 @@ describe.skipIf(!servicesConfigured('browser'))('GraphiQL in Chromium, offline',
     expectOnlyThisServer();
     expect(requested.some((url) => url.startsWith(`ws://${new URL(server.baseUrl).host}/graphql`))).toBe(true);
     expect(requested.filter((url) => new URL(url).pathname.startsWith('/graphiql/')).length).toBeGreaterThanOrEqual(6);
-  }, 30_000);
+  }, 3 * WAIT_MS);
 
   it('shows why a token that is not valid is refused, for a query and for a subscription', async () => {
     await setEditor('.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: 'Bearer gb_api_not-a-real-token' }));
     const refused = (result: any) => result.errors?.[0]?.message === 'The API token is invalid or has been revoked';
     await run('Me', 'query Me { viewer { id displayName } }');
     expect((await resultWhere(refused)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    // At once, not after the client's reconnection attempts: the operation is answered before the socket is closed (4403).
+    // On the first socket, not after the client's reconnection attempts: the operation is answered
+    // before the socket is closed (4403), so the answer comes on the one socket the page opened for it.
+    const socketsBefore = socketsOpened;
     await run('FollowJob', 'subscription FollowJob { jobUpdated(id: "any") { id state } }');
-    const started = Date.now();
     expect((await resultWhere(refused)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(socketsOpened - socketsBefore).toBe(1);
     // The browser logs the failed requests as errors; nothing else may be among them.
     expect(problems.filter((problem) => !/status of 401/.test(problem))).toEqual([]);
     expect([...new Set(requested.map((url) => new URL(url).host))]).toEqual([new URL(server.baseUrl).host]);
-  }, 20_000);
+  }, 3 * WAIT_MS);
 });
