@@ -13,7 +13,8 @@
  * External `$ref`s are followed only to files of the entry URL's origin,
  * resolved against the URL asked for (fetchRemoteFile follows redirects
  * without telling where they ended),
- * under one deadline and one size budget for all files. A specification
+ * under one deadline (the time spent fetching, not analyzing) and one
+ * size budget for all files. A specification
  * given as text references no other file at all: a relative `$ref` has
  * nothing to be relative to, and an absolute one no origin to be held to
  * (fetching any URL a text names would let it reach any host).
@@ -104,8 +105,10 @@ type Fetched = { ok: true; text: string; bytes: number } | { ok: false; code: Op
 /** What `processWith` shares between the fetches of one processing. */
 interface Budget {
   options: OpenAPIProcessingOptions;
-  /** Date.now() past which nothing is fetched. */
-  deadline: number;
+  /** Time the finished rounds of fetches took (the analyses between them do not count against options.timeoutMs). */
+  spentMs: number;
+  /** When the round of fetches under way started. */
+  roundStartedAt: number;
   /** Bytes already loaded, of options.maxBytes for all files. */
   usedBytes: number;
 }
@@ -118,7 +121,7 @@ async function fetchText(url: string, what: string, budget: Budget): Promise<Fet
     code: 'FETCH_TIMEOUT',
     problem: { message: `Fetching the specification's files took longer than the ${options.timeoutMs} ms allowed (${what} was not loaded)`, code: 'TIMEOUT' },
   });
-  const remainingMs = budget.deadline - Date.now();
+  const remainingMs = options.timeoutMs - budget.spentMs - (Date.now() - budget.roundStartedAt);
   if (remainingMs <= 0) return timedOut();
   const remainingBytes = options.maxBytes - budget.usedBytes;
   const maxBytes = Math.min(options.maxBytes, remainingBytes);
@@ -166,7 +169,16 @@ async function inTurns<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T
 /** The processing, with the analysis run by `analyze`. */
 async function processWith(source: OpenAPISource, options: OpenAPIProcessingOptions, analyze: Analyze): Promise<OpenAPIProcessingResult> {
   options.signal?.throwIfAborted();
-  const budget: Budget = { options, deadline: Date.now() + options.timeoutMs, usedBytes: 0 };
+  const budget: Budget = { options, spentMs: 0, roundStartedAt: Date.now(), usedBytes: 0 };
+  /** Runs a round of fetches, counting its time against the deadline. */
+  const fetching = async <T>(round: () => Promise<T>): Promise<T> => {
+    budget.roundStartedAt = Date.now();
+    try {
+      return await round();
+    } finally {
+      budget.spentMs += Date.now() - budget.roundStartedAt;
+    }
+  };
   const files: AnalysisFile[] = [];
 
   if ('text' in source) {
@@ -177,7 +189,7 @@ async function processWith(source: OpenAPISource, options: OpenAPIProcessingOpti
     budget.usedBytes = bytes;
     files.push({ path: entryFileName(source, source.text), url: null, text: source.text });
   } else {
-    const entry = await fetchText(source.url, `the specification from ${source.url}`, budget);
+    const entry = await fetching(() => fetchText(source.url, `the specification from ${source.url}`, budget));
     if (!entry.ok) return failure(entry.code, [entry.problem]);
     budget.usedBytes = entry.bytes;
     files.push({ path: entryFileName(source, entry.text), url: source.url, text: entry.text });
@@ -207,9 +219,11 @@ async function processWith(source: OpenAPISource, options: OpenAPIProcessingOpti
         },
       ]);
     }
-    const fetched = await inTurns(
-      targets.map((target) => () => fetchText(target.url, `${target.path} (${target.referencedBy})`, budget)),
-      FETCH_CONCURRENCY,
+    const fetched = await fetching(() =>
+      inTurns(
+        targets.map((target) => () => fetchText(target.url, `${target.path} (${target.referencedBy})`, budget)),
+        FETCH_CONCURRENCY,
+      ),
     );
     const failed = fetched.flatMap((result) => (result.ok ? [] : [result]));
     if (failed.length > 0) {
