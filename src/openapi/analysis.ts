@@ -237,8 +237,8 @@ export async function analyzeSpecification(input: AnalysisInput): Promise<Analys
   const problems: PendingProblem[] = [];
   const targets = new Map<string, { path: string; file: number; site: RefSite }>();
   const references = loaded.map(() => new Set<string>());
-  /** Per file, the file index of each external site's target (same order as refs). */
-  const targetOf = new Map<RefSite, number | string>();
+  /** The loaded file each external `$ref` names (all of them, once nothing is missing). */
+  const targetOf = new Map<RefSite, number>();
   loaded.forEach((file, index) => {
     for (const site of file.references.refs) {
       const { file: target } = splitReference(site.ref);
@@ -294,7 +294,7 @@ export async function analyzeSpecification(input: AnalysisInput): Promise<Analys
   }
 
   // 4. Every `$ref` (its fragment points to something, no loop of references), then the entry's schema.
-  const targetFile = (file: number, site: RefSite): number => (splitReference(site.ref).file === '' ? file : (targetOf.get(site) as number));
+  const targetFile = (file: number, site: RefSite): number => (splitReference(site.ref).file === '' ? file : targetOf.get(site)!);
   const resolve = (file: number, site: RefSite) => {
     const target = targetFile(file, site);
     const { fragment } = splitReference(site.ref);

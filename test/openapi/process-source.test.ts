@@ -232,6 +232,14 @@ describe('processOpenAPISource: parse errors', () => {
     ]);
   });
 
+  it('refuses YAML aliases that expand without end', async () => {
+    const bomb = ['openapi: 3.1.0', 'info: {title: x, version: "1"}', 'a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 0; i < 8; i++) bomb.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`);
+    const result = failed(await fromText(bomb.join('\n')));
+    expect(result.code).toBe('PARSE_ERROR');
+    expect(result.errors[0]!.message).toMatch(/^openapi\.yaml: .*alias/i);
+  });
+
   it('does not take a $ref inside an example for a reference', async () => {
     const spec = {
       openapi: '3.1.0',
@@ -293,6 +301,12 @@ describe('processOpenAPISource: fetch errors and limits', () => {
     const result = failed(await fromUrl('hang', { timeoutMs: 300 }));
     expect(result.code).toBe('FETCH_TIMEOUT');
     expect(result.errors[0]!.message).toBe(`Fetching the specification's files took longer than the 300 ms allowed (the specification from ${server.origin}/hang was not loaded)`);
+  });
+
+  it('holds referenced files to the same deadline', async () => {
+    const result = failed(await fromUrl('multi/api/hanging-ref.yaml', { timeoutMs: 300 }));
+    expect(result.code).toBe('FETCH_TIMEOUT');
+    expect(result.errors[0]!.message).toMatch(/^Fetching the specification's files took longer than the 300 ms allowed \(\.\.\/\.\.\/hang \(the \$ref "http:.*\/hang#\/Error" in hanging-ref\.yaml line 14, at paths\./);
   });
 
   it('refuses a private address unless allowed, naming FETCH_ALLOW_PRIVATE_ADDRESSES', async () => {
