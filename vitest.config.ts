@@ -25,6 +25,7 @@ const DATABASE_INDEPENDENT = [
   'test/content/merge.test.ts',
   'test/content/pdf.test.ts',
   'test/translation/segments.test.ts',
+  'test/openapi/**/*.test.ts',
   'test/e2e/api-reference-browser.test.ts',
   'test/e2e/graphiql-browser.test.ts',
 ];

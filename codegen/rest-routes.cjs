@@ -70,6 +70,7 @@ function routesOf(documents) {
         path: routePath,
         status: argValue(rest, 'status') ?? 200,
         reply: argValue(rest, 'reply') ?? (root.alias ?? root.name).value,
+        ...(argValue(rest, 'createdWhen') ? { createdWhen: argValue(rest, 'createdWhen') } : {}),
         ...(replyWhen ? { replyWhen } : {}),
         operationName: def.name.value,
         file: path.relative(process.cwd(), location).split(path.sep).join('/'),

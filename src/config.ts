@@ -75,6 +75,20 @@ const schema = z.object({
   /** Time allowed for a whole remote fetch (redirects included), in milliseconds. */
   FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /**
+   * Largest OpenAPI document, in bytes: a spec's text sent in a request, each file fetched, and all
+   * of a spec's files together. The request body limit of the endpoints that take a spec's text
+   * follows it (docs/decisions.md, "OpenAPI specs").
+   */
+  OPENAPI_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
+  /** Most files one spec loads: its entry and the files its `$ref`s name. */
+  OPENAPI_MAX_FILES: z.coerce.number().int().min(1).default(100),
+  /** Time allowed for fetching all of a spec's files, in milliseconds. */
+  OPENAPI_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** Time allowed for parsing and validating a spec on a worker thread, in milliseconds. */
+  OPENAPI_PARSE_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
+  /** Every so many seconds, each spec read from a URL is fetched again (a version only when it changed); 0: never. */
+  OPENAPI_REFRESH_SECONDS: z.coerce.number().int().min(0).default(0),
+  /**
    * Origins whose browser pages may call this API, comma-separated (`https://docs.example.com,https://admin.example.com`),
    * with credentials; `*`: any origin, without credentials. Unset: none (browsers refuse pages of other origins).
    */
@@ -163,6 +177,8 @@ export interface AppConfig {
   /** `urlSecret` is STORAGE_URL_SECRET or undefined; `loadUrlSecret(storage)` supplies the kept one. */
   storage: { dir: string; urlSecret: string | undefined };
   fetch: { allowPrivateAddresses: boolean; maxBytes: number; timeoutMs: number };
+  /** OPENAPI_*: processing of OpenAPI specs. */
+  openapi: { maxBytes: number; maxFiles: number; fetchTimeoutMs: number; parseTimeoutMs: number; refreshSeconds: number };
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   idempotencyKeyTtlSeconds: number;
@@ -216,6 +232,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     storage: { dir: path.resolve(process.cwd(), e.STORAGE_DIR), urlSecret: e.STORAGE_URL_SECRET },
     fetch: { allowPrivateAddresses: e.FETCH_ALLOW_PRIVATE_ADDRESSES, maxBytes: e.FETCH_MAX_BYTES, timeoutMs: e.FETCH_TIMEOUT_MS },
+    openapi: {
+      maxBytes: e.OPENAPI_MAX_BYTES,
+      maxFiles: e.OPENAPI_MAX_FILES,
+      fetchTimeoutMs: e.OPENAPI_FETCH_TIMEOUT_MS,
+      parseTimeoutMs: e.OPENAPI_PARSE_TIMEOUT_MS,
+      refreshSeconds: e.OPENAPI_REFRESH_SECONDS,
+    },
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,

@@ -40,6 +40,7 @@ import { useLiveLoaders } from './plugins/use-live-loaders.ts';
 import { useMemberActivity } from './plugins/use-member-activity.ts';
 import { useViewerChanges } from './plugins/use-viewer-changes.ts';
 import { useOperationMetrics } from './plugins/use-operation-metrics.ts';
+import { usePublishedOpenAPI } from './plugins/use-published-openapi.ts';
 import { useRequestLimits } from './plugins/use-request-limits.ts';
 import { useSaml } from './plugins/use-saml.ts';
 import { useSharedSubscriptionResults } from './plugins/use-shared-subscription-results.ts';
@@ -53,15 +54,30 @@ import { schema } from './schema/index.ts';
 import { upgradeSearchIndex } from './search/search-index.ts';
 import { jobHandlers } from './services/job-handlers.ts';
 import { signingKeySealer } from './services/member.ts';
+import { openAPIRefreshTask } from './services/openapi-refresh.ts';
 import { startPeriodic } from './services/periodic.ts';
 import { spacePurgeTask } from './services/space-purge.ts';
 import { storageCollectionTask } from './services/storage-collection.ts';
 import { loadUrlSecret } from './storage/signed-url.ts';
+import type { ObjectStorage } from './storage/object-storage.ts';
 import { createStorage } from './storage/storage.ts';
 import { Urls } from './urls.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
+
+/** POST /v1/orgs/{organizationId}/openapi and PUT /v1/orgs/{organizationId}/openapi/{specSlug}: they take a document's text. */
+const OPENAPI_SOURCE_PATH = /^\/v1\/orgs\/[^/]+\/openapi(?:\/[^/]+)?\/?$/;
+
+/**
+ * The body limit of the endpoints that take an OpenAPI document's text: OPENAPI_MAX_BYTES of text,
+ * which JSON's escaping can make up to twice as long, with room for the rest of the body. The
+ * text itself is held to OPENAPI_MAX_BYTES when read (services/openapi-spec.ts).
+ */
+function openAPIBodyLimit(config: AppConfig): (method: string, pathname: string) => number | undefined {
+  const limit = Math.max(config.bodyLimitBytes, 2 * config.openapi.maxBytes + 65_536);
+  return (method, pathname) => ((method === 'POST' || method === 'PUT') && OPENAPI_SOURCE_PATH.test(pathname) ? limit : undefined);
+}
 /** WebSocket close code 1013, "Try Again Later" (RFC 6455's registry). */
 const WS_TRY_AGAIN_LATER = 1013;
 
@@ -85,6 +101,8 @@ export interface App {
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, Context>>;
   server: http.Server;
   jobs: Jobs;
+  /** The stored files (content-addressed). */
+  storage: ObjectStorage;
   /** Live comment events: what the mutations publish and `commentEvents` follows. */
   commentFeed: CommentFeed;
   /** The callers kept across requests. */
@@ -283,6 +301,7 @@ export function createApp(options: AppOptions): App {
       useHealthAndMetrics({ db, metrics, timeoutMs: config.healthTimeoutMs, pingRedis: config.redisUrl ? () => events.ping() : undefined }),
       useOperationMetrics(metrics),
       useFileDownloads({ storage, secret: config.storage.urlSecret }),
+      usePublishedOpenAPI({ db, storage }),
       // GET /.well-known/jwks/{organizationId}.json, without a token: the keys visitor claims verify with.
       useVisitorKeys({ db }),
       useGraphiQL({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
@@ -294,7 +313,12 @@ export function createApp(options: AppOptions): App {
       // Job subscriptions: one execution per event for the subscribers of the same document and variables.
       useSharedSubscriptionResults(),
       subscriptionShutdown.plugin,
-      useRequestLimits({ rateLimit: config.rateLimit, bodyLimitBytes: config.bodyLimitBytes, errorResponse: errorResponseFor }),
+      useRequestLimits({
+        rateLimit: config.rateLimit,
+        bodyLimitBytes: config.bodyLimitBytes,
+        bodyLimitFor: openAPIBodyLimit(config),
+        errorResponse: errorResponseFor,
+      }),
       // After the limits (a replay counts against the rate limit, the body limit holds), before the REST routes.
       idempotency.plugin,
       // The SAML service provider endpoints (/saml/...): browsers, not API clients; after the limits.
@@ -407,6 +431,7 @@ export function createApp(options: AppOptions): App {
   const stopPeriodic = [
     startPeriodic(spacePurgeTask({ db, provider: database.provider, log, intervalSeconds: config.purgeIntervalSeconds }), log),
     startPeriodic(storageCollectionTask({ db, storage, log, intervalSeconds: config.storageGc.intervalSeconds, graceSeconds: config.storageGc.graceSeconds }), log),
+    ...(config.openapi.refreshSeconds > 0 ? [startPeriodic(openAPIRefreshTask({ db, jobs, log, intervalSeconds: config.openapi.refreshSeconds }), log)] : []),
   ];
 
   return {
@@ -418,6 +443,7 @@ export function createApp(options: AppOptions): App {
     yoga,
     server,
     jobs,
+    storage,
     commentFeed,
     viewers,
     workers,

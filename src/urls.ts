@@ -3,6 +3,9 @@ import type { AppConfig } from './config.ts';
 /** Where the SAML service provider endpoints live: `/saml/<providerId>/{start,acs,metadata}`. */
 export const SAML_PATH_PREFIX = '/saml/';
 
+/** Where public OpenAPI specs are published: `/openapi/<organizationId>/<slug>[/<file path>]`. */
+export const PUBLISHED_OPENAPI_PREFIX = '/openapi/';
+
 /** Absolute URLs for the `urls` members of resources. */
 export class Urls {
   constructor(private readonly config: Pick<AppConfig, 'publicUrl' | 'appUrl' | 'sitesUrl'>) {}
@@ -31,6 +34,14 @@ export class Urls {
    */
   saml(providerId: string, endpoint: 'start' | 'acs' | 'metadata'): string {
     return `${this.config.publicUrl}${SAML_PATH_PREFIX}${encodeURIComponent(providerId)}/${endpoint}`;
+  }
+
+  /**
+   * The published address of a public OpenAPI spec: its latest version's entry file, anyone may
+   * read it (src/plugins/use-published-openapi.ts); the files its relative `$ref`s name resolve beneath it.
+   */
+  publishedOpenAPISpec(organizationId: string, slug: string): string {
+    return `${this.config.publicUrl}${PUBLISHED_OPENAPI_PREFIX}${encodeURIComponent(organizationId)}/${encodeURIComponent(slug)}/`;
   }
 
   /** A page of the web app. */

@@ -155,6 +155,12 @@ const rules = {
   'translation:update': role('create'),
   'translation:delete': role('create'),
   'translation:run': role('create'),
+
+  // OpenAPI specs are organization content: members read them (private ones too), creators keep them.
+  'openapi:read': role('read'),
+  'openapi:create': role('create'),
+  'openapi:update': role('create'),
+  'openapi:delete': role('create'),
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof rules;
@@ -256,6 +262,11 @@ const scopeNeeds = {
   'translation:update': 'space:write',
   'translation:delete': 'space:write',
   'translation:run': 'space:write',
+
+  'openapi:read': 'openapi:read',
+  'openapi:create': 'openapi:write',
+  'openapi:update': 'openapi:write',
+  'openapi:delete': 'openapi:write',
 } satisfies Record<Action, ScopeNeed>;
 
 /** Every action, for tests and tools that walk the table. */
@@ -299,6 +310,7 @@ const readActions: Record<string, Action> = {
   job: 'job:read',
   comment: 'comment:read',
   translation: 'translation:read',
+  openapi: 'openapi:read',
 };
 
 /**

@@ -70,7 +70,7 @@ export const SITE_AGENTS_CONTEXTS = ['excluded', 'included'] as const;
  * work they started. The others are the service's own (telling the site renderer what changed:
  * docs/decisions.md, "Renderer revalidation"), never listed.
  */
-export const LISTED_JOB_KINDS = ['git-import', 'git-export', 'translation-run'] as const;
+export const LISTED_JOB_KINDS = ['git-import', 'git-export', 'translation-run', 'openapi-processing'] as const;
 export type ListedJobKind = (typeof LISTED_JOB_KINDS)[number];
 export const JOB_KINDS = [...LISTED_JOB_KINDS, 'renderer-revalidation'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
@@ -102,6 +102,8 @@ export const TOKEN_SCOPES = [
   'site:read',
   'site:write',
   'site:publish',
+  'openapi:read',
+  'openapi:write',
 ] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
@@ -113,6 +115,16 @@ export const GRANT_RESOURCE_KINDS = ['space', 'collection'] as const;
 export const GRANTEE_KINDS = ['user', 'team'] as const;
 /** What an invite link opens. */
 export const INVITE_TARGET_KINDS = ['organization', 'space', 'collection'] as const;
+
+/** Where an OpenAPI spec's document comes from. */
+export const OPENAPI_SOURCE_KINDS = ['url', 'text'] as const;
+/** Who can read an OpenAPI spec: members, or anyone with its published link. */
+export const OPENAPI_SPEC_VISIBILITIES = ['private', 'public'] as const;
+/** Where a spec's processing is: GitBook's three states (a failure ends `complete` with an error code). */
+export const OPENAPI_PROCESSING_STATES = ['pending', 'progress', 'complete'] as const;
+/** Why a spec's processing failed (GitBook's codes). */
+export const OPENAPI_ERROR_CODES = ['FETCH_TIMEOUT', 'FETCH_ERROR', 'PARSE_ERROR'] as const;
+export type OpenAPIErrorCode = (typeof OPENAPI_ERROR_CODES)[number];
 
 /**
  * The columns holding a value of a set, by table: the database accepts only
@@ -134,6 +146,7 @@ export const VALUE_SET_COLUMNS = {
   GitSync: { provider: GIT_PROVIDERS, lastSyncKind: GIT_SYNC_KINDS, lastSyncStatus: GIT_SYNC_STATUSES },
   Translation: { sourceLanguage: TRANSLATION_LANGUAGES, language: TRANSLATION_LANGUAGES },
   TranslationSegment: { language: TRANSLATION_LANGUAGES },
+  OpenAPISpec: { sourceKind: OPENAPI_SOURCE_KINDS, visibility: OPENAPI_SPEC_VISIBILITIES, processingState: OPENAPI_PROCESSING_STATES, lastProcessErrorCode: OPENAPI_ERROR_CODES },
   TeamMember: { role: TEAM_MEMBER_ROLES },
   ContentGrant: { resourceKind: GRANT_RESOURCE_KINDS, granteeKind: GRANTEE_KINDS, role: MEMBER_ROLES },
   InviteLink: { targetKind: INVITE_TARGET_KINDS, role: MEMBER_ROLES },

@@ -162,6 +162,7 @@ export class JobStore {
     organizationId: string;
     spaceId?: string | null;
     translationId?: string | null;
+    openAPISpecId?: string | null;
     kind: JobKind;
     input: Record<string, unknown>;
     createdById?: string | null;
@@ -175,6 +176,7 @@ export class JobStore {
           organizationId: input.organizationId,
           spaceId: input.spaceId ?? null,
           translationId: input.translationId ?? null,
+          openAPISpecId: input.openAPISpecId ?? null,
           kind: input.kind,
           input: jsonInput(input.input),
           createdById: input.createdById ?? null,

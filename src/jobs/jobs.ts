@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config.ts';
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { type Provider } from '../db/provider/config.ts';
 import type { JobMetrics } from '../metrics.ts';
 import { deploymentNamespace, type EventHub } from '../event-bus.ts';
@@ -24,7 +24,13 @@ export interface Jobs {
   store: JobStore;
   runner: JobRunner;
   /** Creates a job and hands it to a worker. */
-  start(input: { organizationId: string; spaceId?: string | null; translationId?: string | null; kind: JobKind; input: Record<string, unknown>; createdById?: string | null }): Promise<JobRow>;
+  start(input: { organizationId: string; spaceId?: string | null; translationId?: string | null; openAPISpecId?: string | null; kind: JobKind; input: Record<string, unknown>; createdById?: string | null }): Promise<JobRow>;
+  /**
+   * Creates a job inside the caller's transaction `tx`, with the change it is for; once that
+   * committed, `announce` it (publishes its first event and hands it to a worker).
+   */
+  queue(tx: Tx, input: Omit<Parameters<JobStore['create']>[0], 'tx'>): Promise<JobRow>;
+  announce(job: JobRow): void;
   /** One job's events (src/jobs/job-feed.ts `followJob`). */
   follow(jobId: string, options?: FollowOptions & { after?: number }): AsyncIterable<JobEvent>;
   /** The events of the jobs of a scope (src/jobs/job-feed.ts `followJobs`). */
@@ -67,6 +73,11 @@ export function createJobs(deps: {
       const job = await store.create(input);
       if (started) dispatch.wake(job.id);
       return job;
+    },
+    queue: (tx, input) => store.create({ ...input, tx }),
+    announce(job) {
+      store.announce(job);
+      if (started) dispatch.wake(job.id);
     },
     startWorkers() {
       if (started) return;

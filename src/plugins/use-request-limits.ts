@@ -15,6 +15,8 @@ import { toGraphQLError } from '../errors/mask.ts';
 export interface RequestLimitsOptions {
   rateLimit: { points: number; windowSeconds: number };
   bodyLimitBytes: number;
+  /** A larger body limit for some requests (the endpoints taking an OpenAPI document's text); `bodyLimitBytes` for the others. */
+  bodyLimitFor?: (method: string, pathname: string) => number | undefined;
   /** Writes an error in the shape the path expects (REST or GraphQL). */
   errorResponse: (request: Request, error: AppError) => Response;
   limiter?: RateLimiterAbstract;
@@ -120,8 +122,9 @@ export function useRequestLimits(options: RequestLimitsOptions): Plugin {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (['/healthz', '/readyz', '/metrics'].includes(url.pathname)) return;
       const declared = request.headers.get('content-length');
-      if (Number(declared ?? 0) > options.bodyLimitBytes) {
-        endResponse(options.errorResponse(request, tooLarge(options.bodyLimitBytes)));
+      const bodyLimit = options.bodyLimitFor?.(request.method, url.pathname) ?? options.bodyLimitBytes;
+      if (Number(declared ?? 0) > bodyLimit) {
+        endResponse(options.errorResponse(request, tooLarge(bodyLimit)));
         return;
       }
       try {
@@ -133,7 +136,7 @@ export function useRequestLimits(options: RequestLimitsOptions): Plugin {
         endResponse(options.errorResponse(request, new RateLimitedError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), headers)));
         return;
       }
-      if (declared === null && request.method !== 'GET' && request.method !== 'HEAD') limitBody(request, options.bodyLimitBytes);
+      if (declared === null && request.method !== 'GET' && request.method !== 'HEAD') limitBody(request, bodyLimit);
     },
     onResponse({ request, response }) {
       const headers = headersFor.get(request);

@@ -17,6 +17,8 @@ export interface RestRoute {
   status: number;
   /** Dot path of the response data sent as the body. */
   reply: string;
+  /** Dot path of a boolean of the data: when true, 201 Created (with Location) instead of `status` (a PUT that created). */
+  createdWhen?: string;
   /** Another body for a query-string value (e.g. `compat=false` answers the whole update, not just the change request). */
   replyWhen?: { param: string; equals: string; reply: string };
   operationName: string;

@@ -279,23 +279,24 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     }
     const alternate = route.replyWhen && url.searchParams.get(route.replyWhen.param) === route.replyWhen.equals;
     const path = (alternate ? route.replyWhen!.reply : route.reply).split('.');
-    let data: unknown = result.data;
-    for (const key of path) data = (data as Record<string, unknown> | null)?.[key];
+    const at = (dotPath: string[]) => dotPath.reduce<unknown>((value, key) => (value as Record<string, unknown> | null)?.[key], result.data);
+    const data = at(path);
+    const status = route.createdWhen && at(route.createdWhen.split('.')) === true ? 201 : route.status;
     // A creation says where the new resource lives, as the wire contract's Location header: its
     // `urls.location`, selected `@omit` where the contract's body has none. A 204 that started a job
     // names the job the same way (Job.urls.location), so the client can follow it.
-    const location = route.status === 201 || route.status === 204 ? (data as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
+    const location = status === 201 || status === 204 ? (data as { urls?: { location?: unknown } } | null)?.urls?.location : undefined;
     const locationHeader: Record<string, string> = typeof location === 'string' ? { location } : {};
     // 204/205, and an action answering only true (a 201 "template applied"), send no body.
-    if (route.status === 204 || route.status === 205 || data === true) {
-      return new ResponseOf(null, { status: route.status === 205 && data === false ? 204 : route.status, headers: locationHeader });
+    if (status === 204 || status === 205 || data === true) {
+      return new ResponseOf(null, { status: status === 205 && data === false ? 204 : status, headers: locationHeader });
     }
     if (data === null || data === undefined) throw new NotFoundError('Resource');
     const body = JSON.stringify(pruneNulls(data, shapeAt(route.shape, path)));
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...locationHeader };
     // A GET answers its ETag, and 304 to a client that holds it (./http-cache.ts).
-    if (method === 'GET' && route.status === 200) return conditionalGet(request, body, headers, ResponseOf);
-    return new ResponseOf(body, { status: route.status, headers });
+    if (method === 'GET' && status === 200) return conditionalGet(request, body, headers, ResponseOf);
+    return new ResponseOf(body, { status, headers });
   }
 
   return {

@@ -71,6 +71,9 @@ import './git-sync/type.ts';
 import './git-sync/mutations.ts';
 import './translation/type.ts';
 import './translation/mutations.ts';
+import './openapi-spec/type.ts';
+import './openapi-spec/queries.ts';
+import './openapi-spec/mutations.ts';
 
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);
@@ -87,6 +90,10 @@ export const restDirective = new GraphQLDirective({
     path: { type: new GraphQLNonNull(GraphQLString), description: 'Path with {param} placeholders named like the variables' },
     status: { type: GraphQLInt, description: 'Success status (default 200). 204/205 send no body; a 205 whose root field is false answers 204.' },
     reply: { type: GraphQLString, description: 'Dot path of the response data to send (default: the root field)' },
+    createdWhen: {
+      type: GraphQLString,
+      description: 'Dot path of a boolean of the response data: when true, the answer is 201 Created (with Location) instead of `status`',
+    },
     replyWhen: {
       type: GraphQLString,
       description: '"<param>=<value> <reply path>": when the query string has that value, send this path instead of `reply`',

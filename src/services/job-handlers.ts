@@ -1,7 +1,7 @@
 /**
  * Every kind of job and the function that runs it. A handler's module is
- * loaded when its first job runs: Git (isomorphic-git, undici) and the
- * translation providers stay off the server's start (docs/decisions.md,
+ * loaded when its first job runs: Git (isomorphic-git, undici), the
+ * translation providers and the OpenAPI parser stay off the server's start (docs/decisions.md,
  * "Restart"). The renderer's is loaded by the writes that queue its jobs anyway.
  */
 import type { JobKind } from '../jobs/events.ts';
@@ -11,5 +11,6 @@ export const jobHandlers: Partial<Record<JobKind, JobHandler>> = {
   'git-import': async (ctx) => (await import('./git-sync-jobs.ts')).importGitRepositoryJob(ctx),
   'git-export': async (ctx) => (await import('./git-sync-jobs.ts')).exportToGitRepositoryJob(ctx),
   'translation-run': async (ctx) => (await import('./translation-run.ts')).translationRunJob(ctx),
+  'openapi-processing': async (ctx) => (await import('./openapi-processing.ts')).openAPIProcessingJob(ctx),
   'renderer-revalidation': async (ctx) => (await import('./renderer-revalidation.ts')).rendererRevalidationJob()(ctx),
 };

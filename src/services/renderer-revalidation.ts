@@ -56,13 +56,16 @@ export type RendererChange =
   /** Published or unpublished. */
   | { kind: 'site-publication'; site: SiteRef; published: boolean }
   /** A space's content (a merge names its change request) or settings, or its move to the bin and back. */
-  | { kind: 'space'; space: { id: string; organizationId: string }; changeRequest?: { id: string; number: number } | null };
+  | { kind: 'space'; space: { id: string; organizationId: string }; changeRequest?: { id: string; number: number } | null }
+  /** An OpenAPI spec's latest version or visibility, or its deletion (the renderer names it by slug). */
+  | { kind: 'openapi-spec'; spec: { organizationId: string; slug: string } };
 
 /** The tags of packages/cache-tags (`getCacheTag`). */
 export const cacheTags = {
   site: (siteId: string) => `site:${siteId}`,
   space: (spaceId: string) => `space:${spaceId}`,
   changeRequest: (spaceId: string, changeRequestId: string) => `space:${spaceId}:change-request:${changeRequestId}`,
+  openAPISpec: (organizationId: string, slug: string) => `organization:${organizationId}:openapi:${slug}`,
 };
 
 /**
@@ -93,6 +96,11 @@ export async function staleTags(db: Db, change: RendererChange): Promise<string[
         ...sites.map((s) => cacheTags.site(s.siteId)),
       ]);
     }
+    case 'openapi-spec': {
+      // Pages of any published site of the organization may show it.
+      const published = await db.site.findFirst({ where: { organizationId: change.spec.organizationId, published: true }, select: { id: true } });
+      return published ? [cacheTags.openAPISpec(change.spec.organizationId, change.spec.slug)] : [];
+    }
   }
 }
 
@@ -101,7 +109,9 @@ function unique(tags: readonly string[]): string[] {
 }
 
 function organizationOf(change: RendererChange): string {
-  return change.kind === 'space' ? change.space.organizationId : change.site.organizationId;
+  if (change.kind === 'space') return change.space.organizationId;
+  if (change.kind === 'openapi-spec') return change.spec.organizationId;
+  return change.site.organizationId;
 }
 
 /** The tags of a revalidation job's input (tolerant: a job is read back from the database). */

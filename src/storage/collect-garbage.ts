@@ -5,7 +5,8 @@
  *
  * What refers to an object: a file entry of a revision (`storageKey` in the
  * file chunks of RevisionChunk), whichever space or change request, in the bin
- * or not. Nothing else holds a key: comments and documents name files by id,
+ * or not; an OpenAPI spec's text (`sourceTextKey`) and its versions' files
+ * (`key` in OpenAPISpecVersion.files). Nothing else holds a key: comments and documents name files by id,
  * PDFs are reached through a signed link only. Chunks no revision lists any
  * more (those of purged spaces) are deleted first, under the same grace
  * period (storing a chunk again refreshes it, src/db/revision-chunks.ts), so
@@ -113,7 +114,37 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
     after = rows[rows.length - 1]!.hash;
   }
 
+  if (candidates.size > 0) for (const key of await openAPIStorageKeys(options.db)) candidates.delete(key);
+
   let deleted = 0;
   for (const key of candidates) if (await options.storage.collect(key, storedBefore)) deleted++;
   return { objects, old, deleted, chunks };
+}
+
+/** OpenAPI spec versions read per statement. */
+const VERSION_BATCH = 500;
+
+/** Every storage key an OpenAPI spec refers to: the texts of `text` sources and its versions' files. */
+export async function openAPIStorageKeys(db: Db): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const specs = await db.openAPISpec.findMany({ where: { sourceTextKey: { not: null } }, select: { sourceTextKey: true } });
+  for (const spec of specs) keys.add(spec.sourceTextKey!);
+  let afterId: string | null = null;
+  for (;;) {
+    const versions: { id: string; files: Prisma.JsonValue }[] = await db.openAPISpecVersion.findMany({
+      where: afterId === null ? {} : { id: { gt: afterId } },
+      orderBy: { id: 'asc' },
+      take: VERSION_BATCH,
+      select: { id: true, files: true },
+    });
+    for (const version of versions) {
+      if (!Array.isArray(version.files)) continue;
+      for (const file of version.files) {
+        const key = (file as { key?: unknown } | null)?.key;
+        if (typeof key === 'string') keys.add(key);
+      }
+    }
+    if (versions.length < VERSION_BATCH) return keys;
+    afterId = versions[versions.length - 1]!.id;
+  }
 }

@@ -15,7 +15,7 @@ import { closeDb, createDb, type Db } from '../../src/db/client.ts';
 import { diffSchemas } from '../../src/db/migrate.ts';
 import { completeMigrationSql } from '../../src/db/migration-sql.ts';
 import type { Provider } from '../../src/db/provider/config.ts';
-import { VALUE_SET_COLUMNS, valueSetConstraintName } from '../../src/db/value-sets.ts';
+import { JOB_KINDS, VALUE_SET_COLUMNS, valueSetConstraintName } from '../../src/db/value-sets.ts';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -138,7 +138,7 @@ describe('a later migration of a table with value sets', () => {
     const sql = 'CREATE TABLE "Job" (\n    "id" TEXT NOT NULL,\n    "kind" TEXT NOT NULL,\n    "input" JSONB NOT NULL DEFAULT {"a":"it\'s"},\n    "note" TEXT\n);\nCREATE TABLE "Other" (\n    "kind" TEXT NOT NULL\n);';
     const sqlite = completeMigrationSql('sqlite', sql);
     expect(sqlite).toContain(`"input" JSONB NOT NULL DEFAULT '{"a":"it''s"}',`);
-    expect(sqlite).toContain(`"note" TEXT,\n    CONSTRAINT "Job_kind_check" CHECK ("kind" IN ('git-import', 'git-export', 'translation-run', 'renderer-revalidation'))\n);`);
+    expect(sqlite).toContain(`"note" TEXT,\n    CONSTRAINT "Job_kind_check" CHECK ("kind" IN (${JOB_KINDS.map((kind) => `'${kind}'`).join(', ')}))\n);`);
     // Only the value-set columns the statement defines (Job.state is not in it), and no other table.
     expect(sqlite).not.toContain('Job_state_check');
     expect(sqlite).toContain('CREATE TABLE "Other" (\n    "kind" TEXT NOT NULL\n);');

@@ -11,6 +11,7 @@ import { markdownToDocument } from '../../src/content/document/markdown-parse.ts
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
 import { newId } from '../../src/ids.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
+import { FIXTURE_OPENAPI, waitForOpenAPISpec } from './openapi-specs.ts';
 import { createIdentityProvider } from './saml-idp.ts';
 import { useTestServer, type TestServer } from './server.ts';
 
@@ -181,6 +182,10 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const changeRequest = opened.body;
   const review = await ok('POST', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/reviews`, { status: 'changes-requested' });
   const translation = await ok('POST', `/v1/orgs/${organizationId}/translations`, { source: { space: secondSpace.id, language: 'en' }, language: 'fr' });
+  // An OpenAPI spec, processed: routes reading its versions read the one it made.
+  const openAPISpec = await ok('POST', `/v1/orgs/${organizationId}/openapi`, { slug: 'fixture-api', source: { text: FIXTURE_OPENAPI } });
+  const processed = await waitForOpenAPISpec(server, user.token, organizationId, openAPISpec.slug);
+  if (!processed.lastVersion) throw new Error(`The fixture's OpenAPI spec was not processed: ${JSON.stringify(processed)}`);
   const team = await ok('PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [member.id] });
   const teamId: string = team.id;
   const idp = createIdentityProvider('fixture');
@@ -324,6 +329,9 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     ],
     CreateTranslation: [{ source: { space: thirdSpace.id, language: 'en' }, language: 'de', instructions: document }],
     UpdateTranslation: [{ instructions: document }],
+    CreateOpenAPISpec: [{ slug: 'fixture-api-2', source: { text: FIXTURE_OPENAPI } }],
+    CreateOrUpdateOpenAPISpecBySlug: [{ source: { text: FIXTURE_OPENAPI.replace('Fixture API', 'Fixture API, again') } }],
+    UpdateOpenAPISpecBySlug: [{ visibility: 'public' }],
     CreateChangeRequest: [{ subject: 'Fix typos' }],
     UpdateChangeRequestById: [{ subject: 'Fix more typos', description: document, status: 'open' }],
     UpdateChangeRequestContent: [
@@ -421,6 +429,8 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       changeRequestId: changeRequest.id,
       reviewId: review.id,
       translationId: translation.id,
+      specSlug: openAPISpec.slug,
+      versionId: processed.lastVersion,
       samlProviderId: samlProvider.id,
       userId: member.id,
       teamId: team.id,

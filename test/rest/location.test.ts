@@ -41,7 +41,9 @@ describe('Location', () => {
     else expect(res.body.urls?.location).toBeUndefined();
     // The URL names the new resource: a path of the route table with its id, answering GET where there is one.
     const path = location!.slice(env.server.baseUrl.length);
-    expect(path.endsWith(`/${res.body.id}`), path).toBe(true);
+    // OpenAPI specs are addressed by their slug, everything else by its id.
+    const key = res.body.object === 'openapi-spec' ? res.body.slug : res.body.id;
+    expect(path.endsWith(`/${key}`), path).toBe(true);
     const methods = restRoutes.filter((r) => new RegExp(`^${r.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(path)).map((r) => r.method);
     expect(methods.length, `${path} is no route`).toBeGreaterThan(0);
     if (methods.includes('GET')) expect((await env.server.request('GET', path, { token: env.fixture.user.token })).status).toBe(200);

@@ -21,7 +21,7 @@ const endpoints = JSON.parse(fs.readFileSync(path.join(root, 'spec/endpoints.jso
 }>;
 
 /** How many endpoints of spec/endpoints.json the route table serves. */
-const SERVED_ENDPOINTS = 189;
+const SERVED_ENDPOINTS = 200;
 
 describe('route table', () => {
   it('serves only endpoints of endpoints.json, with their exact paths', () => {

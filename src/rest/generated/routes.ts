@@ -911,6 +911,273 @@ export const restRoutes: RestRoute[] = [
     "document": "query ListTeamsForOrganizationMember($organizationId: ID!, $userId: ID!, $page: String, $limit: Int, $title: String) @rest(method: GET, path: \"/v1/orgs/{organizationId}/members/{userId}/teams\", reply: \"member.teamMemberships\") {\n  member(organizationId: $organizationId, userId: $userId) {\n    teamMemberships(page: $page, limit: $limit, title: $title) {\n      items {\n        team {\n          ...TeamFields\n        }\n        member: teamMember {\n          role\n        }\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment TeamFields on Team {\n  object\n  id\n  title\n  members\n  spaces\n  createdAt\n  permissions {\n    admin\n    view\n  }\n}"
   },
   {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi",
+    "status": 200,
+    "reply": "openAPISpecs",
+    "operationName": "ListOpenAPISpecs",
+    "file": "src/rest/operations/openapi-spec/list-open-api-specs.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListOpenAPISpecs($organizationId: ID!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi\") {\n  openAPISpecs(organizationId: $organizationId, page: $page, limit: $limit) {\n    items {\n      ...OpenAPISpecFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment OpenAPISpecFields on OpenAPISpec {\n  object\n  id\n  createdAt\n  updatedAt\n  slug\n  sourceURL\n  processingState\n  visibility\n  lastVersion\n  lastProcessedAt\n  lastProcessErrorCode\n  lastProcessedErrors {\n    message\n    code\n  }\n  lastProcessedErrorCount\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/openapi",
+    "status": 201,
+    "reply": "createOpenAPISpec",
+    "operationName": "CreateOpenAPISpec",
+    "file": "src/rest/operations/openapi-spec/create-open-api-spec.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "CreateOpenAPISpecInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateOpenAPISpec($organizationId: ID!, $input: CreateOpenAPISpecInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/openapi\", status: 201) {\n  createOpenAPISpec(organizationId: $organizationId, input: $input) {\n    ...OpenAPISpecFields\n  }\n}\n\nfragment OpenAPISpecFields on OpenAPISpec {\n  object\n  id\n  createdAt\n  updatedAt\n  slug\n  sourceURL\n  processingState\n  visibility\n  lastVersion\n  lastProcessedAt\n  lastProcessErrorCode\n  lastProcessedErrors {\n    message\n    code\n  }\n  lastProcessedErrorCount\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "DELETE",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}",
+    "status": 205,
+    "reply": "deleteOpenAPISpec",
+    "operationName": "DeleteOpenAPISpecBySlug",
+    "file": "src/rest/operations/openapi-spec/delete-open-api-spec-by-slug.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "mutation DeleteOpenAPISpecBySlug($organizationId: ID!, $specSlug: String!) @rest(method: DELETE, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}\", status: 205) {\n  deleteOpenAPISpec(organizationId: $organizationId, specSlug: $specSlug)\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}",
+    "status": 200,
+    "reply": "openAPISpec",
+    "operationName": "GetOpenAPISpecBySlug",
+    "file": "src/rest/operations/openapi-spec/get-open-api-spec-by-slug.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetOpenAPISpecBySlug($organizationId: ID!, $specSlug: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}\") {\n  openAPISpec(organizationId: $organizationId, specSlug: $specSlug) {\n    ...OpenAPISpecFields\n  }\n}\n\nfragment OpenAPISpecFields on OpenAPISpec {\n  object\n  id\n  createdAt\n  updatedAt\n  slug\n  sourceURL\n  processingState\n  visibility\n  lastVersion\n  lastProcessedAt\n  lastProcessErrorCode\n  lastProcessedErrors {\n    message\n    code\n  }\n  lastProcessedErrorCount\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}",
+    "status": 200,
+    "reply": "updateOpenAPISpec",
+    "operationName": "UpdateOpenAPISpecBySlug",
+    "file": "src/rest/operations/openapi-spec/update-open-api-spec-by-slug.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateOpenAPISpecInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateOpenAPISpecBySlug($organizationId: ID!, $specSlug: String!, $input: UpdateOpenAPISpecInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}\") {\n  updateOpenAPISpec(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    input: $input\n  ) {\n    ...OpenAPISpecFields\n  }\n}\n\nfragment OpenAPISpecFields on OpenAPISpec {\n  object\n  id\n  createdAt\n  updatedAt\n  slug\n  sourceURL\n  processingState\n  visibility\n  lastVersion\n  lastProcessedAt\n  lastProcessErrorCode\n  lastProcessedErrors {\n    message\n    code\n  }\n  lastProcessedErrorCount\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "PUT",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}",
+    "status": 200,
+    "reply": "putOpenAPISpec.spec",
+    "createdWhen": "putOpenAPISpec.created",
+    "operationName": "CreateOrUpdateOpenAPISpecBySlug",
+    "file": "src/rest/operations/openapi-spec/create-or-update-open-api-spec-by-slug.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "PutOpenAPISpecInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation CreateOrUpdateOpenAPISpecBySlug($organizationId: ID!, $specSlug: String!, $input: PutOpenAPISpecInput!) @rest(method: PUT, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}\", reply: \"putOpenAPISpec.spec\", createdWhen: \"putOpenAPISpec.created\") {\n  putOpenAPISpec(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    input: $input\n  ) {\n    created\n    spec {\n      ...OpenAPISpecFields\n    }\n  }\n}\n\nfragment OpenAPISpecFields on OpenAPISpec {\n  object\n  id\n  createdAt\n  updatedAt\n  slug\n  sourceURL\n  processingState\n  visibility\n  lastVersion\n  lastProcessedAt\n  lastProcessErrorCode\n  lastProcessedErrors {\n    message\n    code\n  }\n  lastProcessedErrorCount\n  permissions {\n    view\n    edit\n  }\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}/versions",
+    "status": 200,
+    "reply": "openAPISpecVersions",
+    "operationName": "ListOpenAPISpecVersions",
+    "file": "src/rest/operations/openapi-spec/list-open-api-spec-versions.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListOpenAPISpecVersions($organizationId: ID!, $specSlug: String!, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}/versions\") {\n  openAPISpecVersions(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...OpenAPISpecVersionFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment OpenAPISpecVersionFields on OpenAPISpecVersion {\n  object\n  id\n  createdAt\n  url\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}",
+    "status": 200,
+    "reply": "openAPISpecVersion",
+    "operationName": "GetOpenAPISpecVersionById",
+    "file": "src/rest/operations/openapi-spec/get-open-api-spec-version-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "versionId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetOpenAPISpecVersionById($organizationId: ID!, $specSlug: String!, $versionId: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}\") {\n  openAPISpecVersion(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    versionId: $versionId\n  ) {\n    ...OpenAPISpecVersionFields\n  }\n}\n\nfragment OpenAPISpecVersionFields on OpenAPISpecVersion {\n  object\n  id\n  createdAt\n  url\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content",
+    "status": 200,
+    "reply": "openAPISpecVersionContent",
+    "operationName": "GetOpenAPISpecVersionContentById",
+    "file": "src/rest/operations/openapi-spec/get-open-api-spec-version-content-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "versionId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetOpenAPISpecVersionContentById($organizationId: ID!, $specSlug: String!, $versionId: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content\") {\n  openAPISpecVersionContent(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    versionId: $versionId\n  )\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest",
+    "status": 200,
+    "reply": "openAPISpecVersion",
+    "operationName": "GetLatestOpenAPISpecVersion",
+    "file": "src/rest/operations/openapi-spec/get-latest-open-api-spec-version.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetLatestOpenAPISpecVersion($organizationId: ID!, $specSlug: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest\") {\n  openAPISpecVersion(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    versionId: \"latest\"\n  ) {\n    ...OpenAPISpecVersionFields\n  }\n}\n\nfragment OpenAPISpecVersionFields on OpenAPISpecVersion {\n  object\n  id\n  createdAt\n  url\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content",
+    "status": 200,
+    "reply": "openAPISpecVersionContent",
+    "operationName": "GetLatestOpenAPISpecVersionContent",
+    "file": "src/rest/operations/openapi-spec/get-latest-open-api-spec-version-content.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "specSlug",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetLatestOpenAPISpecVersionContent($organizationId: ID!, $specSlug: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content\") {\n  openAPISpecVersionContent(\n    organizationId: $organizationId\n    specSlug: $specSlug\n    versionId: \"latest\"\n  )\n}"
+  },
+  {
     "method": "POST",
     "path": "/v1/orgs/{organizationId}/ping",
     "status": 200,

@@ -26,7 +26,7 @@ const ORGANIZATION_PERMISSIONS = {
   access: 'organization:list-members',
   admin: 'organization:update',
   createContent: 'organization:create-content',
-  createOpenAPISpec: 'organization:create-content',
+  createOpenAPISpec: 'openapi:create',
   ingestConversations: 'organization:update',
   viewBilling: 'organization:view-billing',
   listMembers: 'organization:list-members',

@@ -13,6 +13,9 @@ import {
   DEFAULT_LEVELS,
   MEMBER_ROLES,
   ORGANIZATION_COMMUNITY_TYPES,
+  OPENAPI_ERROR_CODES,
+  OPENAPI_PROCESSING_STATES,
+  OPENAPI_SPEC_VISIBILITIES,
   ORGANIZATION_TYPES,
   ORGANIZATION_USE_CASES,
   SITE_AGENTS_CONTEXTS,
@@ -45,6 +48,15 @@ export const SiteAgentsContext = builder.enumType('SiteAgentsContext', {
   values: SITE_AGENTS_CONTEXTS,
 });
 export const SortDirection = builder.enumType('SortDirection', { values: ['asc', 'desc'] as const });
+export const OpenAPISpecVisibility = builder.enumType('OpenAPISpecVisibility', {
+  description: 'private: members only; public: anyone with its published link',
+  values: OPENAPI_SPEC_VISIBILITIES,
+});
+export const OpenAPISpecProcessingState = builder.enumType('OpenAPISpecProcessingState', {
+  description: 'pending: queued; progress: being processed; complete: processed (see lastProcessErrorCode for a failure)',
+  values: OPENAPI_PROCESSING_STATES,
+});
+export const OpenAPISpecProcessingErrorCode = builder.enumType('OpenAPISpecProcessingErrorCode', { values: OPENAPI_ERROR_CODES });
 
 export { CONTENT_VISIBILITIES, SITE_TYPES, SITE_VISIBILITIES, TRANSLATION_LANGUAGES };
 
