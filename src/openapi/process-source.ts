@@ -25,7 +25,7 @@
  */
 import { RemoteFetchError } from '../errors/external.ts';
 import { LimitExceededError } from '../errors/index.ts';
-import { fetchRemoteFile } from '../storage/remote-fetch.ts';
+import { fetchRemoteFile, untilAborted } from '../storage/remote-fetch.ts';
 import { taskRef, workerModule, type WorkerPool } from '../worker-pool.ts';
 import { analyzeSpecification, entryFileName, MAX_PROBLEMS, type AnalysisFile, type AnalysisInput, type AnalysisOutput } from './analysis.ts';
 import type { analyzeSpecificationTask } from './openapi-worker.ts';
@@ -78,26 +78,6 @@ const FETCH_CONCURRENCY = 4;
 
 function failure(code: OpenAPIErrorCode, errors: OpenAPIProblem[]): OpenAPIProcessingResult {
   return { ok: false, code, errors, errorCount: errors.length };
-}
-
-/** Rejects with the signal's reason once it fires; `promise` itself goes on (fetchRemoteFile takes no signal) until its own deadline. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 type Fetched = { ok: true; text: string; bytes: number } | { ok: false; code: OpenAPIErrorCode; problem: OpenAPIProblem };

@@ -124,8 +124,12 @@ function parseTarget(raw: string | URL, base?: URL): URL {
   return url;
 }
 
-/** Rejects with the signal's abort once it fires; `promise` itself cannot be cancelled (DNS). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/**
+ * Rejects with the signal's reason once it fires (at once without a signal: `promise` as is);
+ * `promise` itself goes on, as what cannot be cancelled (DNS) does.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
