@@ -107,6 +107,29 @@ export async function queueOpenAPIProcessing(jobs: Jobs, tx: Tx, spec: { id: str
   return job;
 }
 
+type OpenAPISpecRow = Awaited<ReturnType<Db['openAPISpec']['create']>>;
+
+/**
+ * Writes the spec with its checked source (`write`: a create or an update, given the source's
+ * columns) and queues its processing in the same transaction; the job is announced once it committed.
+ */
+async function writeAndQueue(ctx: Context, source: CheckedSource, write: (tx: Tx, columns: Awaited<ReturnType<typeof sourceColumns>>) => Promise<OpenAPISpecRow>) {
+  const columns = await sourceColumns(ctx.storage, source);
+  const viewer = ctx.access.requireViewer();
+  const { spec, job } = await ctx.db.$transaction(async (tx) => {
+    const spec = await write(tx, columns);
+    return { spec, job: await queueOpenAPIProcessing(ctx.jobs, tx, spec, viewer.userId) };
+  });
+  ctx.jobs.announce(job);
+  return { ...spec, processingState: 'pending', processingJobId: job.id };
+}
+
+/** A new spec `slug` of the organization (its slug free, the caller allowed to create). */
+function insertSpec(ctx: Context, organizationId: string, slug: string, source: CheckedSource) {
+  const createdById = ctx.access.requireViewer().userId;
+  return writeAndQueue(ctx, source, (tx, columns) => tx.openAPISpec.create({ data: { id: newId(), organizationId, slug, ...columns, createdById } }));
+}
+
 /** Creates the spec `slug` from `source` and queues its processing; 409 when the slug is taken. */
 export async function createOpenAPISpec(ctx: Context, organizationId: string, slug: string, input: OpenAPISourceInput) {
   const org = await loadOrganization(ctx, organizationId, 'organization:read');
@@ -115,14 +138,7 @@ export async function createOpenAPISpec(ctx: Context, organizationId: string, sl
   const source = checkSource(input, ctx.config.openapi.maxBytes);
   const existing = await ctx.db.openAPISpec.findUnique({ where: { organizationId_slug: { organizationId: org.id, slug } }, select: { id: true } });
   if (existing) throw new ConflictError(`The organization already has an OpenAPI spec "${slug}"`);
-  const columns = await sourceColumns(ctx.storage, source);
-  const viewer = ctx.access.requireViewer();
-  const { spec, job } = await ctx.db.$transaction(async (tx) => {
-    const spec = await tx.openAPISpec.create({ data: { id: newId(), organizationId: org.id, slug, ...columns, createdById: viewer.userId } });
-    return { spec, job: await queueOpenAPIProcessing(ctx.jobs, tx, spec, viewer.userId) };
-  });
-  ctx.jobs.announce(job);
-  return { ...spec, processingJobId: job.id };
+  return insertSpec(ctx, org.id, slug, source);
 }
 
 /**
@@ -134,16 +150,9 @@ export async function putOpenAPISpec(ctx: Context, organizationId: string, slug:
   checkSlug(slug, 'specSlug');
   const existing = await ctx.db.openAPISpec.findUnique({ where: { organizationId_slug: { organizationId: org.id, slug } }, select: { id: true } });
   authorize(ctx.access.organization(org.id), existing ? 'openapi:update' : 'openapi:create', { type: 'OpenAPI spec', id: slug });
-  if (!existing) return { created: true, spec: await createOpenAPISpec(ctx, org.id, slug, input) };
   const source = checkSource(input, ctx.config.openapi.maxBytes);
-  const columns = await sourceColumns(ctx.storage, source);
-  const viewer = ctx.access.requireViewer();
-  const { spec, job } = await ctx.db.$transaction(async (tx) => {
-    const spec = await tx.openAPISpec.update({ where: { id: existing.id }, data: columns });
-    return { spec, job: await queueOpenAPIProcessing(ctx.jobs, tx, spec, viewer.userId) };
-  });
-  ctx.jobs.announce(job);
-  return { created: false, spec: { ...spec, processingState: 'pending', processingJobId: job.id } };
+  if (!existing) return { created: true, spec: await insertSpec(ctx, org.id, slug, source) };
+  return { created: false, spec: await writeAndQueue(ctx, source, (tx, columns) => tx.openAPISpec.update({ where: { id: existing.id }, data: columns })) };
 }
 
 /** PATCH: the spec's visibility. */
@@ -194,6 +203,16 @@ export async function loadOpenAPISpecVersion(ctx: Context, organizationId: strin
   return { spec, version };
 }
 
+/** The API location of a spec (`urls.location`), or of what is beneath it (`versions`, a version id, `content`). */
+export function openAPISpecLocation(ctx: Context, spec: { organizationId: string; slug: string }, ...rest: string[]): string {
+  return ctx.urls.api([`/orgs/${spec.organizationId}/openapi/${encodeURIComponent(spec.slug)}`, ...rest].join('/'));
+}
+
+/** Where a version's document came from: its URL, or for a spec sent as text, where this API serves the version's content. */
+export function openAPIVersionSource(ctx: Context, version: { id: string; sourceURL: string | null; spec: { organizationId: string; slug: string } }): string {
+  return version.sourceURL ?? openAPISpecLocation(ctx, version.spec, 'versions', version.id, 'content');
+}
+
 /** `OpenAPISpecContent` of a version: its files read back from the storage and parsed, by path. */
 export async function openAPIVersionContent(
   ctx: Context,
@@ -208,8 +227,7 @@ export async function openAPIVersionContent(
   );
   // The parser's module loads with the first content read, not at the server's start.
   const { openAPIFilesystem } = await import('../openapi/process-source.ts');
-  const location = ctx.urls.api(`/orgs/${version.spec.organizationId}/openapi/${encodeURIComponent(version.spec.slug)}/versions/${version.id}/content`);
-  const source = version.sourceURL ?? location;
+  const source = openAPIVersionSource(ctx, version);
   return {
     filesystem: openAPIFilesystem(files),
     url: source,

@@ -4,8 +4,7 @@
  */
 import { can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
-import type { Context } from '../../context.ts';
-import { openAPIVersionContent, storedFiles } from '../../services/openapi-spec.ts';
+import { openAPISpecLocation, openAPIVersionContent, openAPIVersionSource, storedFiles } from '../../services/openapi-spec.ts';
 import { OpenAPISpecProcessingErrorCode, OpenAPISpecProcessingState, OpenAPISpecVisibility } from '../shared/enums.ts';
 
 const OpenAPISpecPermissions = builder.objectRef<{ view: boolean; edit: boolean }>('OpenAPISpecPermissions').implement({
@@ -19,11 +18,6 @@ const OpenAPIProblem = builder.objectRef<{ message: string; code?: string | null
     code: t.string({ nullable: true, resolve: (p) => p.code ?? null }),
   }),
 });
-
-/** The API location of a spec (`urls.location`), of its versions and their content. */
-export function openAPISpecLocation(ctx: Context, spec: { organizationId: string; slug: string }, ...rest: string[]): string {
-  return ctx.urls.api([`/orgs/${spec.organizationId}/openapi/${encodeURIComponent(spec.slug)}`, ...rest].join('/'));
-}
 
 export const OpenAPISpec = builder.prismaObject('OpenAPISpec', {
   description: "An OpenAPI document the organization keeps under a slug, processed into versions; pages reference it as `{kind: 'openapi', spec: slug}`",
@@ -81,7 +75,7 @@ export const OpenAPISpecVersion = builder.prismaObject('OpenAPISpecVersion', {
     url: t.string({
       description: 'Where the document came from; for a spec sent as text, where this API serves its content',
       select: { sourceURL: true, spec: { select: { organizationId: true, slug: true } } },
-      resolve: (version, _a, ctx) => version.sourceURL ?? openAPISpecLocation(ctx, version.spec, 'versions', version.id, 'content'),
+      resolve: (version, _a, ctx) => openAPIVersionSource(ctx, version),
     }),
     urls: t.field({
       type: 'JSON',
