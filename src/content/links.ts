@@ -1,5 +1,5 @@
 /**
- * The links of a revision: every target (a page, a file or a URL) the
+ * The links of a revision: every target (a page, a file, a URL or an OpenAPI spec) the
  * documents of some of its pages reference, with the pages it is found on,
  * whether it resolves in the revision, and the counts a link report shows.
  * Pure: the caller loads the pages, the files and the references
@@ -15,10 +15,14 @@ export interface StoredReference {
 import type { ContentRef } from './document/model.ts';
 import type { PageSnapshot } from './snapshot.ts';
 
-/** `ok`; `broken`: the page or file is not in the revision; `in-app`: a URL into this service's app. */
+/** `ok`; `broken`: the page or file is not in the revision, or the organization has no spec of that slug; `in-app`: a URL into this service's app. */
 export type LinkStatus = 'ok' | 'broken' | 'in-app';
 
-export type LinkTarget = { kind: 'page'; pageId: string } | { kind: 'file'; fileId: string } | { kind: 'url'; url: string };
+export type LinkTarget =
+  | { kind: 'page'; pageId: string }
+  | { kind: 'file'; fileId: string }
+  | { kind: 'url'; url: string }
+  | { kind: 'openapi'; specSlug: string };
 
 /** One target and every page that links to it. */
 export interface Link {
@@ -42,8 +46,17 @@ export interface RevisionLinksInput {
   hasPage: (pageId: string) => boolean;
   /** Whether the revision has this file; a link to a file it lacks is broken. */
   hasFile: (fileId: string) => boolean;
+  /** Whether the space's organization has an OpenAPI spec of this slug; a reference to one it lacks is broken. */
+  hasOpenAPISpec: (slug: string) => boolean;
   /** The app's base URL: a URL under it is `in-app`. */
   appUrl: string;
+}
+
+/** The OpenAPI specs (slugs) the pages reference: what `hasOpenAPISpec` is asked about. */
+export function referencedOpenAPISpecs(pages: RevisionLinksInput['pages']): string[] {
+  const slugs = new Set<string>();
+  for (const { references } of pages) for (const r of references) if (r.targetKind === 'openapi') slugs.add(r.target);
+  return [...slugs];
 }
 
 /**
@@ -77,6 +90,8 @@ function linkTo(reference: StoredReference, input: RevisionLinksInput): Pick<Lin
       return { status: input.hasFile(reference.target) ? 'ok' : 'broken', target: { kind: 'file', fileId: reference.target } };
     case 'url':
       return { status: reference.target.startsWith(`${input.appUrl}/`) ? 'in-app' : 'ok', target: { kind: 'url', url: reference.target } };
+    case 'openapi':
+      return { status: input.hasOpenAPISpec(reference.target) ? 'ok' : 'broken', target: { kind: 'openapi', specSlug: reference.target } };
     default:
       return null;
   }

@@ -285,6 +285,8 @@ export function referenceTarget(ref: ContentRef): { kind: ReferenceTargetKind; t
       return typeof ref.url === 'string' ? { kind: 'url', target: ref.url } : null;
     case 'anchor':
       return null; // an anchor within the same page is not a link between pages
+    case 'openapi':
+      return typeof ref.spec === 'string' ? { kind: 'openapi', target: ref.spec } : null;
     default: {
       const id = (ref as Record<string, unknown>)[ref.kind];
       return isOneOf(REFERENCE_TARGET_KINDS, ref.kind) && typeof id === 'string' ? { kind: ref.kind, target: id } : null;

@@ -47,10 +47,12 @@ export type PageKind = (typeof PAGE_KINDS)[number];
 
 /**
  * The kinds of content a document reference (DocumentReference.targetKind) points at: the
- * ContentRef kinds of the OpenAPI document that name their target by a member of the same name
- * (an anchor is within its page, and a reusable content or an OpenAPI spec names it otherwise).
+ * ContentRef kinds of the OpenAPI document that name their target by a member of the same name,
+ * and OpenAPI specs (`{kind: 'openapi', spec: slug}`, stored under the slug: a spec deleted and made
+ * again under its slug is the same target). An anchor is within its page; a reusable content is
+ * read with its revision, not linked.
  */
-export const REFERENCE_TARGET_KINDS = ['page', 'file', 'url', 'space', 'user', 'collection'] as const;
+export const REFERENCE_TARGET_KINDS = ['page', 'file', 'url', 'space', 'user', 'collection', 'openapi'] as const;
 export type ReferenceTargetKind = (typeof REFERENCE_TARGET_KINDS)[number];
 
 export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'merged', 'archived'] as const;

@@ -4,7 +4,7 @@
  * `openapi-processing`, services/openapi-processing.ts) and reading a version's files back.
  * docs/decisions.md, "OpenAPI specs".
  */
-import { authorize, type Action } from '../auth/policies.ts';
+import { authorize, can, type Action } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import type { Db, Prisma, Tx } from '../db/client.ts';
 import { ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError } from '../errors/index.ts';
@@ -81,6 +81,16 @@ export async function loadOpenAPISpec<Q extends object>(ctx: Context, organizati
   const spec = await ctx.db.openAPISpec.findUnique({ ...(query ?? {}), where: { organizationId_slug: { organizationId, slug } } });
   if (!spec) throw new NotFoundError('OpenAPI spec', slug);
   return spec;
+}
+
+/**
+ * The organization's specs of these slugs, by slug, for what content references (links of a
+ * page): every one that exists (a slug missing here is a broken reference); `readable` tells
+ * whether the caller may see the spec itself, which a guest of one space may not.
+ */
+export async function referencedOpenAPISpecs(ctx: Context, organizationId: string, slugs: readonly string[]) {
+  const specs = slugs.length === 0 ? [] : await ctx.db.openAPISpec.findMany({ where: { organizationId, slug: { in: [...slugs] } } });
+  return { bySlug: new Map(specs.map((spec) => [spec.slug, spec])), readable: can(ctx.access.organization(organizationId), 'openapi:read') };
 }
 
 /** The columns a source sets on a spec (the text goes to storage first). */

@@ -43,6 +43,8 @@ const introDocument = doc(
   { object: 'block', type: 'heading-1', key: 'welcome', nodes: [text('Welcome')] },
   paragraph(text('Read the '), { object: 'inline', type: 'link', key: 'to-guide', data: { ref: { kind: 'page', page: 'pg-guide' } }, nodes: [text('guide')] }),
   paragraph({ object: 'inline', type: 'link', data: { ref: { kind: 'url', url: 'https://example.com/x' } }, nodes: [text('Example')] }),
+  // The release stored no reference for it: the migration finds it (openapi_references).
+  { object: 'block', type: 'openapi-operation', key: 'pets-op', isVoid: true, data: { ref: { kind: 'openapi', spec: 'pets' }, path: '/pets', method: 'get' } },
 );
 /**
  * A table without a view: its columns follow the keys of its definition, which were stored
@@ -269,12 +271,14 @@ function upgradeSuite(provider: Provider, makeConfig: () => { config: DatabaseCo
 
   it('reads the links (the references carried over) and finds what the search index held', async () => {
     type Location = { kind: string; url: string | null; page: { id: string } | null };
-    const links = (await get('/v1/spaces/sp1/links')).items as Array<{ status: string; targetReference: Location; locationReferences: Location[] }>;
-    expect(links.map((l) => [l.status, l.targetReference.kind, l.targetReference.page?.id ?? l.targetReference.url, l.locationReferences.map((p) => p.page?.id)])).toEqual([
+    const links = (await get('/v1/spaces/sp1/links')).items as Array<{ status: string; targetReference?: Location; locationReferences: Location[] }>;
+    expect(links.map((l) => [l.status, l.targetReference?.kind, l.targetReference?.page?.id ?? l.targetReference?.url, l.locationReferences.map((p) => p.page?.id)])).toEqual([
+      ['broken', undefined, undefined, ['pg-intro']], // the spec "pets" was never made
       ['ok', 'page', 'pg-guide', ['pg-intro']],
       ['ok', 'url', 'https://example.com/x', ['pg-intro']],
     ]);
-    expect(await upgradedDb.documentReference.count()).toBe(2);
+    expect(await upgradedDb.documentReference.count()).toBe(3);
+    expect(await upgradedDb.documentReference.findFirst({ where: { targetKind: 'openapi' } })).toMatchObject({ target: 'pets', nodeKey: 'pets-op' });
     const found = (await get('/v1/spaces/sp1/search?query=widget')).items as Array<{ id: string }>;
     expect(found.map((item) => item.id)).toEqual(['pg-guide']);
     // The release indexed no descriptions: the server rewrote every space's rows before it listened.

@@ -293,6 +293,68 @@ describe('OpenAPI specs', () => {
     expect(await server.app.storage.has(sharedKey)).toBe(true);
   });
 
+  it("reports a page's reference to a spec as a link, ok while the spec exists and broken once it is deleted; backlinks find the page", async () => {
+    await ok('PUT', `${base()}/referenced`, { source: { text: FIXTURE_OPENAPI.replace('Fixture API', 'Referenced API') } });
+    await waitForOpenAPISpec(server, ada.token, org, 'referenced');
+    const space = (await server.createSpace(ada, org, { title: 'API reference' })).id;
+    const operation = (key: string, spec: string) => ({ object: 'block', type: 'openapi-operation', key, isVoid: true, data: { ref: { kind: 'openapi', spec }, path: '/pets', method: 'get' } });
+    const document = {
+      object: 'document',
+      data: {},
+      nodes: [
+        { object: 'block', type: 'paragraph', key: 'intro', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'The pets endpoint:', marks: [] }] }] },
+        operation('op-list', 'referenced'),
+        operation('op-missing', 'never-made'),
+      ],
+    };
+    const cr = (await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Reference' })).body;
+    await ok('POST', `/v1/spaces/${space}/change-requests/${cr.id}/content`, { changes: [{ operation: 'insert_page', title: 'Pets', document: { document } }] });
+    await ok('PATCH', `/v1/spaces/${space}/change-requests/${cr.id}`, { status: 'open' });
+    await ok('POST', `/v1/spaces/${space}/change-requests/${cr.id}/merge`);
+    const pageId = (await ok('GET', `/v1/spaces/${space}/content/pages`)).body.pages[0].id;
+
+    const links = async (token = ada.token) => {
+      const res = await ok('GET', `/v1/spaces/${space}/links`, undefined, token);
+      assertMatchesSpec('listSpaceLinks', 200, res.body);
+      return res.body;
+    };
+    const before = await links();
+    expect(before.items.map((l: any) => [l.status, l.targetReference?.kind ?? null, l.targetReference?.openAPISpec?.slug ?? null])).toEqual([
+      ['broken', null, null],
+      ['ok', 'openapi', 'referenced'],
+    ]);
+    expect(before.items[1].targetReference.organization.id).toBe(org);
+    expect(before.items[1].locationReferences.map((l: any) => l.page.id)).toEqual([pageId]);
+    expect(before.stats).toEqual({ total: 2, broken: { total: 1, changeRequest: 0 } });
+    // The page's own links say the same.
+    const pageLinks = (await ok('GET', `/v1/spaces/${space}/content/page/${pageId}/links`)).body;
+    assertMatchesSpec('listPageLinksInSpace', 200, pageLinks);
+    expect(pageLinks.items.map((l: any) => l.status)).toEqual(['broken', 'ok']);
+
+    const backlinks = async (spec: string) =>
+      (
+        await server.graphql(`query($space: ID!, $spec: String!) { openAPISpecBacklinks(spaceId: $space, specSlug: $spec) { items { kind page { id } } count } }`, {
+          token: ada.token,
+          variables: { space, spec },
+        })
+      ).body.data.openAPISpecBacklinks;
+    expect(await backlinks('referenced')).toEqual({ items: [{ kind: 'page', page: { id: pageId } }], count: 1 });
+    expect(await backlinks('fixture-api')).toEqual({ items: [], count: 0 });
+
+    expect((await server.request('DELETE', `${base()}/referenced`, { token: ada.token })).status).toBe(205);
+    const after = await links();
+    expect(after.items.map((l: any) => [l.status, l.targetReference ?? null])).toEqual([
+      ['broken', null],
+      ['broken', null],
+    ]);
+    expect(after.stats.broken.total).toBe(2);
+    // Deleted, its pages are still found: the ones to mend.
+    expect(await backlinks('referenced')).toEqual({ items: [{ kind: 'page', page: { id: pageId } }], count: 1 });
+    // Made again under its slug, the reference is whole again.
+    await ok('PUT', `${base()}/referenced`, { source: { text: FIXTURE_OPENAPI } });
+    expect((await links()).items.map((l: any) => l.status)).toEqual(['broken', 'ok']);
+  });
+
   it("works through GitBook's TypeScript client", async () => {
     const client = new GitBookAPI({ authToken: ada.token, endpoint: server.baseUrl });
     const created = await client.orgs.createOrUpdateOpenApiSpecBySlug(org, 'client-api', { source: { text: FIXTURE_OPENAPI } });

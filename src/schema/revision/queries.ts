@@ -7,15 +7,17 @@
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import { builder } from '../../builder.ts';
 import { type ContentRef } from '../../content/document/model.ts';
-import { linkStats, pageSettingReferences, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
+import { linkStats, pageSettingReferences, referencedOpenAPISpecs, revisionLinks, type LinkStats, type LinkStatus, type StoredReference } from '../../content/links.ts';
 import { redirectsOf, referenceTarget, reusableContentsOf } from '../../content/revision-store.ts';
 import type { FileView, PageView, RevisionTree } from '../../content/revision-view.ts';
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { Context } from '../../context.ts';
 import { sliceList, type ListResult } from '../../db/pagination.ts';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { referencedOpenAPISpecs as loadReferencedSpecs } from '../../services/openapi-spec.ts';
 import { loadContentSource, ContentSource } from '../../services/space-content.ts';
 import { type SpaceRow } from '../../services/space.ts';
+import { OpenAPISpec } from '../openapi-spec/type.ts';
 import { Organization } from '../organization/type.ts';
 import { ContentReferenceStatus } from '../shared/enums.ts';
 import { listType, ListNext, pageArgs } from '../shared/pagination.ts';
@@ -158,17 +160,19 @@ function oncePerSource<T>(source: LinkSource, info: GraphQLResolveInfo, load: ()
   return row;
 }
 
-/** An absolute reference to content (ContentLocation of the wire contract): a page, a file or a URL. */
+/** An absolute reference to content (ContentLocation of the wire contract): a page, a file, a URL or an OpenAPI spec. */
 export interface LocationView {
-  kind: 'page' | 'file' | 'url';
+  kind: 'page' | 'file' | 'url' | 'openapi';
   source: LinkSource;
   page?: PageView;
   file?: FileView;
   url?: string;
+  openAPISpec?: OpenAPISpecRow;
 }
+type OpenAPISpecRow = Awaited<ReturnType<typeof loadReferencedSpecs>>['bySlug'] extends Map<string, infer R> ? R : never;
 
 const ContentLocation = builder.objectRef<LocationView>('ContentLocation').implement({
-  description: 'Where a link points or is found: a page or file of a space, or a URL',
+  description: 'Where a link points or is found: a page or file of a space, a URL, or an OpenAPI spec of the organization',
   fields: (t) => ({
     kind: t.string({ resolve: (l) => l.kind }),
     organization: t.field({
@@ -182,7 +186,7 @@ const ContentLocation = builder.objectRef<LocationView>('ContentLocation').imple
       nullable: true,
       // rowForSelection answers with the row only when it holds every column the selection reads.
       resolve: (l, _a, ctx, info) =>
-        l.kind === 'url'
+        l.kind === 'url' || l.kind === 'openapi'
           ? null
           : oncePerSource(l.source, info, () =>
               rowForSelection(ctx, info, 'Space', l.source.space as SpaceRow, (query) => ctx.db.space.findUniqueOrThrow({ ...query, where: { id: l.source.space.id } })),
@@ -191,6 +195,7 @@ const ContentLocation = builder.objectRef<LocationView>('ContentLocation').imple
     page: t.field({ type: RevisionPage, nullable: true, resolve: (l) => l.page ?? null }),
     file: t.field({ type: RevisionFile, nullable: true, resolve: (l) => l.file ?? null }),
     url: t.string({ nullable: true, resolve: (l) => l.url ?? null }),
+    openAPISpec: t.field({ type: OpenAPISpec, nullable: true, resolve: (l) => l.openAPISpec ?? null }),
   }),
 });
 
@@ -205,7 +210,12 @@ const ContentReferenceUsage = builder.objectRef<LinkView>('ContentReferenceUsage
   fields: (t) => ({
     status: t.field({ type: ContentReferenceStatus, resolve: (l) => l.status }),
     relation: t.string({ resolve: () => 'reference' }),
-    targetReference: t.field({ type: ContentLocation, nullable: true, resolve: (l) => (l.status === 'broken' ? null : l.target) }),
+    targetReference: t.field({
+      type: ContentLocation,
+      nullable: true,
+      description: 'What the link points at; none when it is broken, or when it is an OpenAPI spec the caller may not read',
+      resolve: (l) => (l.status === 'broken' || (l.target.kind === 'openapi' && !l.target.openAPISpec) ? null : l.target),
+    }),
     locationReferences: t.field({ type: [ContentLocation], resolve: (l) => l.locations }),
   }),
 });
@@ -257,12 +267,18 @@ async function linkList(
   pages: readonly { page: PageView; references: readonly StoredReference[] }[],
   args: { page?: string | null; limit?: number | null; status?: string | null },
 ): Promise<LinkList> {
-  const [tree, fileList] = await Promise.all([ctx.loaders.revisionTree.load(source.revision), ctx.loaders.filesByRevisionId.load(source.revision.id)]);
+  const pageReferences = pages.map(({ page, references }) => ({ pageId: page.page.id, references }));
+  const [tree, fileList, specs] = await Promise.all([
+    ctx.loaders.revisionTree.load(source.revision),
+    ctx.loaders.filesByRevisionId.load(source.revision.id),
+    loadReferencedSpecs(ctx, source.space.organizationId, referencedOpenAPISpecs(pageReferences)),
+  ]);
   const files = new Map(fileList.map((f) => [f.id, f]));
   const links = revisionLinks({
-    pages: pages.map(({ page, references }) => ({ pageId: page.page.id, references })),
+    pages: pageReferences,
     hasPage: (id) => tree.byId.has(id),
     hasFile: (id) => files.has(id),
+    hasOpenAPISpec: (slug) => specs.bySlug.has(slug),
     appUrl: ctx.config.appUrl,
   });
   const filtered = args.status ? links.filter((l) => l.status === args.status) : links;
@@ -277,7 +293,9 @@ async function linkList(
           ? { kind: 'page', source, page: tree.byId.get(target.pageId) }
           : target.kind === 'file'
             ? { kind: 'file', source, file: file ? { file, revision: source.revision } : undefined }
-            : { kind: 'url', source, url: target.url },
+            : target.kind === 'openapi'
+              ? { kind: 'openapi', source, openAPISpec: specs.readable ? specs.bySlug.get(target.specSlug) : undefined }
+              : { kind: 'url', source, url: target.url },
       locations: locations.map(locationOf),
     };
   });
@@ -333,6 +351,17 @@ builder.queryFields((t) => ({
       const files = await ctx.loaders.filesByRevisionId.load(source.revision.id);
       if (!files.some((f) => f.id === args.fileId)) throw new NotFoundError('File', args.fileId);
       return sliceList(await backlinks(ctx, source, { kind: 'file', file: args.fileId }), args.page, args.limit);
+    },
+  }),
+  openAPISpecBacklinks: t.field({
+    type: ContentLocationList,
+    description:
+      "The pages of the revision referencing the organization's OpenAPI spec `specSlug` (`{kind: 'openapi', spec}`), whether or not the spec still exists: after a delete, the pages to mend",
+    authScopes: { authenticated: true },
+    args: { ...contentArgs, ...pageArgs, specSlug: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const source = await loadContentSource(ctx, String(args.spaceId), args.changeRequestId);
+      return sliceList(await backlinks(ctx, source, { kind: 'openapi', spec: args.specSlug }), args.page, args.limit);
     },
   }),
 }));
