@@ -161,6 +161,13 @@ const rules = {
   'openapi:create': role('create'),
   'openapi:update': role('create'),
   'openapi:delete': role('create'),
+
+  // Support conversations and the documentation issues found in them: read and triaged (clusters
+  // muted, change requests opened from them) by those who write the documentation; ingested by
+  // administrators' tokens (the organization's `ingestConversations` permission).
+  'conversation:read': role('edit'),
+  'conversation:update': role('edit'),
+  'conversation:ingest': role('admin'),
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof rules;
@@ -267,6 +274,10 @@ const scopeNeeds = {
   'openapi:create': 'openapi:write',
   'openapi:update': 'openapi:write',
   'openapi:delete': 'openapi:write',
+
+  'conversation:read': 'organization:read',
+  'conversation:update': 'organization:write',
+  'conversation:ingest': 'conversations:ingest',
 } satisfies Record<Action, ScopeNeed>;
 
 /** Every action, for tests and tools that walk the table. */
@@ -311,6 +322,7 @@ const readActions: Record<string, Action> = {
   comment: 'comment:read',
   translation: 'translation:read',
   openapi: 'openapi:read',
+  conversation: 'conversation:read',
 };
 
 /**

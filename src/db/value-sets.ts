@@ -72,7 +72,7 @@ export const SITE_AGENTS_CONTEXTS = ['excluded', 'included'] as const;
  * work they started. The others are the service's own (telling the site renderer what changed:
  * docs/decisions.md, "Renderer revalidation"), never listed.
  */
-export const LISTED_JOB_KINDS = ['git-import', 'git-export', 'translation-run', 'openapi-processing'] as const;
+export const LISTED_JOB_KINDS = ['git-import', 'git-export', 'translation-run', 'openapi-processing', 'conversation-processing'] as const;
 export type ListedJobKind = (typeof LISTED_JOB_KINDS)[number];
 export const JOB_KINDS = [...LISTED_JOB_KINDS, 'renderer-revalidation'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
@@ -106,6 +106,7 @@ export const TOKEN_SCOPES = [
   'site:publish',
   'openapi:read',
   'openapi:write',
+  'conversations:ingest',
 ] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
@@ -127,6 +128,10 @@ export const OPENAPI_PROCESSING_STATES = ['pending', 'progress', 'complete'] as 
 /** Why a spec's processing failed (GitBook's codes). */
 export const OPENAPI_ERROR_CODES = ['FETCH_TIMEOUT', 'FETCH_ERROR', 'PARSE_ERROR'] as const;
 export type OpenAPIErrorCode = (typeof OPENAPI_ERROR_CODES)[number];
+
+/** How much a documentation issue held a reader back (api.md): a conversation's and a cluster's are the highest of their issues'. */
+export const CONVERSATION_IMPACTS = ['low', 'medium', 'high'] as const;
+export type ConversationImpact = (typeof CONVERSATION_IMPACTS)[number];
 
 /**
  * The columns holding a value of a set, by table: the database accepts only
@@ -153,6 +158,9 @@ export const VALUE_SET_COLUMNS = {
   ContentGrant: { resourceKind: GRANT_RESOURCE_KINDS, granteeKind: GRANTEE_KINDS, role: MEMBER_ROLES },
   InviteLink: { targetKind: INVITE_TARGET_KINDS, role: MEMBER_ROLES },
   SamlProvider: { defaultRole: MEMBER_ROLES },
+  Conversation: { impact: CONVERSATION_IMPACTS },
+  ConversationIssue: { impact: CONVERSATION_IMPACTS },
+  IssuesCluster: { impact: CONVERSATION_IMPACTS },
 } as const satisfies Record<string, Record<string, readonly string[]>>;
 
 /** Whether `value` is one of `values`, narrowing it to the set's type. */

@@ -94,6 +94,9 @@ const EXPECTED: Record<Action, Needs> = {
   'openapi:create': { role: 'create', scope: 'openapi:write' },
   'openapi:update': { role: 'create', scope: 'openapi:write' },
   'openapi:delete': { role: 'create', scope: 'openapi:write' },
+  'conversation:read': { role: 'edit', scope: 'organization:read' },
+  'conversation:update': { role: 'edit', scope: 'organization:write' },
+  'conversation:ingest': { role: 'admin', scope: 'conversations:ingest' },
 };
 
 const ROLES: Array<RoleOrGuest | undefined> = [...MEMBER_ROLES, null, undefined];

@@ -27,7 +27,7 @@ const ORGANIZATION_PERMISSIONS = {
   admin: 'organization:update',
   createContent: 'organization:create-content',
   createOpenAPISpec: 'openapi:create',
-  ingestConversations: 'organization:update',
+  ingestConversations: 'conversation:ingest',
   viewBilling: 'organization:view-billing',
   listMembers: 'organization:list-members',
   listTeams: 'organization:list-teams',
