@@ -150,3 +150,19 @@ function tableLines(node: JSONNode, visitor: LineVisitor) {
     }
   }
 }
+
+/**
+ * A Document of plain text: a paragraph per block of lines (blank lines part them), the text as
+ * it is (no Markdown read into it, so what a reader wrote stays what it says).
+ */
+export function textDocument(text: string): JSONDocument {
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .filter((block) => block.length > 0);
+  return {
+    object: 'document',
+    data: {},
+    nodes: paragraphs.map((block) => ({ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: block, marks: [] }] }] })),
+  };
+}

@@ -16,14 +16,16 @@ const filterArgs = builder.args((t) => ({
   creator: t.string({ description: 'Only change requests created by this user' }),
   contributor: t.string({ description: 'Only change requests this user edited' }),
   requestedReviewer: t.string({ description: "Only change requests awaiting this user's review (a pending review request)" }),
+  conversationsIssuesCluster: t.string({ description: 'Only change requests opened from this issues cluster (docs insights)' }),
 }));
 
-function filters(args: { status?: string | null; creator?: string | null; contributor?: string | null; requestedReviewer?: string | null }) {
+function filters(args: { status?: string | null; creator?: string | null; contributor?: string | null; requestedReviewer?: string | null; conversationsIssuesCluster?: string | null }) {
   return {
     status: args.status ?? 'open',
     ...(args.creator ? { createdById: args.creator } : {}),
     ...(args.contributor ? { contributors: { some: { userId: args.contributor } } } : {}),
     ...(args.requestedReviewer ? { reviewRequests: { some: { reviewerId: args.requestedReviewer } } } : {}),
+    ...(args.conversationsIssuesCluster ? { conversationsIssuesClusterId: args.conversationsIssuesCluster } : {}),
   };
 }
 

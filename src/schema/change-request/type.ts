@@ -22,6 +22,7 @@ export const ChangeRequest = builder.prismaObject('ChangeRequest', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     mergedAt: t.expose('mergedAt', { type: 'DateTime', nullable: true }),
+    conversationsIssuesCluster: t.exposeString('conversationsIssuesClusterId', { nullable: true, description: 'The issues cluster (docs insights) it was opened from' }),
     space: t.exposeString('spaceId', { description: 'Id of the space' }),
     revision: t.exposeString('revisionId', { description: 'The change request current revision' }),
     revisionInitial: t.exposeString('revisionInitialId', { description: 'The space revision it was created from' }),

@@ -23,8 +23,7 @@ import {
   SITE_VISIBILITIES,
   SPACE_EDIT_MODES,
   TOKEN_SCOPES,
-  TRANSLATION_LANGUAGES,
-} from '../../db/value-sets.ts';
+  TRANSLATION_LANGUAGES, CONVERSATION_IMPACTS } from '../../db/value-sets.ts';
 
 /** MEMBER_ROLES from the most to the least powerful (the order the GraphQL enums list them in). */
 export const ROLES_DESCENDING = [...MEMBER_ROLES].reverse() as unknown as readonly ['admin', 'create', 'review', 'edit', 'comment', 'read'];
@@ -57,6 +56,10 @@ export const OpenAPISpecProcessingState = builder.enumType('OpenAPISpecProcessin
   values: OPENAPI_PROCESSING_STATES,
 });
 export const OpenAPISpecProcessingErrorCode = builder.enumType('OpenAPISpecProcessingErrorCode', { values: OPENAPI_ERROR_CODES });
+export const ConversationImpact = builder.enumType('ConversationImpact', {
+  description: 'How much a documentation issue held readers back: a conversation\'s and a cluster\'s are the highest of their issues\'',
+  values: CONVERSATION_IMPACTS,
+});
 
 export { CONTENT_VISIBILITIES, SITE_TYPES, SITE_VISIBILITIES, TRANSLATION_LANGUAGES };
 

@@ -1,0 +1,240 @@
+/**
+ * The `conversation-processing` job: reads an organization's conversations waiting since they were
+ * ingested (`processedAt` null), in batches of BATCH in the order they came, finds their
+ * documentation issues and places them in clusters with the default engine (src/insights, on the
+ * jobs' worker pool), then describes every cluster that changed. One job of an organization
+ * clusters at a time (ConversationInsightsState's lock): two at once would each start a cluster
+ * for the same new theme. Ingests gather into the job waiting to run (JobStore.gather), so a
+ * burst of ingests is a few batches, not a job each.
+ */
+import { textDocument } from '../content/document/text.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { jsonInput } from '../db/json.ts';
+import { CONVERSATION_IMPACTS, type ConversationImpact } from '../db/value-sets.ts';
+import { newId } from '../ids.ts';
+import type { JobContext, JobHandler } from '../jobs/runner.ts';
+import { describeClustersOffThread, processConversationBatchOffThread } from '../insights/off-thread.ts';
+import type { ClusterAssignment, Conversation, CorpusStats, Terms } from '../insights/types.ts';
+import { emptyCorpus } from '../insights/vectors.ts';
+
+/** Conversations read per round (one transaction of writes each). */
+const BATCH = 200;
+/** The most recent issues of a cluster its description is made from. */
+const DESCRIBE_SAMPLE = 50;
+/** How long the clustering lock holds without being renewed (a dead worker's lock expires). */
+const LOCK_MS = 10 * 60_000;
+/** How often a job waiting for another's lock looks again. */
+const LOCK_POLL_MS = 200;
+
+const IMPACT_RANK: Record<ConversationImpact, number> = { low: 0, medium: 1, high: 2 };
+const highestImpact = (impacts: readonly string[]): ConversationImpact | null =>
+  impacts.reduce<ConversationImpact | null>((best, impact) => {
+    const known = (CONVERSATION_IMPACTS as readonly string[]).includes(impact) ? (impact as ConversationImpact) : null;
+    return known && (best === null || IMPACT_RANK[known] > IMPACT_RANK[best]) ? known : best;
+  }, null);
+
+function storedCorpus(value: Prisma.JsonValue | undefined): CorpusStats {
+  const corpus = value as Partial<CorpusStats> | null | undefined;
+  return corpus && typeof corpus.documents === 'number' && corpus.frequencies && typeof corpus.frequencies === 'object' ? (corpus as CorpusStats) : emptyCorpus();
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+/** Takes (or renews) the organization's clustering lock for this job, waiting while another live job holds it. */
+async function holdClustering(ctx: JobContext, organizationId: string): Promise<void> {
+  for (;;) {
+    const now = new Date();
+    const taken = await ctx.db.conversationInsightsState.updateMany({
+      where: { organizationId, OR: [{ lockJobId: null }, { lockJobId: ctx.job.id }, { lockExpiresAt: { lt: now } }] },
+      data: { lockJobId: ctx.job.id, lockExpiresAt: new Date(now.getTime() + LOCK_MS) },
+    });
+    if (taken.count === 1) return;
+    const exists = await ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { organizationId: true } });
+    if (!exists) {
+      // The organization's first processing: make its state (a job racing us to it makes it instead).
+      await ctx.db.conversationInsightsState.create({ data: { organizationId } }).catch(() => undefined);
+      continue;
+    }
+    await sleep(LOCK_POLL_MS, ctx.signal);
+  }
+}
+
+async function releaseClustering(db: Db, organizationId: string, jobId: string): Promise<void> {
+  await db.conversationInsightsState.updateMany({ where: { organizationId, lockJobId: jobId }, data: { lockJobId: null, lockExpiresAt: null } });
+}
+
+export const conversationProcessingJob: JobHandler = async (ctx) => {
+  const organizationId = ctx.job.organizationId;
+  await ctx.progress('waiting for the clustering', 0);
+  await holdClustering(ctx, organizationId);
+  try {
+    const waiting = await ctx.db.conversation.count({ where: { organizationId, processedAt: null } });
+    const totals = { conversations: 0, issues: 0, clustersCreated: 0, clustersDescribed: 0 };
+    for (;;) {
+      ctx.signal.throwIfAborted();
+      const batch = await ctx.db.conversation.findMany({
+        where: { organizationId, processedAt: null },
+        orderBy: [{ ingestedAt: 'asc' }, { id: 'asc' }],
+        take: BATCH,
+        select: { id: true, subject: true, parts: true, metadata: true, createdAt: true, source: true, contentHash: true },
+      });
+      if (batch.length === 0) break;
+      await ctx.progress('finding documentation issues', Math.min(90, Math.round((totals.conversations / Math.max(waiting, 1)) * 90)), `${totals.conversations} of ${waiting} conversations`);
+      const round = await processRound(ctx, organizationId, batch);
+      totals.conversations += round.conversations;
+      totals.issues += round.issues;
+      totals.clustersCreated += round.clustersCreated;
+      totals.clustersDescribed += await describeClusters(ctx, organizationId, round.touched);
+      await holdClustering(ctx, organizationId); // renews the lock between rounds
+    }
+    await ctx.progress('done', 100, `${totals.conversations} conversations, ${totals.issues} issues`);
+    return totals;
+  } finally {
+    await releaseClustering(ctx.db, organizationId, ctx.job.id);
+  }
+};
+
+type BatchRow = { id: string; subject: string | null; parts: Prisma.JsonValue; metadata: Prisma.JsonValue; createdAt: Date; source: string; contentHash: string };
+
+/** One round: the engine's reading of `batch`, written in one transaction. */
+async function processRound(ctx: JobContext, organizationId: string, batch: BatchRow[]) {
+  const [state, clusters] = await Promise.all([
+    ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
+    ctx.db.issuesCluster.findMany({ where: { organizationId }, select: { id: true, centroid: true, issueCount: true }, orderBy: { id: 'asc' } }),
+  ]);
+  const conversations: Conversation[] = batch.map((row) => ({
+    id: row.id,
+    subject: row.subject,
+    parts: row.parts as unknown as Conversation['parts'],
+    metadata: row.metadata as Record<string, unknown>,
+  }));
+  const out = await processConversationBatchOffThread(
+    ctx.workers,
+    { conversations, clusters: clusters.map((c) => ({ id: c.id, centroid: c.centroid as Terms, issueCount: c.issueCount })), corpus: storedCorpus(state?.corpus) },
+    ctx.signal,
+  );
+  const createdIds = out.created.map(() => newId());
+  const clusterOf = (assignment: ClusterAssignment) => ('existing' in assignment ? assignment.existing : createdIds[assignment.created]!);
+  const rows = new Map(batch.map((row) => [row.id, row]));
+
+  return ctx.db.$transaction(async (tx) => {
+    // A conversation ingested again with other messages since it was read waits for the next round.
+    const now = await tx.conversation.findMany({ where: { id: { in: batch.map((b) => b.id) } }, select: { id: true, contentHash: true, processedAt: true } });
+    const unchanged = new Set(now.filter((c) => c.processedAt === null && c.contentHash === rows.get(c.id)!.contentHash).map((c) => c.id));
+    const done = out.perConversation.filter((c) => unchanged.has(c.key));
+    const doneIds = done.map((c) => c.key);
+
+    // What these conversations held before (read again after an ingest changed them) goes.
+    const previous = await tx.conversationIssue.findMany({ where: { conversationId: { in: doneIds } }, select: { clusterId: true } });
+    await tx.conversationIssue.deleteMany({ where: { conversationId: { in: doneIds } } });
+    const touched = new Set(previous.flatMap((issue) => (issue.clusterId ? [issue.clusterId] : [])));
+
+    if (out.created.length > 0) {
+      await tx.issuesCluster.createMany({
+        data: out.created.map((cluster, i) => ({
+          id: createdIds[i]!,
+          organizationId,
+          // Described once the round is written (describeClusters): these hold until then.
+          label: 'New cluster',
+          icon: 'circle-question',
+          summary: jsonInput(textDocument('')),
+          impact: 'low',
+          centroid: jsonInput(cluster.centroid),
+          issueCount: cluster.issueCount,
+        })),
+      });
+    }
+    for (const cluster of out.clusters) await tx.issuesCluster.update({ where: { id: cluster.id }, data: { centroid: jsonInput(cluster.centroid) } });
+
+    const issues = done.flatMap(({ key, issues }) =>
+      issues.map((issue) => ({
+        id: newId(),
+        organizationId,
+        conversationId: key,
+        clusterId: clusterOf(issue.cluster),
+        title: issue.title.slice(0, 500),
+        details: jsonInput(textDocument(issue.details)),
+        summary: issue.details,
+        impact: issue.impact,
+        terms: jsonInput(issue.terms),
+        createdAt: rows.get(key)!.createdAt,
+      })),
+    );
+    if (issues.length > 0) await tx.conversationIssue.createMany({ data: issues });
+    for (const issue of issues) touched.add(issue.clusterId);
+
+    const processedAt = new Date();
+    for (const { key, issues: found } of done) {
+      await tx.conversation.update({ where: { id: key }, data: { processedAt, impact: highestImpact(found.map((i) => i.impact)) } });
+    }
+    await recountClusters(tx, [...touched]);
+    await tx.conversationInsightsState.update({ where: { organizationId }, data: { corpus: jsonInput(out.corpus) } });
+    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: [...touched] };
+  });
+}
+
+/**
+ * Counts the issues and conversations of `clusterIds` from their rows; a cluster left with no
+ * issue (its conversations were read again and said otherwise) and no change request goes.
+ */
+async function recountClusters(tx: Prisma.TransactionClient, clusterIds: string[]): Promise<void> {
+  if (clusterIds.length === 0) return;
+  const pairs = await tx.conversationIssue.groupBy({ by: ['clusterId', 'conversationId'], where: { clusterId: { in: clusterIds } }, _count: { _all: true } });
+  const counts = new Map<string, { issues: number; conversations: number }>();
+  for (const pair of pairs) {
+    const count = counts.get(pair.clusterId!) ?? { issues: 0, conversations: 0 };
+    count.issues += pair._count._all;
+    count.conversations += 1;
+    counts.set(pair.clusterId!, count);
+  }
+  for (const id of clusterIds) {
+    const count = counts.get(id);
+    if (count) await tx.issuesCluster.update({ where: { id }, data: { issueCount: count.issues, conversationCount: count.conversations } });
+    else await tx.issuesCluster.deleteMany({ where: { id, changeRequests: { none: {} } } });
+  }
+  const emptied = clusterIds.filter((id) => !counts.has(id));
+  if (emptied.length > 0) await tx.issuesCluster.updateMany({ where: { id: { in: emptied } }, data: { issueCount: 0, conversationCount: 0 } });
+}
+
+/** Labels, icons, summaries and impacts of the clusters a round changed, from their latest issues. */
+async function describeClusters(ctx: JobContext, organizationId: string, clusterIds: string[]): Promise<number> {
+  if (clusterIds.length === 0) return 0;
+  const [state, samples] = await Promise.all([
+    ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
+    Promise.all(
+      clusterIds.map((id) =>
+        ctx.db.conversationIssue.findMany({
+          where: { clusterId: id },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          take: DESCRIBE_SAMPLE,
+          select: { title: true, summary: true, terms: true, impact: true },
+        }),
+      ),
+    ),
+  ]);
+  const kept = clusterIds.map((id, i) => ({ id, issues: samples[i]! })).filter((c) => c.issues.length > 0);
+  if (kept.length === 0) return 0;
+  const descriptions = await describeClustersOffThread(
+    ctx.workers,
+    {
+      clusters: kept.map((c) => c.issues.map((issue) => ({ title: issue.title, details: issue.summary, terms: issue.terms as Terms, impact: issue.impact as ConversationImpact }))),
+      corpus: storedCorpus(state?.corpus),
+    },
+    ctx.signal,
+  );
+  await ctx.db.$transaction(
+    kept.map((cluster, i) => {
+      const d = descriptions[i]!;
+      return ctx.db.issuesCluster.update({
+        where: { id: cluster.id },
+        data: { label: d.label.slice(0, 200), icon: d.icon.slice(0, 50), summary: jsonInput(textDocument(d.summary)), impact: d.impact },
+      });
+    }),
+  );
+  return kept.length;
+}
