@@ -26,6 +26,7 @@ const DATABASE_INDEPENDENT = [
   'test/content/pdf.test.ts',
   'test/translation/segments.test.ts',
   'test/openapi/**/*.test.ts',
+  'test/insights/**/*.test.ts',
   'test/e2e/api-reference-browser.test.ts',
   'test/e2e/graphiql-browser.test.ts',
 ];

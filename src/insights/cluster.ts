@@ -5,22 +5,26 @@
  * 1. The batch's issues are counted into the corpus first (their terms'
  *    document frequencies), so every comparison of the batch uses the same
  *    inverse document frequencies.
- * 2. Each issue joins the existing cluster it is most similar to (cosine of
- *    TF-IDF vectors, the centroid weighted with today's idf) when that
- *    similarity is at least JOIN_SIMILARITY. Every issue is compared with the
- *    clusters as they were before the batch, so the order of the batch does
- *    not change where it goes; ties go to the smaller cluster id.
- * 3. The rest are clustered among themselves with ml-hclust's agglomerative
- *    clustering (average linkage over cosine distances), cut where clusters
- *    would merge at a similarity below NEW_CLUSTER_SIMILARITY; each group
- *    becomes a new cluster. At most MAX_AGGLOMERATED issues go through it at
- *    once (its time grows with the cube of their number): the rest wait for
- *    the next round, where they first try to join the clusters made so far.
+ * 2. The batch is placed in rounds of ROUND_SIZE issues, in the order
+ *    given. In a round, each issue joins the cluster it is most similar to
+ *    (cosine of TF-IDF vectors; a centroid weighted with the idf of now),
+ *    existing or made by an earlier round, when that similarity is at least
+ *    JOIN_SIMILARITY. Every issue of a round is compared with the clusters as
+ *    they were before it, so the order within a round does not matter; ties
+ *    go to the smaller cluster id (existing ones in id order first).
+ * 3. The round's other issues are clustered among themselves with
+ *    ml-hclust's agglomerative clustering (average linkage over cosine
+ *    distances), cut where groups would merge at an average similarity
+ *    below NEW_CLUSTER_SIMILARITY; each group becomes a new cluster. Rounds
+ *    make one large batch behave like the same issues arriving in smaller
+ *    ones, and bound the agglomeration, whose time grows with the cube of
+ *    its size.
  *
  * Cost per batch, with b issues, c existing clusters, t terms per issue and
- * C = MAX_CENTROID_TERMS: vectors O(b·t + c·C), joining O(b·c·t) (a dot
- * product walks the shorter vector), the agglomeration O(m³) for m ≤
- * MAX_AGGLOMERATED per round, and the centroids O((b + c)·C·log C).
+ * C = MAX_CENTROID_TERMS: vectors O(b·t + c·C), joining O(b·(c + new)·t) (a
+ * dot product walks the shorter vector), the agglomeration O(ROUND_SIZE³)
+ * per round, so O(b·ROUND_SIZE²) in all, and the centroids
+ * O((b + c)·C·log C).
  *
  * Muted clusters are joined like any other: muting is the caller's business.
  */

@@ -78,21 +78,27 @@ export function clusterImpact(impacts: Impact[]): Impact {
 }
 
 /** Terms ranked for a label: issues holding them × idf (1 without a corpus), pairs of words × 1.5. */
-function rankedTerms(issues: DescribedIssue[], corpus: CorpusStats | undefined): string[] {
+function rankedTerms(issues: DescribedIssue[], corpus: CorpusStats | undefined): { term: string; score: number }[] {
   const holders = new Map<string, number>();
   for (const issue of issues) for (const term of Object.keys(issue.terms)) holders.set(term, (holders.get(term) ?? 0) + 1);
   const score = (term: string) => holders.get(term)! * (corpus && corpus.documents > 0 ? idf(corpus, term) : 1) * (term.includes(' ') ? 1.5 : 1);
-  // A term only one issue of several holds names that issue, not the cluster.
+  // A term only one issue of several holds names that issue, not the cluster; one most issues of the corpus hold (the product's name) names nothing.
   const minimum = issues.length > 1 ? 2 : 1;
-  return [...holders.keys()].filter((term) => holders.get(term)! >= minimum).sort((a, b) => score(b) - score(a) || compareStrings(a, b));
+  const common = (term: string) => corpus !== undefined && corpus.documents >= 4 && (corpus.frequencies[term] ?? 0) > corpus.documents / 2;
+  return [...holders.keys()]
+    .filter((term) => holders.get(term)! >= minimum && !common(term))
+    .map((term) => ({ term, score: score(term) }))
+    .sort((a, b) => b.score - a.score || compareStrings(a.term, b.term));
 }
 
-/** Two telling terms that share no word, as a label ("Webhook signature and secret"). */
-function labelOf(ranked: string[]): string {
+/** The most telling term, and a second that shares no word with it and tells at least half as much ("Webhook signature and secret"). */
+function labelOf(ranked: { term: string; score: number }[]): string {
   if (ranked.length === 0) return 'Other documentation questions';
-  const first = ranked[0];
+  const first = ranked[0].term;
   const words = new Set(first.split(' '));
-  const second = ranked.slice(1, 10).find((term) => !term.split(' ').some((word) => words.has(word)));
+  const second = ranked
+    .slice(1, 10)
+    .find(({ term, score }) => score >= ranked[0].score / 2 && !term.split(' ').some((word) => words.has(word)))?.term;
   return capitalise(second ? `${first} and ${second}` : first);
 }
 
@@ -135,7 +141,7 @@ export function describeCluster(issues: DescribedIssue[], corpus?: CorpusStats):
   const impact = clusterImpact(issues.map((issue) => issue.impact));
   if (issues.length === 0) return { label, icon: DEFAULT_ICON, summary: 'No issues yet.', impact };
   // Without a corpus, the issues themselves give the document frequencies (no term below the minimum is dropped).
-  const statistics = corpus ?? { documents: issues.length, frequencies: Object.fromEntries(rankedTerms(issues, undefined).map((term) => [term, 2])) };
+  const statistics = corpus ?? { documents: issues.length, frequencies: Object.fromEntries(rankedTerms(issues, undefined).map(({ term }) => [term, 2])) };
   const central = centralIssue(issues, statistics);
   const titles = new Map<string, number>();
   for (const issue of issues) titles.set(issue.title, (titles.get(issue.title) ?? 0) + 1);

@@ -8,8 +8,9 @@
  * floors under it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { processConversationBatch } from '../../src/insights/batch.ts';
-import type { ClusterState, Conversation, Impact } from '../../src/insights/types.ts';
+import { clusterIssues } from '../../src/insights/cluster.ts';
+import { extractIssues } from '../../src/insights/extract.ts';
+import type { ClusterState, Conversation, ExtractedIssue, Impact } from '../../src/insights/types.ts';
 import { emptyCorpus } from '../../src/insights/vectors.ts';
 import { adjustedRandIndex } from './adjusted-rand-index.ts';
 
@@ -50,11 +51,30 @@ export interface Quality {
   clusters: number;
   /** Of the true positives, how many got the labelled impact. */
   impactAgreement: number;
+  /** Extraction and clustering of the whole set. */
   milliseconds: number;
 }
 
-/** Runs the engine over the set in batches of `batchSize` (Infinity: one batch), as conversations would arrive. */
-export function measureQuality(conversations: LabelledConversation[], batchSize: number): Quality {
+export interface Extracted {
+  conversations: LabelledConversation[];
+  issues: ExtractedIssue[][];
+  milliseconds: number;
+}
+
+/** Each conversation's issues (what processConversationBatch does first; it does not depend on batches). */
+export function extractAll(conversations: LabelledConversation[]): Extracted {
+  const started = performance.now();
+  const issues = conversations.map((conversation) => extractIssues(conversation));
+  return { conversations, issues, milliseconds: performance.now() - started };
+}
+
+/**
+ * Clusters the extracted issues in batches of `batchSize` conversations
+ * (Infinity: one batch), in the set's createdAt order, as they would arrive,
+ * keeping clusters and corpus between batches as a caller does; measures
+ * against the labels.
+ */
+export function measureQuality({ conversations, issues, milliseconds: extraction }: Extracted, batchSize: number): Quality {
   const started = performance.now();
   let clusters: ClusterState[] = [];
   let corpus = emptyCorpus();
@@ -63,22 +83,20 @@ export function measureQuality(conversations: LabelledConversation[], batchSize:
   const impactOf = new Map<string, Impact>();
   const step = Number.isFinite(batchSize) ? batchSize : conversations.length;
   for (let start = 0; start < conversations.length; start += step) {
-    const batch = conversations.slice(start, start + step);
-    const result = processConversationBatch({ conversations: batch, clusters, corpus });
+    const batch = conversations.slice(start, start + step).flatMap((conversation, offset) => issues[start + offset].slice(0, 1).map((issue) => ({ conversation, issue })));
+    const result = clusterIssues({ clusters, issues: batch.map(({ conversation, issue }) => ({ id: conversation.id, terms: issue.terms })), corpus });
     const ids = result.created.map(() => `c${String(nextId++).padStart(5, '0')}`);
     const byId = new Map(clusters.map((cluster) => [cluster.id, cluster]));
     for (const cluster of result.clusters) byId.set(cluster.id, cluster);
     result.created.forEach((cluster, index) => byId.set(ids[index], { ...cluster, id: ids[index] }));
     clusters = [...byId.values()];
     corpus = result.corpus;
-    for (const { key, issues } of result.perConversation) {
-      if (issues.length === 0) continue;
-      const cluster = issues[0].cluster;
-      clusterOf.set(key, 'existing' in cluster ? cluster.existing : ids[cluster.created]);
-      impactOf.set(key, issues[0].impact);
-    }
+    result.assignments.forEach(({ issueId, cluster }, index) => {
+      clusterOf.set(issueId, 'existing' in cluster ? cluster.existing : ids[cluster.created]);
+      impactOf.set(issueId, batch[index].issue.impact);
+    });
   }
-  const milliseconds = performance.now() - started;
+  const milliseconds = extraction + performance.now() - started;
   const positives = conversations.filter((conversation) => clusterOf.has(conversation.id));
   const truePositives = positives.filter((conversation) => conversation.label.hasDocIssue);
   const falseNegatives = conversations.filter((conversation) => conversation.label.hasDocIssue && !clusterOf.has(conversation.id)).length;
