@@ -10,9 +10,9 @@
 const PREFIX = '/v1';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
-/** GitBook's documents, raw (the groups need only paths, tags and their titles). */
+/** GitBook's documents, raw (the groups need only paths, tags and their titles), and api.md's extras (codegen/extras.openapi.json). */
 function gitbookSources() {
-  return [require('@gitbook/api/spec/openapi.json'), require('gitbook-api-next/spec/openapi.json')];
+  return [require('@gitbook/api/spec/openapi.json'), require('gitbook-api-next/spec/openapi.json'), require('./extras.openapi.json')];
 }
 
 /** `[{ tag, title, served, total }]` in GitBook's order of tags. */

@@ -6,8 +6,8 @@
  * cannot list a path the server does not serve; each operation, with its
  * parameters, request body and responses, is GitBook's (the wire contract the
  * tests validate against: `@gitbook/api@0.146.0`, or 0.202.0 for the
- * operations only that version has), with only the components they reference,
- * transitively.
+ * operations only that version has, or codegen/extras.openapi.json for api.md's endpoints
+ * no GitBook document has), with only the components they reference, transitively.
  *
  * 0.146.0 is OpenAPI 3.0 and 0.202.0 is 3.1: the first is upgraded to 3.1
  * (Scalar's upgrader, as its parser does) so that one document holds both.
@@ -63,7 +63,10 @@ function refsIn(node, out = []) {
 /** GitBook's tag pages embed its own docs markup (`{% openapi-schemas %}`): meaningless here. */
 const withoutGitBookMarkup = (text) => text?.replace(/\{%\s*([\w-]+)[^%]*%\}[\s\S]*?\{%\s*end\1\s*%\}\n?/g, '').trim();
 
-/** The components `roots` reference in `source`, transitively: `kind/name` -> value. */
+/**
+ * The components `roots` reference in `source`, transitively: `kind/name` -> value. A source that
+ * borrows (our extras) takes the components it has not from the source it names.
+ */
 function closure(source, roots) {
   const found = new Map();
   const pending = refsIn(roots);
@@ -71,7 +74,7 @@ function closure(source, roots) {
     const { kind, name } = pending.pop();
     const key = `${kind}/${name}`;
     if (found.has(key)) continue;
-    const value = source.doc.components?.[kind]?.[name];
+    const value = source.doc.components?.[kind]?.[name] ?? source.borrows?.doc.components?.[kind]?.[name];
     if (value === undefined) throw new Error(`${source.name}: no component ${key}`);
     found.set(key, value);
     pending.push(...refsIn(value));
@@ -193,10 +196,10 @@ async function gitbookDocuments() {
   // The package does not export its package.json: read beside its spec/.
   const version = (pkg) => JSON.parse(fs.readFileSync(path.join(path.dirname(require.resolve(`${pkg}/spec/openapi.json`)), '../package.json'), 'utf8')).version;
   const name = (pkg) => `@gitbook/api@${version(pkg)}`;
-  return [
-    { name: name('@gitbook/api'), doc: upgrade(read('@gitbook/api')).specification },
-    { name: name('gitbook-api-next'), doc: read('gitbook-api-next') },
-  ];
+  const current = { name: name('@gitbook/api'), doc: upgrade(read('@gitbook/api')).specification };
+  // api.md's endpoints that no GitBook document has, with 0.146.0's components.
+  const extras = { name: 'extras', doc: JSON.parse(fs.readFileSync(path.join(__dirname, 'extras.openapi.json'), 'utf8')), borrows: current };
+  return [current, { name: name('gitbook-api-next'), doc: read('gitbook-api-next') }, extras];
 }
 
 async function plugin(_schema, documents) {

@@ -89,6 +89,11 @@ const schema = z.object({
   /** Every so many seconds, each spec read from a URL is fetched again (a version only when it changed); 0: never. */
   OPENAPI_REFRESH_SECONDS: z.coerce.number().int().min(0).default(0),
   /**
+   * How long ingested conversations wait before the job reading them starts, in milliseconds: the
+   * conversations ingested meanwhile are read in the same run (docs/decisions.md, "Conversation insights").
+   */
+  INSIGHTS_BATCH_MS: z.coerce.number().int().min(0).default(2000),
+  /**
    * Origins whose browser pages may call this API, comma-separated (`https://docs.example.com,https://admin.example.com`),
    * with credentials; `*`: any origin, without credentials. Unset: none (browsers refuse pages of other origins).
    */
@@ -179,6 +184,8 @@ export interface AppConfig {
   fetch: { allowPrivateAddresses: boolean; maxBytes: number; timeoutMs: number };
   /** OPENAPI_*: processing of OpenAPI specs. */
   openapi: { maxBytes: number; maxFiles: number; fetchTimeoutMs: number; parseTimeoutMs: number; refreshSeconds: number };
+  /** INSIGHTS_*: docs insights over support conversations. */
+  insights: { batchMs: number };
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   idempotencyKeyTtlSeconds: number;
@@ -239,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       parseTimeoutMs: e.OPENAPI_PARSE_TIMEOUT_MS,
       refreshSeconds: e.OPENAPI_REFRESH_SECONDS,
     },
+    insights: { batchMs: e.INSIGHTS_BATCH_MS },
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,

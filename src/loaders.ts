@@ -116,6 +116,10 @@ export interface CommentReactionGroup {
 
 type Model = Prisma.ModelName;
 
+/** Weeks a cluster's weekly pulse covers (the OpenAPI document: 13, the past 3 months). */
+export const PULSE_WEEKS = 13;
+const WEEK_MS = 7 * 24 * 3600_000;
+
 /** A JSON column read as text (CAST in a raw statement); {} when it is missing or unreadable. */
 function parseJsonText(text: string | null): Prisma.JsonValue {
   if (text === null) return {};
@@ -821,6 +825,36 @@ export class Loaders {
     // A revision read without its Git metadata is another view of it (its pages say so).
     { cacheKeyFn: (revision) => (revision.metadata === false ? `${revision.id}:no-metadata` : revision.id) },
   );
+
+  /**
+   * issues cluster id -> what a cluster says beyond its row: when its issues came (their
+   * conversations' dates, over the past PULSE_WEEKS weeks), how many came from each source, and
+   * its change requests by status. Three statements for every cluster of a response.
+   */
+  readonly clusterActivity = this.cached(['ConversationIssue', 'Conversation', 'ChangeRequest'], async (clusterIds: readonly string[]) => {
+    const ids = [...clusterIds];
+    const since = new Date(Date.now() - PULSE_WEEKS * WEEK_MS);
+    const [recent, sources, tasks] = await Promise.all([
+      this.db.conversationIssue.findMany({ where: { clusterId: { in: ids }, createdAt: { gte: since } }, select: { clusterId: true, createdAt: true } }),
+      this.db.$queryRaw<{ clusterId: string; source: string; issues: bigint | number }[]>`
+        SELECT i."clusterId", c."source", COUNT(*) AS "issues"
+        FROM "ConversationIssue" i JOIN "Conversation" c ON c."id" = i."conversationId"
+        WHERE i."clusterId" IN (${Prisma.join(ids)})
+        GROUP BY i."clusterId", c."source"`,
+      this.db.changeRequest.groupBy({ by: ['conversationsIssuesClusterId', 'status'], where: { conversationsIssuesClusterId: { in: ids } }, _count: { _all: true } }),
+    ]);
+    const activity = new Map(ids.map((id) => [id, { issueDates: [] as Date[], sources: {} as Record<string, number>, tasksByStatus: {} as Record<string, number> }]));
+    for (const row of recent) activity.get(row.clusterId!)?.issueDates.push(row.createdAt);
+    for (const row of sources) {
+      const entry = activity.get(row.clusterId);
+      if (entry) entry.sources[row.source] = Number(row.issues);
+    }
+    for (const row of tasks) {
+      const entry = activity.get(row.conversationsIssuesClusterId!);
+      if (entry) entry.tasksByStatus[row.status] = row._count._all;
+    }
+    return ids.map((id) => activity.get(id)!);
+  });
 
   /** revision id -> its files, by name */
   readonly filesByRevisionId = this.cached(['Revision', 'RevisionChunk'], async (revisionIds: readonly string[]) => {

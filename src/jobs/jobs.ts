@@ -31,6 +31,11 @@ export interface Jobs {
    */
   queue(tx: Tx, input: Omit<Parameters<JobStore['create']>[0], 'tx'>): Promise<JobRow>;
   announce(job: JobRow): void;
+  /**
+   * Hands a queued job to a worker in `delayMs` (a gathered job: what is gathered meanwhile goes
+   * out in one run). A process that stops first leaves it to the workers' next look (JOB_POLL_MS).
+   */
+  wakeAfter(job: JobRow, delayMs: number): void;
   /** One job's events (src/jobs/job-feed.ts `followJob`). */
   follow(jobId: string, options?: FollowOptions & { after?: number }): AsyncIterable<JobEvent>;
   /** The events of the jobs of a scope (src/jobs/job-feed.ts `followJobs`). */
@@ -78,6 +83,10 @@ export function createJobs(deps: {
     announce(job) {
       store.announce(job);
       if (started) dispatch.wake(job.id);
+    },
+    wakeAfter(job, delayMs) {
+      if (!started) return;
+      setTimeout(() => dispatch.wake(job.id), delayMs).unref();
     },
     startWorkers() {
       if (started) return;

@@ -93,10 +93,12 @@ async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, reque
       variables[variable.name] = checkInput(params[variable.name], type, variable.name);
     } else if (variable.source === 'body') {
       const body = await readJsonBody(request);
-      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-        throw new InvalidInputError('The request body must be a JSON object');
+      // A body of a list type (ingesting conversations) is one object or an array of them.
+      const takesList = isListType(isNonNullType(type) ? type.ofType : type);
+      if (body !== undefined && (typeof body !== 'object' || body === null || (Array.isArray(body) && !takesList))) {
+        throw new InvalidInputError(takesList ? 'The request body must be a JSON object or an array of them' : 'The request body must be a JSON object');
       }
-      variables[variable.name] = checkInput(body ?? {}, type, '');
+      variables[variable.name] = checkInput(takesList && body !== undefined && !Array.isArray(body) ? [body] : (body ?? (takesList ? [] : {})), type, '');
     } else {
       const values = url.searchParams.getAll(variable.name);
       const inner = isNonNullType(type) ? type.ofType : type;

@@ -74,6 +74,9 @@ import './translation/mutations.ts';
 import './openapi-spec/type.ts';
 import './openapi-spec/queries.ts';
 import './openapi-spec/mutations.ts';
+import './conversation/type.ts';
+import './conversation/queries.ts';
+import './conversation/mutations.ts';
 
 /**
  * `@rest` marks an operation document as a REST endpoint (see src/rest/);

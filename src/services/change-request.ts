@@ -12,6 +12,7 @@ import { nullableJsonInput } from '../db/json.ts';
 import type { Provider } from '../db/provider/config.ts';
 import { lockRowStatement } from '../db/provider/statements.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { newId } from '../ids.ts';
 import { loadSpace } from './space.ts';
 
 /** The contract's ChangeRequestSubject (requests and replies alike): the inputs that take a subject validate it with this. */
@@ -97,4 +98,39 @@ export async function lockSpaceRevision(tx: Tx, provider: Provider, id: string):
 async function lockRow(tx: Tx, provider: Provider, table: 'Space' | 'ChangeRequest', id: string): Promise<void> {
   const sql = lockRowStatement(provider, table, 'id');
   if (sql) await tx.$queryRawUnsafe(sql, id);
+}
+
+/**
+ * Opens a change request on `space` (loaded for `change-request:create`) from its current
+ * revision, numbered next in the space: an atomic increment, so concurrent creations get distinct
+ * numbers. `from` names the issues cluster it was opened from (docs insights).
+ */
+export async function createChangeRequest<Q extends object>(
+  ctx: Context,
+  space: { id: string },
+  input: { subject?: string | null; description?: Prisma.InputJsonValue | null; conversationsIssuesClusterId?: string | null },
+  query?: Q,
+) {
+  const viewer = ctx.access.requireViewer();
+  return ctx.db.$transaction(async (tx) => {
+    const { lastChangeRequestNumber, revisionId } = await tx.space.update({
+      where: { id: space.id },
+      data: { lastChangeRequestNumber: { increment: 1 } },
+      select: { lastChangeRequestNumber: true, revisionId: true },
+    });
+    return tx.changeRequest.create({
+      ...(query ?? {}),
+      data: {
+        id: newId(),
+        spaceId: space.id,
+        number: lastChangeRequestNumber,
+        subject: input.subject ?? '',
+        ...(input.description ? { description: input.description } : {}),
+        ...(input.conversationsIssuesClusterId ? { conversationsIssuesClusterId: input.conversationsIssuesClusterId } : {}),
+        createdById: viewer.userId,
+        revisionId,
+        revisionInitialId: revisionId,
+      },
+    });
+  });
 }

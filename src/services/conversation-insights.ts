@@ -10,10 +10,14 @@ import { authorize } from '../auth/policies.ts';
 import type { Context } from '../context.ts';
 import type { Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
-import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../errors/index.ts';
+import { ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import type { JobRow } from '../jobs/job-store.ts';
+import { textDocument } from '../content/document/text.ts';
+import type { JSONDocument } from '../content/document/model.ts';
+import { createChangeRequest } from './change-request.ts';
 import { loadOrganization } from './organization.ts';
+import { loadSpace } from './space.ts';
 
 /** What one request may ingest: written down in the README's API notes and decisions.md. */
 export const CONVERSATION_LIMITS = {
@@ -167,6 +171,7 @@ export async function ingestConversations(ctx: Context, organizationId: string, 
   });
   if (!needsProcessing) return { conversations: checked.length, job: null };
   const job = await ctx.jobs.store.gather({ organizationId: org.id, kind: 'conversation-processing', input: {} }, gatherNothing);
+  ctx.jobs.wakeAfter(job, ctx.config.insights.batchMs);
   return { conversations: checked.length, job };
 }
 
@@ -214,4 +219,45 @@ export const insightsLocation = {
 /** Conversation.metadata as stored. */
 export function storedMetadata(value: Prisma.JsonValue): CheckedConversation['metadata'] {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as CheckedConversation['metadata']) : {};
+}
+
+/** Issue titles a change request opened from a cluster lists in its description. */
+const ISSUES_LISTED = 20;
+
+/**
+ * Opens a change request on `spaceId` (a space of the cluster's organization) to mend what a
+ * cluster says: its label as subject, its summary and the titles of its latest issues as
+ * description, and the cluster named (`conversationsIssuesCluster`). A muted cluster opens none.
+ */
+export async function openChangeRequestFromCluster<Q extends object>(ctx: Context, organizationId: string, clusterId: string, spaceId: string, query?: Q) {
+  const cluster = await loadIssuesCluster(ctx, organizationId, clusterId);
+  const space = await loadSpace(ctx, spaceId, 'change-request:create');
+  if (space.organizationId !== cluster.organizationId) throw new NotFoundError('Space', spaceId);
+  if (cluster.muted) throw new ConflictError(`The issues cluster ${cluster.id} is muted: unmute it to open a change request from it`);
+  const issues = await ctx.db.conversationIssue.findMany({
+    where: { clusterId: cluster.id },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: ISSUES_LISTED,
+    select: { title: true },
+  });
+  const summary = cluster.summary as unknown as JSONDocument;
+  const intro = textDocument(`Opened from the docs insights cluster "${cluster.label}": ${cluster.issueCount} issue${cluster.issueCount === 1 ? '' : 's'} in ${cluster.conversationCount} conversation${cluster.conversationCount === 1 ? '' : 's'}.`);
+  const description: JSONDocument = {
+    object: 'document',
+    data: {},
+    nodes: [
+      ...intro.nodes,
+      ...(Array.isArray(summary?.nodes) ? summary.nodes : []),
+      ...(issues.length > 0
+        ? [
+            {
+              object: 'block' as const,
+              type: 'list-unordered',
+              nodes: issues.map((issue) => ({ object: 'block' as const, type: 'list-item', nodes: textDocument(issue.title).nodes })),
+            },
+          ]
+        : []),
+    ],
+  };
+  return createChangeRequest(ctx, space, { subject: cluster.label, description: jsonInput(description), conversationsIssuesClusterId: cluster.id }, query);
 }

@@ -130,6 +130,8 @@ export async function startTestServer(
     // statement count never depends on how long a loaded machine took between two requests. The bound
     // itself is tested in test/auth/viewer-cache.test.ts.
     VIEWER_CACHE_MAX_AGE_MS: '600000',
+    // Ingested conversations are read almost at once: a test waits for their processing.
+    INSIGHTS_BATCH_MS: '50',
     ...env,
   });
   const app = createApp({ ...appOptions, config });

@@ -466,6 +466,11 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "conversationsIssuesCluster",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "page",
         "type": "String",
         "source": "query"
@@ -476,7 +481,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListChangeRequestsForOrganization($organizationId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $requestedReviewer: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/change-requests\", reply: \"organization.changeRequests\") {\n  organization(id: $organizationId) {\n    changeRequests(\n      status: $status\n      creator: $creator\n      contributor: $contributor\n      requestedReviewer: $requestedReviewer\n      page: $page\n      limit: $limit\n    ) {\n      items {\n        ...ChangeRequestFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query ListChangeRequestsForOrganization($organizationId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $requestedReviewer: String, $conversationsIssuesCluster: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/change-requests\", reply: \"organization.changeRequests\") {\n  organization(id: $organizationId) {\n    changeRequests(\n      status: $status\n      creator: $creator\n      contributor: $contributor\n      requestedReviewer: $requestedReviewer\n      conversationsIssuesCluster: $conversationsIssuesCluster\n      page: $page\n      limit: $limit\n    ) {\n      items {\n        ...ChangeRequestFields\n      }\n      next {\n        page\n      }\n      count\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -529,6 +534,224 @@ export const restRoutes: RestRoute[] = [
       }
     ],
     "document": "mutation CreateCollection($organizationId: ID!, $input: CreateCollectionInput!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/collections\", status: 201) {\n  createCollection(organizationId: $organizationId, input: $input) {\n    ...CollectionFields\n  }\n}\n\nfragment CollectionFields on Collection {\n  object\n  id\n  title\n  description\n  organization: organizationId\n  parent: parentId\n  defaultLevel @keepNull\n  urls {\n    location\n    app\n  }\n  permissions {\n    view\n    admin\n    viewInviteLinks\n    create\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/conversations",
+    "status": 200,
+    "reply": "conversations",
+    "operationName": "ListConversations",
+    "file": "src/rest/operations/conversation/list-conversations.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "source",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListConversations($organizationId: ID!, $source: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/conversations\") {\n  conversations(\n    organizationId: $organizationId\n    source: $source\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ConversationFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ConversationFields on Conversation {\n  object\n  id\n  subject\n  createdAt\n  processedAt\n  source\n  impact\n  urls\n}"
+  },
+  {
+    "method": "POST",
+    "path": "/v1/orgs/{organizationId}/conversations",
+    "status": 204,
+    "reply": "ingestConversations",
+    "operationName": "IngestConversation",
+    "file": "src/rest/operations/conversation/ingest-conversation.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "[ConversationInput!]!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation IngestConversation($organizationId: ID!, $input: [ConversationInput!]!) @rest(method: POST, path: \"/v1/orgs/{organizationId}/conversations\", status: 204) {\n  ingestConversations(organizationId: $organizationId, input: $input) {\n    conversations\n  }\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/conversations-clusters",
+    "status": 200,
+    "reply": "issuesClusters",
+    "operationName": "ListConversationsIssuesClusters",
+    "file": "src/rest/operations/conversation/list-conversations-issues-clusters.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "order",
+        "type": "SortDirection",
+        "source": "query"
+      },
+      {
+        "name": "orderBy",
+        "type": "IssuesClusterOrderBy",
+        "source": "query"
+      },
+      {
+        "name": "status",
+        "type": "IssuesClusterStatus",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListConversationsIssuesClusters($organizationId: ID!, $order: SortDirection, $orderBy: IssuesClusterOrderBy, $status: IssuesClusterStatus, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/conversations-clusters\") {\n  issuesClusters(\n    organizationId: $organizationId\n    order: $order\n    orderBy: $orderBy\n    status: $status\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...IssuesClusterFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment IssuesClusterFields on IssuesCluster {\n  object\n  id\n  label\n  createdAt\n  updatedAt\n  icon\n  summary\n  muted\n  impact\n  weeklyPulse\n  sources\n  stats {\n    issues\n    conversations\n    tasksTotal\n    tasksBacklog\n    tasksStarted\n    tasksCompleted\n    tasksCancelled\n  }\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/conversations-clusters/{clusterId}",
+    "status": 200,
+    "reply": "issuesCluster",
+    "operationName": "GetConversationsIssuesCluster",
+    "file": "src/rest/operations/conversation/get-conversations-issues-cluster.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "clusterId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetConversationsIssuesCluster($organizationId: ID!, $clusterId: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/conversations-clusters/{clusterId}\") {\n  issuesCluster(organizationId: $organizationId, clusterId: $clusterId) {\n    ...IssuesClusterFields\n  }\n}\n\nfragment IssuesClusterFields on IssuesCluster {\n  object\n  id\n  label\n  createdAt\n  updatedAt\n  icon\n  summary\n  muted\n  impact\n  weeklyPulse\n  sources\n  stats {\n    issues\n    conversations\n    tasksTotal\n    tasksBacklog\n    tasksStarted\n    tasksCompleted\n    tasksCancelled\n  }\n  urls\n}"
+  },
+  {
+    "method": "PATCH",
+    "path": "/v1/orgs/{organizationId}/conversations-clusters/{clusterId}",
+    "status": 200,
+    "reply": "updateIssuesCluster",
+    "operationName": "UpdateConversationsIssuesCluster",
+    "file": "src/rest/operations/conversation/update-conversations-issues-cluster.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "clusterId",
+        "type": "String!",
+        "source": "path"
+      },
+      {
+        "name": "input",
+        "type": "UpdateIssuesClusterInput!",
+        "source": "body"
+      }
+    ],
+    "document": "mutation UpdateConversationsIssuesCluster($organizationId: ID!, $clusterId: String!, $input: UpdateIssuesClusterInput!) @rest(method: PATCH, path: \"/v1/orgs/{organizationId}/conversations-clusters/{clusterId}\") {\n  updateIssuesCluster(\n    organizationId: $organizationId\n    clusterId: $clusterId\n    input: $input\n  ) {\n    ...IssuesClusterFields\n  }\n}\n\nfragment IssuesClusterFields on IssuesCluster {\n  object\n  id\n  label\n  createdAt\n  updatedAt\n  icon\n  summary\n  muted\n  impact\n  weeklyPulse\n  sources\n  stats {\n    issues\n    conversations\n    tasksTotal\n    tasksBacklog\n    tasksStarted\n    tasksCompleted\n    tasksCancelled\n  }\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/conversations-issues",
+    "status": 200,
+    "reply": "conversationIssues",
+    "operationName": "ListConversationsIssues",
+    "file": "src/rest/operations/conversation/list-conversations-issues.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "cluster",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "conversation",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "page",
+        "type": "String",
+        "source": "query"
+      },
+      {
+        "name": "limit",
+        "type": "Int",
+        "source": "query"
+      }
+    ],
+    "document": "query ListConversationsIssues($organizationId: ID!, $cluster: String, $conversation: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/orgs/{organizationId}/conversations-issues\") {\n  conversationIssues(\n    organizationId: $organizationId\n    cluster: $cluster\n    conversation: $conversation\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      issue {\n        ...ConversationIssueFields\n      }\n      conversation {\n        ...ConversationFields\n      }\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ConversationFields on Conversation {\n  object\n  id\n  subject\n  createdAt\n  processedAt\n  source\n  impact\n  urls\n}\n\nfragment ConversationIssueFields on ConversationIssue {\n  object\n  id\n  title\n  summary\n  details\n  impact\n  createdAt\n  ingestedAt\n  conversation: conversationId\n  cluster: clusterId\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/conversations-issues/{issueId}",
+    "status": 200,
+    "reply": "conversationIssue",
+    "operationName": "GetConversationIssueById",
+    "file": "src/rest/operations/conversation/get-conversation-issue-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "issueId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetConversationIssueById($organizationId: ID!, $issueId: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/conversations-issues/{issueId}\") {\n  conversationIssue(organizationId: $organizationId, issueId: $issueId) {\n    issue {\n      ...ConversationIssueFields\n    }\n    conversation {\n      ...ConversationFields\n    }\n  }\n}\n\nfragment ConversationFields on Conversation {\n  object\n  id\n  subject\n  createdAt\n  processedAt\n  source\n  impact\n  urls\n}\n\nfragment ConversationIssueFields on ConversationIssue {\n  object\n  id\n  title\n  summary\n  details\n  impact\n  createdAt\n  ingestedAt\n  conversation: conversationId\n  cluster: clusterId\n  urls\n}"
+  },
+  {
+    "method": "GET",
+    "path": "/v1/orgs/{organizationId}/conversations/{conversationId}",
+    "status": 200,
+    "reply": "conversationDetail",
+    "operationName": "GetConversationById",
+    "file": "src/rest/operations/conversation/get-conversation-by-id.graphql",
+    "variables": [
+      {
+        "name": "organizationId",
+        "type": "ID!",
+        "source": "path"
+      },
+      {
+        "name": "conversationId",
+        "type": "String!",
+        "source": "path"
+      }
+    ],
+    "document": "query GetConversationById($organizationId: ID!, $conversationId: String!) @rest(method: GET, path: \"/v1/orgs/{organizationId}/conversations/{conversationId}\") {\n  conversationDetail(\n    organizationId: $organizationId\n    conversationId: $conversationId\n  ) {\n    conversation {\n      ...ConversationFields\n    }\n    parts {\n      type\n      role\n      body\n    }\n    metadata {\n      url\n      attributes\n      createdAt\n    }\n  }\n}\n\nfragment ConversationFields on Conversation {\n  object\n  id\n  subject\n  createdAt\n  processedAt\n  source\n  impact\n  urls\n}"
   },
   {
     "method": "POST",
@@ -2802,6 +3025,11 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       },
       {
+        "name": "conversationsIssuesCluster",
+        "type": "String",
+        "source": "query"
+      },
+      {
         "name": "page",
         "type": "String",
         "source": "query"
@@ -2812,7 +3040,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query ListChangeRequestsForSpace($spaceId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $requestedReviewer: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests\") {\n  spaceChangeRequests(\n    spaceId: $spaceId\n    status: $status\n    creator: $creator\n    contributor: $contributor\n    requestedReviewer: $requestedReviewer\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ChangeRequestFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query ListChangeRequestsForSpace($spaceId: ID!, $status: ChangeRequestStatus, $creator: String, $contributor: String, $requestedReviewer: String, $conversationsIssuesCluster: String, $page: String, $limit: Int) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests\") {\n  spaceChangeRequests(\n    spaceId: $spaceId\n    status: $status\n    creator: $creator\n    contributor: $contributor\n    requestedReviewer: $requestedReviewer\n    conversationsIssuesCluster: $conversationsIssuesCluster\n    page: $page\n    limit: $limit\n  ) {\n    items {\n      ...ChangeRequestFields\n    }\n    next {\n      page\n    }\n    count\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "POST",
@@ -2833,7 +3061,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation CreateChangeRequest($spaceId: ID!, $input: CreateChangeRequestInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests\", status: 201) {\n  createChangeRequest(spaceId: $spaceId, input: $input) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "mutation CreateChangeRequest($spaceId: ID!, $input: CreateChangeRequestInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests\", status: 201) {\n  createChangeRequest(spaceId: $spaceId, input: $input) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -2854,7 +3082,7 @@ export const restRoutes: RestRoute[] = [
         "source": "path"
       }
     ],
-    "document": "query GetChangeRequestById($spaceId: ID!, $changeRequestId: String!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query GetChangeRequestById($spaceId: ID!, $changeRequestId: String!) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}\") {\n  changeRequest(spaceId: $spaceId, changeRequestId: $changeRequestId) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "PATCH",
@@ -2880,7 +3108,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateChangeRequestById($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}\") {\n  updateChangeRequest(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "mutation UpdateChangeRequestById($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestInput!) @rest(method: PATCH, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}\") {\n  updateChangeRequest(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    ...ChangeRequestFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -3318,7 +3546,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetRevisionOfChangeRequestById($spaceId: ID!, $changeRequestId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\") {\n  revisionContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  tags {\n    slug\n    label\n    color\n    emoji\n    icon\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  tags {\n    tag {\n      kind\n      tag\n      space\n    }\n    primary\n  }\n  documentId\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query GetRevisionOfChangeRequestById($spaceId: ID!, $changeRequestId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\") {\n  revisionContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  tags {\n    slug\n    label\n    color\n    emoji\n    icon\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  tags {\n    tag {\n      kind\n      tag\n      space\n    }\n    primary\n  }\n  documentId\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "POST",
@@ -3349,7 +3577,7 @@ export const restRoutes: RestRoute[] = [
         "source": "body"
       }
     ],
-    "document": "mutation UpdateChangeRequestContent($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestContentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\", reply: \"updateChangeRequestContent.changeRequest\", replyWhen: \"compat=false updateChangeRequestContent\") {\n  updateChangeRequestContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    changeRequest {\n      ...ChangeRequestFields\n    }\n    changes {\n      object\n      ref\n      page\n    }\n    insertedFiles {\n      ...RevisionFileFields\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "mutation UpdateChangeRequestContent($spaceId: ID!, $changeRequestId: String!, $input: UpdateChangeRequestContentInput!) @rest(method: POST, path: \"/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content\", reply: \"updateChangeRequestContent.changeRequest\", replyWhen: \"compat=false updateChangeRequestContent\") {\n  updateChangeRequestContent(\n    spaceId: $spaceId\n    changeRequestId: $changeRequestId\n    input: $input\n  ) {\n    changeRequest {\n      ...ChangeRequestFields\n    }\n    changes {\n      object\n      ref\n      page\n    }\n    insertedFiles {\n      ...RevisionFileFields\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -4263,7 +4491,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetCurrentRevision($spaceId: ID!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content\") {\n  revisionContent(spaceId: $spaceId, metadata: $metadata, computed: $computed) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  tags {\n    slug\n    label\n    color\n    emoji\n    icon\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  tags {\n    tag {\n      kind\n      tag\n      space\n    }\n    primary\n  }\n  documentId\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query GetCurrentRevision($spaceId: ID!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/content\") {\n  revisionContent(spaceId: $spaceId, metadata: $metadata, computed: $computed) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  tags {\n    slug\n    label\n    color\n    emoji\n    icon\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  tags {\n    tag {\n      kind\n      tag\n      space\n    }\n    primary\n  }\n  documentId\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -4965,7 +5193,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetRevisionById($spaceId: ID!, $revisionId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  tags {\n    slug\n    label\n    color\n    emoji\n    icon\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  tags {\n    tag {\n      kind\n      tag\n      space\n    }\n    primary\n  }\n  documentId\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query GetRevisionById($spaceId: ID!, $revisionId: String!, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    ...RevisionFields\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment RevisionFields on Revision {\n  object\n  id\n  type\n  parents\n  createdAt\n  variables\n  git {\n    oid\n    message\n    createdByService\n    createdByGitBook\n    url\n    ref\n  }\n  reusableContents {\n    id\n    title\n    document\n    git {\n      oid\n      path\n    }\n  }\n  tags {\n    slug\n    label\n    color\n    emoji\n    icon\n  }\n  pages {\n    ...RevisionPageTree\n  }\n  files {\n    ...RevisionFileFields\n  }\n  urls {\n    app\n  }\n  mergedFrom {\n    ...ChangeRequestFields\n  }\n}\n\nfragment RevisionFileFields on RevisionFile {\n  id\n  name\n  contentType\n  downloadURL\n  size\n  dimensions {\n    width\n    height\n  }\n  git {\n    oid\n    path\n  }\n}\n\nfragment RevisionPageFields on RevisionPage {\n  id\n  type\n  kind\n  title\n  emoji\n  icon\n  createdAt\n  updatedAt\n  slug\n  path\n  description\n  hidden\n  noIndex\n  noRobotsIndex\n  layout\n  cover\n  metaLinks\n  variables\n  computed\n  computedSeed\n  tags {\n    tag {\n      kind\n      tag\n      space\n    }\n    primary\n  }\n  documentId\n  git {\n    oid\n    path\n  }\n  target\n  href\n  urls {\n    app\n  }\n}\n\nfragment RevisionPageNode on RevisionPage {\n  ...RevisionPageFields\n  document\n}\n\nfragment RevisionPageTree on RevisionPage {\n  ...RevisionPageNode\n  pages {\n    ...RevisionPageNode\n    pages {\n      ...RevisionPageNode\n      pages {\n        ...RevisionPageNode\n        pages {\n          ...RevisionPageNode\n          pages {\n            ...RevisionPageNode\n            pages {\n              ...RevisionPageNode\n              pages {\n                ...RevisionPageNode\n                pages {\n                  ...RevisionPageNode\n                  pages {\n                    ...RevisionPageNode\n                    pages {\n                      ...RevisionPageNode\n                    }\n                  }\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",
@@ -5001,7 +5229,7 @@ export const restRoutes: RestRoute[] = [
         "source": "query"
       }
     ],
-    "document": "query GetRevisionSemanticChanges($spaceId: ID!, $revisionId: String!, $limit: Int, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/changes\", reply: \"revisionContent.semanticChanges\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    semanticChanges(limit: $limit) {\n      mergedFrom {\n        ...ChangeRequestFields\n      }\n      changes\n      more\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
+    "document": "query GetRevisionSemanticChanges($spaceId: ID!, $revisionId: String!, $limit: Int, $metadata: Boolean, $computed: Boolean) @rest(method: GET, path: \"/v1/spaces/{spaceId}/revisions/{revisionId}/changes\", reply: \"revisionContent.semanticChanges\") {\n  revisionContent(\n    spaceId: $spaceId\n    revisionId: $revisionId\n    metadata: $metadata\n    computed: $computed\n  ) {\n    semanticChanges(limit: $limit) {\n      mergedFrom {\n        ...ChangeRequestFields\n      }\n      changes\n      more\n    }\n  }\n}\n\nfragment ChangeRequestFields on ChangeRequest {\n  object\n  id\n  number\n  status\n  subject\n  description\n  createdBy {\n    ...UserFields\n  }\n  createdAt\n  updatedAt\n  space\n  revision\n  revisionInitial\n  revisionMergedAncestor\n  revisionMerged\n  comments\n  outdated\n  conversationsIssuesCluster\n  urls {\n    app\n    location\n  }\n}\n\nfragment UserFields on User {\n  object\n  id\n  displayName\n  email\n  photoURL\n  urls {\n    location\n  }\n}"
   },
   {
     "method": "GET",

@@ -4,10 +4,9 @@ import { MAX_CHANGES_PER_BATCH, type ContentChange, type PageOutcome, type Reusa
 import { type RevisionView } from '../../content/revision-view.ts';
 import type { FileSnapshot } from '../../content/snapshot.ts';
 import { ConflictError, InvalidInputError } from '../../errors/index.ts';
-import { newId } from '../../ids.ts';
 import { editChangeRequestContent } from '../../services/change-request-content.ts';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from '../../services/change-request-merge.ts';
-import { changeRequestFieldsData, changeRequestSubject, loadChangeRequest } from '../../services/change-request.ts';
+import { changeRequestFieldsData, changeRequestSubject, createChangeRequest, loadChangeRequest } from '../../services/change-request.ts';
 import { loadSpace } from '../../services/space.ts';
 import { RevisionFile } from '../revision/type.ts';
 import { ChangeRequest, ChangeRequestStatus } from './type.ts';
@@ -157,27 +156,7 @@ builder.mutationFields((t) => ({
     args: { spaceId: t.arg.id({ required: true }), input: t.arg({ type: CreateChangeRequestInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const space = await loadSpace(ctx, String(args.spaceId), 'change-request:create');
-      const viewer = ctx.access.requireViewer();
-      return ctx.db.$transaction(async (tx) => {
-        // The per-space number: an atomic increment, so concurrent creations get distinct numbers.
-        const { lastChangeRequestNumber, revisionId } = await tx.space.update({
-          where: { id: space.id },
-          data: { lastChangeRequestNumber: { increment: 1 } },
-          select: { lastChangeRequestNumber: true, revisionId: true },
-        });
-        return tx.changeRequest.create({
-          ...query,
-          data: {
-            id: newId(),
-            spaceId: space.id,
-            number: lastChangeRequestNumber,
-            subject: args.input.subject ?? '',
-            createdById: viewer.userId,
-            revisionId,
-            revisionInitialId: revisionId,
-          },
-        });
-      });
+      return createChangeRequest(ctx, space, { subject: args.input.subject }, query);
     },
   }),
   updateChangeRequest: t.prismaField({
