@@ -94,11 +94,18 @@ async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, reque
     } else if (variable.source === 'body') {
       const body = await readJsonBody(request);
       // A body of a list type (ingesting conversations) is one object or an array of them.
-      const takesList = isListType(isNonNullType(type) ? type.ofType : type);
+      const list = isNonNullType(type) ? type.ofType : type;
+      const takesList = isListType(list);
       if (body !== undefined && (typeof body !== 'object' || body === null || (Array.isArray(body) && !takesList))) {
         throw new InvalidInputError(takesList ? 'The request body must be a JSON object or an array of them' : 'The request body must be a JSON object');
       }
-      variables[variable.name] = checkInput(takesList && body !== undefined && !Array.isArray(body) ? [body] : (body ?? (takesList ? [] : {})), type, '');
+      // One object is checked as the item it is (its fields named from the body's root), then listed.
+      if (takesList && body !== undefined && !Array.isArray(body)) {
+        const items = [checkInput(body, list.ofType, '')];
+        singleBodyItems.add(items);
+        variables[variable.name] = items;
+      }
+      else variables[variable.name] = checkInput(body ?? (takesList ? [] : {}), type, '');
     } else {
       const values = url.searchParams.getAll(variable.name);
       const inner = isNonNullType(type) ? type.ofType : type;
@@ -109,6 +116,9 @@ async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, reque
   }
   return variables;
 }
+
+/** Lists a body of one object became (its fields are named from the body's root, not `[0]`). */
+const singleBodyItems = new WeakSet<object>();
 
 const typeCache = new Map<string, TypeNode>();
 function parseType(source: string): TypeNode {
@@ -270,7 +280,9 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     if (result.errors?.length) {
       const unstorable = toAppError(result.errors[0]);
       if (unstorable instanceof UnstorableTextError && unstorable.variable !== null) {
-        throw new InvalidInputError(`${restName(route, unstorable.variable, unstorable.path)}: ${unstorable.problem}`);
+        const value = variableValues[unstorable.variable];
+        const single = Array.isArray(value) && singleBodyItems.has(value) && unstorable.path[0] === 0;
+        throw new InvalidInputError(`${restName(route, unstorable.variable, single ? unstorable.path.slice(1) : unstorable.path)}: ${unstorable.problem}`);
       }
       const status = errorStatus(result.errors, result.data != null);
       // The error that set the status speaks: an AppError's message is meant for the caller (a 503's too).

@@ -11,6 +11,7 @@ import { markdownToDocument } from '../../src/content/document/markdown-parse.ts
 import { getDatamodel } from '../../src/db/generated/pothos-types.ts';
 import { newId } from '../../src/ids.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
+import { ingestBody, labelledConversations, waitForConversations } from './conversations.ts';
 import { FIXTURE_OPENAPI, waitForOpenAPISpec } from './openapi-specs.ts';
 import { createIdentityProvider } from './saml-idp.ts';
 import { useTestServer, type TestServer } from './server.ts';
@@ -186,6 +187,12 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
   const openAPISpec = await ok('POST', `/v1/orgs/${organizationId}/openapi`, { slug: 'fixture-api', source: { text: FIXTURE_OPENAPI } });
   const processed = await waitForOpenAPISpec(server, user.token, organizationId, openAPISpec.slug);
   if (!processed.lastVersion) throw new Error(`The fixture's OpenAPI spec was not processed: ${JSON.stringify(processed)}`);
+  // Support conversations, read: a cluster of the documentation issues found in them.
+  const conversations = labelledConversations(['webhooks'], 2).map(ingestBody);
+  const ingested = await server.request('POST', `/v1/orgs/${organizationId}/conversations`, { token: user.token, body: conversations });
+  if (ingested.status !== 204) throw new Error(`Ingesting the fixture's conversations answered ${ingested.status}: ${JSON.stringify(ingested.body)}`);
+  await waitForConversations(server, user.token, organizationId);
+  const { items: [{ issue, conversation }] } = await ok('GET', `/v1/orgs/${organizationId}/conversations-issues`);
   const team = await ok('PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [member.id] });
   const teamId: string = team.id;
   const idp = createIdentityProvider('fixture');
@@ -332,6 +339,10 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
     CreateOpenAPISpec: [{ slug: 'fixture-api-2', source: { text: FIXTURE_OPENAPI } }],
     CreateOrUpdateOpenAPISpecBySlug: [{ source: { text: FIXTURE_OPENAPI.replace('Fixture API', 'Fixture API, again') } }],
     UpdateOpenAPISpecBySlug: [{ visibility: 'public' }],
+    IngestConversation: [
+      { ...conversations[0]!, id: 'fixture-new', subject: 'Where is the retry schedule?', metadata: { url: 'https://support.example.com/c/1', attributes: { plan: 'growth' }, createdAt: '2026-10-01T10:00:00.000Z' } },
+    ],
+    UpdateConversationsIssuesCluster: [{ muted: false }],
     CreateChangeRequest: [{ subject: 'Fix typos' }],
     UpdateChangeRequestById: [{ subject: 'Fix more typos', description: document, status: 'open' }],
     UpdateChangeRequestContent: [
@@ -430,6 +441,9 @@ export async function buildRestFixture(server: TestServer): Promise<RestFixture>
       reviewId: review.id,
       translationId: translation.id,
       specSlug: openAPISpec.slug,
+      conversationId: conversation.id,
+      issueId: issue.id,
+      clusterId: issue.cluster,
       versionId: processed.lastVersion,
       samlProviderId: samlProvider.id,
       userId: member.id,
@@ -477,15 +491,20 @@ export async function databaseFingerprint(server: TestServer): Promise<Record<st
 const require = createRequire(import.meta.url);
 /** An OpenAPI document (or a part of one). */
 export type OpenApi = Record<string, any>;
-/** The contract: @gitbook/api 0.146.0, and 0.202.0 for the operations only it has. */
-const contracts: OpenApi[] = [require('@gitbook/api/spec/openapi.json'), require('gitbook-api-next/spec/openapi.json')];
+/**
+ * The contract: @gitbook/api 0.146.0, 0.202.0 for the operations only it has, and the endpoints of
+ * api.md that neither has (codegen/extras.openapi.json, written with 0.146.0's components).
+ */
+const current: OpenApi = require('@gitbook/api/spec/openapi.json');
+const contracts: OpenApi[] = [current, require('gitbook-api-next/spec/openapi.json'), { ...require('../../codegen/extras.openapi.json'), components: current.components }];
 const endpoints = JSON.parse(fs.readFileSync(new URL('../../spec/endpoints.json', import.meta.url), 'utf8')) as Array<{ method: string; path: string; operationId: string }>;
 
 /** GitBook's operationId of a route (spec/endpoints.json). */
 export function operationIdOf(route: Pick<RestRoute, 'method' | 'path'>): string {
   const endpoint = endpoints.find((e) => e.method === route.method && e.path === route.path);
   if (!endpoint) throw new Error(`${route.method} ${route.path} is not in spec/endpoints.json`);
-  return endpoint.operationId;
+  // An endpoint of api.md's that GitBook's documents lack carries a note after its name.
+  return endpoint.operationId.replace(/ \(.*\)$/, '');
 }
 
 /** The contract's operation of a route, and the OpenAPI document it is in (its `$ref`s point there). */

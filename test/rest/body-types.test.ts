@@ -40,6 +40,7 @@ const JSON_FIELDS: Record<string, { refused: unknown } | { acceptsAnything: stri
   'CreateOrganizationInput.onboardingPreferences': { acceptsAnything: 'accepted for compatibility with GitBook and not stored' },
   'ApplySpaceTemplateInput.params': { acceptsAnything: 'accepted for compatibility: the built-in templates take no parameters' },
   'UpdateOrganizationInput.mergeRules': { refused: 'none' },
+  'ConversationMetadataInput.attributes': { refused: ['plan'] },
   'UpdateSpaceInput.mergeRules': { refused: 'inherit' },
   'UpdateAgentInstructionsInput.instructions': { refused: 'Keep answers short.' },
   'SiteVisitorPayloadInput.unsignedClaims': { refused: 'pro' },
@@ -171,7 +172,7 @@ function reachableFields(type: GraphQLInputObjectType, into = new Set<string>())
 
 const bodyRoutes = restRoutes.filter((r) => r.variables.some((v) => v.source === 'body'));
 const inputTypeOf = (route: (typeof restRoutes)[number]) =>
-  schema.getType(route.variables.find((v) => v.source === 'body')!.type.replace(/!$/, '')) as GraphQLInputObjectType;
+  schema.getType(route.variables.find((v) => v.source === 'body')!.type.replace(/[[\]!]/g, '')) as GraphQLInputObjectType;
 
 const env = useFixtureServer();
 

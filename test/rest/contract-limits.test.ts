@@ -149,7 +149,7 @@ describe('contract limits of request bodies', () => {
   it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: just outside a limit is a 400 naming the field, nothing written', async (_name, route) => {
     const { spec, operation } = contractOperation(route);
     const bodySchema = contentSchema(spec, operation.requestBody);
-    const inputType = schema.getType(route.variables.find((v) => v.source === 'body')!.type.replace(/!$/, '')) as GraphQLInputObjectType;
+    const inputType = schema.getType(route.variables.find((v) => v.source === 'body')!.type.replace(/[[\]!]/g, '')) as GraphQLInputObjectType;
     const seen = new Set<string>();
     const failures: string[] = [];
     let before = await databaseFingerprint(env.server);

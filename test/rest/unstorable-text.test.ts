@@ -93,7 +93,7 @@ function textFields(type: GraphQLInputObjectType, into = new Set<string>(), visi
 }
 
 const bodyVariable = (route: RestRoute) => route.variables.find((v) => v.source === 'body');
-const inputTypeOf = (route: RestRoute) => schema.getType(bodyVariable(route)!.type.replace(/!$/, '')) as GraphQLInputObjectType;
+const inputTypeOf = (route: RestRoute) => schema.getType(bodyVariable(route)!.type.replace(/[[\]!]/g, '')) as GraphQLInputObjectType;
 
 const env = useFixtureServer();
 
