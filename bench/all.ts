@@ -17,7 +17,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL || undefined;
 const log = (...args: unknown[]) => console.error('[bench]', ...args);
 
-const BENCHMARKS = ['rest.ts', 'site-graph.ts', 'site-graph-floor.ts', 'content.ts', 'jobs.ts', 'comments.ts', 'links.ts', 'published.ts', 'openapi.ts', 'growth.ts', 'soak.ts'];
+const BENCHMARKS = ['rest.ts', 'site-graph.ts', 'site-graph-floor.ts', 'content.ts', 'jobs.ts', 'comments.ts', 'links.ts', 'published.ts', 'openapi.ts', 'insights.ts', 'growth.ts', 'soak.ts'];
 const databases = [{ name: 'SQLite', url: '' }, ...(BENCH_DATABASE_URL ? [{ name: 'PostgreSQL', url: BENCH_DATABASE_URL }] : [])];
 
 for (const script of BENCHMARKS) {

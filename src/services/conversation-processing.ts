@@ -7,6 +7,7 @@
  * for the same new theme. Ingests gather into the job waiting to run (JobStore.gather), so a
  * burst of ingests is a few batches, not a job each.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { textDocument } from '../content/document/text.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
@@ -38,13 +39,6 @@ function storedCorpus(value: Prisma.JsonValue | undefined): CorpusStats {
   return corpus && typeof corpus.documents === 'number' && corpus.frequencies && typeof corpus.frequencies === 'object' ? (corpus as CorpusStats) : emptyCorpus();
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-
 /** Takes (or renews) the organization's clustering lock for this job, waiting while another live job holds it. */
 async function holdClustering(ctx: JobContext, organizationId: string): Promise<void> {
   for (;;) {
@@ -60,7 +54,7 @@ async function holdClustering(ctx: JobContext, organizationId: string): Promise<
       await ctx.db.conversationInsightsState.create({ data: { organizationId } }).catch(() => undefined);
       continue;
     }
-    await sleep(LOCK_POLL_MS, ctx.signal);
+    await sleep(LOCK_POLL_MS, undefined, { signal: ctx.signal });
   }
 }
 
