@@ -271,8 +271,9 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     options.onMatch?.(request, (match.store as RestRoute).path);
     const { schema, contextFactory, execute } = yoga.getEnveloped({ request, ...serverContext });
     const route = preparedFor(match.store as RestRoute, schema);
-    const variableValues = await buildVariables(route, schema, request, url, match.params);
+    // The caller first: a token that is invalid or revoked is a 401 whatever the body holds.
     const contextValue = await contextFactory();
+    const variableValues = await buildVariables(route, schema, request, url, match.params);
     const result = (await execute({ schema, document: route.parsed, contextValue, variableValues, operationName: route.operationName })) as {
       data?: Record<string, unknown> | null;
       errors?: readonly GraphQLError[];

@@ -11,10 +11,10 @@ import { dereference, validate } from '@scalar/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import * as groups from '../../codegen/endpoint-groups.cjs';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
+import { operationIdOf } from '../helpers/rest-fixture.ts';
 import { useTestServer } from '../helpers/server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const endpoints = JSON.parse(fs.readFileSync(path.join(root, 'spec/endpoints.json'), 'utf8')) as Array<{ method: string; path: string; operationId: string }>;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Every `$ref` string under `node`. */
@@ -59,7 +59,7 @@ describe('GET /v1/openapi.json', () => {
         .filter((k) => HTTP_METHODS.includes(k))
         .map((m) => `${m.toUpperCase()} ${p} ${item[m]!.operationId}`),
     );
-    const served = restRoutes.map((r) => `${r.method} ${r.path} ${endpoints.find((e) => e.method === r.method && e.path === r.path)!.operationId}`);
+    const served = restRoutes.map((r) => `${r.method} ${r.path} ${operationIdOf(r)}`);
     expect(listed.sort()).toEqual(served.sort());
   });
 

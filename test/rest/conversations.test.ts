@@ -235,6 +235,8 @@ describe('Docs insights', () => {
   });
 
   it('shows nothing to members without the role or to other organizations; ingests only with an administrator', async () => {
+    // A token that is not one is refused before its body is read.
+    expectError(await server.request('POST', `${base()}/conversations`, { token: 'gb_api_not-a-token', body: {} }), 401);
     expectError(await server.request('GET', `${base()}/conversations`, { token: rita.token }), 404);
     expectError(await server.request('GET', `${base()}/conversations-clusters/${signatureCluster}`, { token: rita.token }), 404);
     expectError(await server.request('POST', `${base()}/conversations`, { token: eddie.token, body: ingestBody(signatures[0]!) }), 403);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { generate } from '@graphql-codegen/cli';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { operationIdOf } from '../helpers/rest-fixture.ts';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { schema } from '../../src/schema/index.ts';
 
@@ -49,8 +50,7 @@ describe('route table', () => {
     const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
     const kebab = (id: string) => id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2').toLowerCase();
     const misnamed = restRoutes.flatMap((route) => {
-      // An endpoint of api.md's that GitBook's documents lack carries a note after its name.
-      const operationId = endpoints.find((e) => e.method === route.method && e.path === route.path)!.operationId.replace(/ \(.*\)$/, '');
+      const operationId = operationIdOf(route);
       const file = `${kebab(operationId)}.graphql`;
       return route.operationName === pascal(operationId) && path.basename(route.file ?? '') === file
         ? []
