@@ -252,6 +252,18 @@ describe('Docs insights', () => {
     expect((await ok('GET', `/v1/orgs/${org}`, undefined, eddie.token)).body.permissions.ingestConversations).toBe(false);
   });
 
+  it('reads a burst of ingests in a few runs, not a job per request', async () => {
+    const burst = labelledConversations(['pagination', 'rate-limits'], 10);
+    const jobsBefore = await server.app.db.job.count({ where: { organizationId: org, kind: 'conversation-processing' } });
+    const answers = await Promise.all(burst.map((c) => server.request('POST', `${base()}/conversations`, { token: ada.token, body: ingestBody(c) })));
+    expect(answers.map((a) => a.status)).toEqual(burst.map(() => 204));
+    await waitForConversations(server, ada.token, org);
+    const jobs = (await server.app.db.job.count({ where: { organizationId: org, kind: 'conversation-processing' } })) - jobsBefore;
+    // Ingests within INSIGHTS_BATCH_MS join the job waiting to run; one arriving while it runs waits for the next.
+    expect(jobs).toBeGreaterThanOrEqual(1);
+    expect(jobs).toBeLessThanOrEqual(3);
+  });
+
   it("works through GitBook's TypeScript client", async () => {
     const client = new GitBookAPI({ authToken: ada.token, endpoint: server.baseUrl });
     const ingested = await client.orgs.ingestConversation(org, [ingestBody(labelledConversations(['sso-saml'], 1)[0]!) as never]);
