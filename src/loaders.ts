@@ -118,7 +118,7 @@ type Model = Prisma.ModelName;
 
 /** Weeks a cluster's weekly pulse covers (the OpenAPI document: 13, the past 3 months). */
 export const PULSE_WEEKS = 13;
-const WEEK_MS = 7 * 24 * 3600_000;
+export const WEEK_MS = 7 * 24 * 3600_000;
 
 /** A JSON column read as text (CAST in a raw statement); {} when it is missing or unreadable. */
 function parseJsonText(text: string | null): Prisma.JsonValue {

@@ -7,11 +7,10 @@
 import { can } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
 import type { Prisma } from '../../db/client.ts';
-import { PULSE_WEEKS } from '../../loaders.ts';
+import { PULSE_WEEKS, WEEK_MS } from '../../loaders.ts';
 import { insightsLocation, storedMetadata } from '../../services/conversation-insights.ts';
 import { ConversationImpact } from '../shared/enums.ts';
 
-const WEEK_MS = 7 * 24 * 3600_000;
 
 interface PartView {
   type: string;
