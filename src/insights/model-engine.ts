@@ -29,7 +29,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { InsightsModelError } from '../errors/external.ts';
 import { chatCompletionsUrl, postJson, snippet, stripJsonFence } from '../json-http.ts';
-import type { ReadIssue } from './batch.ts';
+import type { WorkerPool } from '../worker-pool.ts';
+import type { ConversationBatchInput, ConversationBatchOutput, ReadIssue } from './batch.ts';
+import { placeReadIssuesOffThread, processConversationBatchOffThread } from './off-thread.ts';
 import type { Conversation } from './types.ts';
 
 /** Options of `createInsightsModel`. */
@@ -204,4 +206,33 @@ export function createInsightsModel(options: InsightsModelOptions): InsightsMode
       return withRetries(() => ask(DESCRIBE_PROMPT, { issueCount, issues: sample }, descriptionSchema, signal), signal);
     },
   };
+}
+
+/** What `readConversations` answers: the batch's reading, which engine made it, and the model's failure when it fell back. */
+export interface RoundReading {
+  output: ConversationBatchOutput;
+  engine: 'model' | 'default';
+  /** Why the default engine read although a model was given (its retries spent). */
+  failure: InsightsModelError | null;
+}
+
+/**
+ * A batch read by `model` (its issues then clustered on the pool), or by the
+ * default engine when there is no model or it failed (retries spent): every
+ * conversation is read either way. An abort, or any other error, is thrown.
+ */
+export async function readConversations(workers: WorkerPool, model: InsightsModel | null, input: ConversationBatchInput, options: ReadOptions = {}): Promise<RoundReading> {
+  let failure: InsightsModelError | null = null;
+  if (model) {
+    try {
+      const perConversation = await model.readIssues(input.conversations, options);
+      const output = await placeReadIssuesOffThread(workers, { perConversation, clusters: input.clusters, corpus: input.corpus }, options.signal);
+      return { output, engine: 'model', failure: null };
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      if (!(error instanceof InsightsModelError)) throw error;
+      failure = error;
+    }
+  }
+  return { output: await processConversationBatchOffThread(workers, input, options.signal), engine: 'default', failure };
 }

@@ -22,9 +22,8 @@ import { CONVERSATION_IMPACTS, type ConversationImpact } from '../db/value-sets.
 import { newId } from '../ids.ts';
 import { InsightsModelError } from '../errors/external.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
-import { createInsightsModel, type InsightsModel } from '../insights/model-engine.ts';
-import { describeClustersOffThread, placeReadIssuesOffThread, processConversationBatchOffThread } from '../insights/off-thread.ts';
-import type { ConversationBatchOutput } from '../insights/batch.ts';
+import { createInsightsModel, readConversations, type InsightsModel } from '../insights/model-engine.ts';
+import { describeClustersOffThread } from '../insights/off-thread.ts';
 import type { ClusterAssignment, Conversation, CorpusStats, Terms } from '../insights/types.ts';
 import { emptyCorpus } from '../insights/vectors.ts';
 
@@ -154,20 +153,12 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
   }));
   const clusterStates = clusters.map((c) => ({ id: c.id, centroid: c.centroid as Terms, issueCount: c.issueCount }));
   const corpus = storedCorpus(state?.corpus);
-  let read: ConversationBatchOutput | null = null;
-  if (engine.model) {
-    try {
-      // The model's requests wait on the network here; counting terms and clustering runs on the pool.
-      const perConversation = await engine.model.readIssues(conversations, { signal: ctx.signal, onAnswer: () => holdClustering(ctx, organizationId) });
-      read = await placeReadIssuesOffThread(ctx.workers, { perConversation, clusters: clusterStates, corpus }, ctx.signal);
-    } catch (error) {
-      if (!(error instanceof InsightsModelError)) throw error;
-      modelFailed(ctx, engine, error, `reads these ${conversations.length} conversations`);
-    }
-  }
-  const roundEngine: 'model' | 'default' = read ? 'model' : 'default';
-  if (!read && engine.configured) engine.fallbacks++;
-  const out = read ?? (await processConversationBatchOffThread(ctx.workers, { conversations, clusters: clusterStates, corpus }, ctx.signal));
+  // The model's requests wait on the network here; counting terms and clustering runs on the pool.
+  const reading = await readConversations(ctx.workers, engine.model, { conversations, clusters: clusterStates, corpus }, { signal: ctx.signal, onAnswer: () => holdClustering(ctx, organizationId) });
+  if (reading.failure) modelFailed(ctx, engine, reading.failure, `reads these ${conversations.length} conversations`);
+  if (reading.engine === 'default' && engine.configured) engine.fallbacks++;
+  const roundEngine = reading.engine;
+  const out = reading.output;
   const createdIds = out.created.map(() => newId());
   const clusterOf = (assignment: ClusterAssignment) => ('existing' in assignment ? assignment.existing : createdIds[assignment.created]!);
   const rows = new Map(batch.map((row) => [row.id, row]));
