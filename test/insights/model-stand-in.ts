@@ -19,6 +19,9 @@ export const MARK = '» ';
 
 export type Failure = 'status-500' | 'status-429' | 'hang' | 'drop' | 'not-json' | 'content-not-json' | 'wrong-shape' | 'missing-conversation';
 
+/** A reading request (conversations) or a describing one (a cluster). */
+export type RequestKind = 'read' | 'describe';
+
 export interface ChatRequest {
   path: string;
   authorization: string | undefined;
@@ -35,8 +38,8 @@ export interface ModelStandIn {
   requests: ChatRequest[];
   /** The next `times` requests fail with `failure`. */
   failNext(times: number, failure: Failure): void;
-  /** Every request fails with `failure` until `failAlways(null)`. */
-  failAlways(failure: Failure | null): void;
+  /** Every request (or every request of `kind`) fails with `failure` until `failAlways(null)`. */
+  failAlways(failure: Failure | null, kind?: RequestKind): void;
   close(): Promise<void>;
 }
 
@@ -75,13 +78,15 @@ function answer(system: string, user: any, failure: Failure | null): unknown {
 export async function startModelStandIn(): Promise<ModelStandIn> {
   const requests: ChatRequest[] = [];
   let failNext: { times: number; failure: Failure } = { times: 0, failure: 'status-500' };
-  let failAlways: Failure | null = null;
+  let failAlways: { failure: Failure; kind: RequestKind | undefined } | null = null;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: { role: string; content: string }[] };
-    const failure = failAlways ?? (failNext.times > 0 ? (failNext.times--, failNext.failure) : null);
     const system = body.messages[0]!.content;
+    const kind: RequestKind = system.includes('{"conversations"') ? 'read' : 'describe';
+    const always = failAlways && (failAlways.kind ?? kind) === kind ? failAlways.failure : null;
+    const failure = always ?? (failNext.times > 0 ? (failNext.times--, failNext.failure) : null);
     const user = JSON.parse(body.messages[1]!.content) as unknown;
     requests.push({ path: req.url ?? '', authorization: req.headers.authorization, model: body.model, system, user, outcome: failure ?? 'answered' });
     const send = (status: number, text: string) => {
@@ -113,7 +118,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     failNext: (times, failure) => (failNext = { times, failure }),
-    failAlways: (failure) => (failAlways = failure),
+    failAlways: (failure, kind) => (failAlways = failure && { failure, kind }),
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();

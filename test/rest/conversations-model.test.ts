@@ -3,7 +3,8 @@
  * INSIGHTS_PROVIDER=openai and a local OpenAI-compatible stand-in (test/insights/model-stand-in.ts)
  * reads ingested conversations with the stand-in's answers (issue titles, cluster labels and
  * summaries); when the stand-in fails, the next conversations are still read, by the default
- * engine, and the job's result says so; once it answers again, the model reads again.
+ * engine, and the job's result says so; once it answers again, the model reads again; clusters it
+ * fails to name keep the default engine's description.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBody, labelledConversations, waitForConversations } from '../helpers/conversations.ts';
@@ -74,6 +75,7 @@ function expectModelTitle(title: string, conversation: { subject?: string | null
 const first = [...labelledConversations(['webhooks'], 3), ...labelledConversations(['custom-domains'], 3)];
 const whileFailing = labelledConversations(['rate-limits'], 2);
 const afterwards = labelledConversations(['pagination'], 2);
+const unnamed = labelledConversations(['sso-saml'], 2);
 
 describe('Docs insights with the model engine', () => {
   it('reads conversations with the model: its issues, its cluster labels and summaries', async () => {
@@ -123,5 +125,15 @@ describe('Docs insights with the model engine', () => {
       expect(issues.get(conversation.id)).toHaveLength(1);
       expectModelTitle(issues.get(conversation.id)![0].title, conversation);
     }
+  });
+
+  it('keeps the default description of clusters the model fails to name', async () => {
+    standIn.failAlways('wrong-shape', 'describe');
+    const result = await ingestAndRead(unnamed);
+    expect(result).toMatchObject({ conversations: unnamed.length, rounds: [{ engine: 'model' }], fallbacks: 0, clustersNamedByModel: 0 });
+    expect(result.clustersDescribed).toBeGreaterThan(0);
+    const issues = await issuesOf(unnamed);
+    const clusterIds = new Set([...issues.values()].flat().map((issue) => issue.cluster as string));
+    for (const id of clusterIds) expect((await get(`${base()}/conversations-clusters/${id}`)).label).not.toMatch(/^Model label: /);
   });
 });
