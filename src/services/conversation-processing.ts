@@ -19,8 +19,8 @@ import { textDocument } from '../content/document/text.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
 import { CONVERSATION_IMPACTS, type ConversationImpact } from '../db/value-sets.ts';
-import { newId } from '../ids.ts';
 import { InsightsModelError } from '../errors/external.ts';
+import { newId } from '../ids.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
 import { createInsightsModel, readConversations, type InsightsModel } from '../insights/model-engine.ts';
 import { describeClustersOffThread } from '../insights/off-thread.ts';
@@ -245,9 +245,8 @@ async function recountClusters(tx: Prisma.TransactionClient, clusterIds: string[
 /** Labels, icons, summaries and impacts of the clusters a round changed, from their latest issues. */
 async function describeClusters(ctx: JobContext, organizationId: string, clusterIds: string[], engine: Engines): Promise<number> {
   if (clusterIds.length === 0) return 0;
-  const [state, counts, samples] = await Promise.all([
+  const [state, samples] = await Promise.all([
     ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
-    ctx.db.issuesCluster.findMany({ where: { id: { in: clusterIds } }, select: { id: true, issueCount: true } }),
     Promise.all(
       clusterIds.map((id) =>
         ctx.db.conversationIssue.findMany({
@@ -270,6 +269,7 @@ async function describeClusters(ctx: JobContext, organizationId: string, cluster
     ctx.signal,
   );
   // The model names what it can (label and summary); icon and impact stay the default engine's rules.
+  const counts = engine.model ? await ctx.db.issuesCluster.findMany({ where: { id: { in: kept.map((c) => c.id) } }, select: { id: true, issueCount: true } }) : [];
   const issueCounts = new Map(counts.map((c) => [c.id, c.issueCount]));
   for (let i = 0; i < kept.length && engine.model; i++) {
     const { id, issues } = kept[i]!;
