@@ -5,6 +5,7 @@
  * and a batch read by the default engine once the retries are spent.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { insightsModelConfig } from '../../src/config.ts';
 import { InsightsModelError } from '../../src/errors/external.ts';
 import { processConversationBatch } from '../../src/insights/batch.ts';
 import { issueTerms } from '../../src/insights/extract.ts';
@@ -146,5 +147,32 @@ describe('the insights model engine', () => {
     const input = { conversations: withIssues, clusters: [], corpus: emptyCorpus() };
     expect(await readConversations(workers, null, input)).toEqual({ output: processConversationBatch(input), engine: 'default', failure: null });
     expect(standIn.requests).toHaveLength(0);
+  });
+});
+
+describe('insightsModelConfig', () => {
+  it('is null without INSIGHTS_PROVIDER (an empty one included): the default engine only', () => {
+    expect(insightsModelConfig({})).toBeNull();
+    expect(insightsModelConfig({ INSIGHTS_PROVIDER: '', INSIGHTS_URL: 'http://ignored.example' })).toBeNull();
+  });
+
+  it('defaults to OpenAI, its default model, 60 s and 2 retries', () => {
+    expect(insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_API_KEY: '' })).toEqual({
+      provider: 'openai',
+      url: 'https://api.openai.com/v1',
+      apiKey: null,
+      model: 'gpt-4o-mini',
+      timeoutMs: 60_000,
+      retries: 2,
+    });
+    expect(
+      insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_URL: 'http://localhost:11434/v1/', INSIGHTS_API_KEY: 'k', INSIGHTS_MODEL: 'llama3.1', INSIGHTS_TIMEOUT_MS: '5000', INSIGHTS_RETRIES: '0' }),
+    ).toEqual({ provider: 'openai', url: 'http://localhost:11434/v1', apiKey: 'k', model: 'llama3.1', timeoutMs: 5000, retries: 0 });
+  });
+
+  it('refuses what it cannot use', () => {
+    expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'anthropic' })).toThrow(/^Invalid configuration: INSIGHTS_PROVIDER/);
+    expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_URL: 'ftp://x' })).toThrow(/INSIGHTS_URL/);
+    expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_RETRIES: '-1' })).toThrow(/INSIGHTS_RETRIES/);
   });
 });
