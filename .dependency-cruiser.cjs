@@ -1,6 +1,6 @@
 /**
  * The layering of src/ (docs/architecture.md), checked in CI by `npm run lint:deps`.
- * Layers, lowest first: base (errors, ids, config, urls, slug, metrics, worker-pool, db) -> domain libraries
+ * Layers, lowest first: base (errors, ids, config, urls, slug, metrics, worker-pool, json-http, db) -> domain libraries
  * (auth, storage, openapi, content, search, jobs, git-sync, translation, insights) -> request and services
  * (loaders.ts, context.ts, services/) -> GraphQL registration (builder.ts, schema/) ->
  * wiring (server.ts, main.ts, cli.ts, plugins/, rest/). Imports point down only.
@@ -9,7 +9,7 @@ const WIRING = '^src/(server|main|cli|job-handlers)\\.ts$|^src/(plugins|rest)/';
 const REGISTRATION = '^src/(builder\\.ts$|schema/)';
 const SERVICES = '^src/(loaders|context)\\.ts$|^src/services/';
 const DOMAIN = '^src/(auth|storage|openapi|content|search|jobs|git-sync|translation|insights)/';
-const BASE = '^src/(errors/|db/|ids\\.ts$|config\\.ts$|urls\\.ts$|slug\\.ts$|metrics\\.ts$|worker-pool\\.ts$)';
+const BASE = '^src/(errors/|db/|ids\\.ts$|config\\.ts$|urls\\.ts$|slug\\.ts$|metrics\\.ts$|worker-pool\\.ts$|json-http\\.ts$)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

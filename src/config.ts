@@ -185,7 +185,7 @@ export interface AppConfig {
   /** OPENAPI_*: processing of OpenAPI specs. */
   openapi: { maxBytes: number; maxFiles: number; fetchTimeoutMs: number; parseTimeoutMs: number; refreshSeconds: number };
   /** INSIGHTS_*: docs insights over support conversations. */
-  insights: { batchMs: number };
+  insights: InsightsConfig;
   redisUrl: string | undefined;
   jobs: { concurrency: number; pollMs: number; leaseMs: number };
   idempotencyKeyTtlSeconds: number;
@@ -205,7 +205,7 @@ export interface AppConfig {
 
 /** Every environment variable `loadConfig` reads (the README's table and .env.example list the same; a test compares them). */
 export function configVariables(): string[] {
-  return [...Object.keys(schema.shape), ...Object.keys(translationSchema.shape)];
+  return [...Object.keys(schema.shape), ...Object.keys(translationSchema.shape), ...Object.keys(insightsSchema.shape)];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -246,7 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       parseTimeoutMs: e.OPENAPI_PARSE_TIMEOUT_MS,
       refreshSeconds: e.OPENAPI_REFRESH_SECONDS,
     },
-    insights: { batchMs: e.INSIGHTS_BATCH_MS },
+    insights: { batchMs: e.INSIGHTS_BATCH_MS, model: insightsModelConfig(env) },
     redisUrl: e.REDIS_URL,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollMs: e.JOB_POLL_MS, leaseMs: e.JOB_LEASE_MS },
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
@@ -330,5 +330,60 @@ export function translationConfig(env: NodeJS.ProcessEnv = process.env): Transla
     model: e.TRANSLATION_MODEL,
     timeoutMs: e.TRANSLATION_TIMEOUT_MS,
     batchSize: e.TRANSLATION_BATCH_SIZE ?? DEFAULT_BATCH_SIZE[provider ?? 'libretranslate'],
+  };
+}
+
+// ---- The insights model engine (INSIGHTS_*)
+
+/** The optional model engine of docs insights, validated (docs/decisions.md, "Conversation insights: the optional model engine"). */
+export interface InsightsModelConfig {
+  provider: 'openai';
+  /** Base URL of the OpenAI-compatible API, without a trailing slash. */
+  url: string;
+  apiKey: string | null;
+  /** Chat model. */
+  model: string;
+  /** Time allowed for one request, in milliseconds. */
+  timeoutMs: number;
+  /** Times a failed request is sent again before the round falls back to the default engine. */
+  retries: number;
+}
+
+/** INSIGHTS_*: docs insights over support conversations; `model` null: the default (offline) engine only. */
+export interface InsightsConfig {
+  batchMs: number;
+  model: InsightsModelConfig | null;
+}
+
+const insightsSchema = z.object({
+  /** `openai` (any OpenAI-compatible chat-completions API); unset: the default engine only. */
+  INSIGHTS_PROVIDER: z.preprocess(unsetIfEmpty, z.enum(['openai']).optional()),
+  /** Base URL of the API; defaults to https://api.openai.com/v1. */
+  INSIGHTS_URL: z.preprocess(unsetIfEmpty, z.url({ protocol: /^https?$/ }).optional()),
+  /** Sent as `Authorization: Bearer`; local servers may need none. */
+  INSIGHTS_API_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
+  /** Chat model reading conversations and describing clusters. */
+  INSIGHTS_MODEL: z.preprocess(unsetIfEmpty, z.string().default(OPENAI_DEFAULT_MODEL)),
+  /** Time allowed for one request, in milliseconds. */
+  INSIGHTS_TIMEOUT_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(60_000)),
+  /** Times a failed request is sent again (after a short backoff) before the default engine reads instead. */
+  INSIGHTS_RETRIES: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(10).default(2)),
+});
+
+/** Reads and validates the INSIGHTS_* settings of the model engine; throws "Invalid configuration: ..." like `loadConfig`. */
+export function insightsModelConfig(env: NodeJS.ProcessEnv = process.env): InsightsModelConfig | null {
+  const parsed = insightsSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const e = parsed.data;
+  if (!e.INSIGHTS_PROVIDER) return null;
+  return {
+    provider: e.INSIGHTS_PROVIDER,
+    url: (e.INSIGHTS_URL ?? OPENAI_DEFAULT_URL).replace(/\/+$/, ''),
+    apiKey: e.INSIGHTS_API_KEY ?? null,
+    model: e.INSIGHTS_MODEL,
+    timeoutMs: e.INSIGHTS_TIMEOUT_MS,
+    retries: e.INSIGHTS_RETRIES,
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Failures of the outside systems the service calls: a server a remote file
- * is fetched from, a Git server, a translation provider, the database. Each
- * names its reason; a remote fetch, a translation provider and the database
- * reach callers as AppErrors (400, 502, 503), a Git failure ends its job with
- * the message.
+ * is fetched from, a Git server, a translation provider, the insights model
+ * API, the database. Each names its reason; a remote fetch, a translation
+ * provider and the database reach callers as AppErrors (400, 502, 503), a Git
+ * failure ends its job with the message, an insights model failure makes the
+ * job read with the default engine.
  */
 import { AppError, InvalidInputError } from './index.ts';
 
@@ -79,6 +80,29 @@ export class TranslationProviderError extends AppError {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TranslationProviderError';
     this.provider = provider;
+    this.reason = reason;
+    this.httpStatus = options.httpStatus ?? null;
+  }
+}
+
+/** Why the insights model API failed: the JSON POST's reasons, or `invalid`: JSON that is not the answer asked for. */
+export type InsightsModelFailure = 'http' | 'timeout' | 'network' | 'malformed' | 'invalid';
+
+/**
+ * The optional insights model API (INSIGHTS_PROVIDER) could not answer, or
+ * answered something unusable. It never reaches a client: the
+ * conversation-processing job retries, then reads with the default engine.
+ */
+export class InsightsModelError extends AppError {
+  readonly code = 'INSIGHTS_MODEL_ERROR';
+  readonly status = 502;
+  readonly reason: InsightsModelFailure;
+  /** The API's HTTP status, for `http` failures. */
+  readonly httpStatus: number | null;
+
+  constructor(reason: InsightsModelFailure, message: string, options: { httpStatus?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'InsightsModelError';
     this.reason = reason;
     this.httpStatus = options.httpStatus ?? null;
   }

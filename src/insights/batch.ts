@@ -16,8 +16,8 @@
  * it holds.
  */
 import { clusterIssues } from './cluster.ts';
-import { extractIssues } from './extract.ts';
-import type { ClusterAssignment, ClusterState, Conversation, CorpusStats, ExtractedIssue, NewClusterState } from './types.ts';
+import { extractIssues, issueTerms } from './extract.ts';
+import type { ClusterAssignment, ClusterState, Conversation, CorpusStats, ExtractedIssue, Impact, NewClusterState } from './types.ts';
 
 export interface ConversationBatchInput {
   conversations: Conversation[];
@@ -38,6 +38,33 @@ export interface ConversationBatchOutput {
 
 export function processConversationBatch({ conversations, clusters, corpus }: ConversationBatchInput): ConversationBatchOutput {
   const extracted = conversations.map((conversation) => ({ key: conversation.id, issues: extractIssues(conversation) }));
+  return placeIssues(extracted, clusters, corpus);
+}
+
+/** An issue as the model engine reads it: no terms yet. */
+export interface ReadIssue {
+  title: string;
+  details: string;
+  impact: Impact;
+}
+
+export interface ReadIssuesInput {
+  /** Per conversation (`key` is its id), the issues another reader (the model engine) found. */
+  perConversation: { key: string; issues: ReadIssue[] }[];
+  clusters: ClusterState[];
+  corpus: CorpusStats;
+}
+
+/**
+ * The same answer as `processConversationBatch` for issues already read:
+ * their terms counted from title and details (`issueTerms`), then clustered.
+ */
+export function placeReadIssues({ perConversation, clusters, corpus }: ReadIssuesInput): ConversationBatchOutput {
+  const extracted = perConversation.map(({ key, issues }) => ({ key, issues: issues.map((issue) => ({ ...issue, terms: issueTerms(issue.title, issue.details) })) }));
+  return placeIssues(extracted, clusters, corpus);
+}
+
+function placeIssues(extracted: { key: string; issues: ExtractedIssue[] }[], clusters: ClusterState[], corpus: CorpusStats): ConversationBatchOutput {
   const issues = extracted.flatMap(({ key, issues }) => issues.map((issue, index) => ({ id: `${key}#${index}`, terms: issue.terms })));
   const result = clusterIssues({ clusters, issues, corpus });
   let next = 0;

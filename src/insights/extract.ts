@@ -411,3 +411,14 @@ export function extractIssues(conversation: Conversation): ExtractedIssue[] {
     },
   ];
 }
+
+/**
+ * The terms of an issue another reader wrote (the model engine): its title
+ * counted as a subject, its details as a message, the way `conversationTerms`
+ * counts a conversation, so that its issues cluster with the default
+ * engine's and count in the same corpus.
+ */
+export function issueTerms(title: string, details: string): Terms {
+  const plain = bodyToPlain(details);
+  return conversationTerms([{ role: 'user', sentences: toSentences(plain.paragraphs), code: plain.code }], toSentences([title]));
+}

@@ -5,11 +5,14 @@
  * Inputs and outputs are plain JSON.
  */
 import { workerTask } from '../worker-pool.ts';
-import { processConversationBatch, type ConversationBatchInput } from './batch.ts';
+import { placeReadIssues, processConversationBatch, type ConversationBatchInput, type ReadIssuesInput } from './batch.ts';
 import { describeCluster, type DescribedIssue } from './describe.ts';
 import type { CorpusStats } from './types.ts';
 
 export const processConversationBatchTask = workerTask((input: ConversationBatchInput) => processConversationBatch(input));
+
+/** Issues the model engine read, clustered: counting their terms and clustering is the CPU part. */
+export const placeReadIssuesTask = workerTask((input: ReadIssuesInput) => placeReadIssues(input));
 
 export interface DescribeClustersInput {
   /** Each cluster's issues (or a sample of them), in the order the descriptions come back. */

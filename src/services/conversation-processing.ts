@@ -6,15 +6,24 @@
  * clusters at a time (ConversationInsightsState's lock): two at once would each start a cluster
  * for the same new theme. Ingests gather into the job waiting to run (JobStore.gather), so a
  * burst of ingests is a few batches, not a job each.
+ *
+ * With INSIGHTS_PROVIDER set, the optional model engine (src/insights/model-engine.ts) reads each
+ * round and names the clusters it changed; when it fails (its retries spent) the round is read by
+ * the default engine instead, and so is the rest of the job (the next job asks the model again).
+ * The job's result says which engine read each round (`rounds`), how many rounds the default engine
+ * read although the model is configured (`fallbacks`) and how many clusters the model named
+ * (`clustersNamedByModel`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { textDocument } from '../content/document/text.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
 import { CONVERSATION_IMPACTS, type ConversationImpact } from '../db/value-sets.ts';
+import { InsightsModelError } from '../errors/external.ts';
 import { newId } from '../ids.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
-import { describeClustersOffThread, processConversationBatchOffThread } from '../insights/off-thread.ts';
+import { createInsightsModel, readConversations, type InsightsModel } from '../insights/model-engine.ts';
+import { describeClustersOffThread } from '../insights/off-thread.ts';
 import type { ClusterAssignment, Conversation, CorpusStats, Terms } from '../insights/types.ts';
 import { emptyCorpus } from '../insights/vectors.ts';
 
@@ -62,13 +71,47 @@ async function releaseClustering(db: Db, organizationId: string, jobId: string):
   await db.conversationInsightsState.updateMany({ where: { organizationId, lockJobId: jobId }, data: { lockJobId: null, lockExpiresAt: null } });
 }
 
+/** Which engine reads a job's rounds: the model until it fails, then the default engine for the rest of the job. */
+interface Engines {
+  model: InsightsModel | null;
+  /** Whether INSIGHTS_PROVIDER is set (`model` goes null once it failed). */
+  configured: boolean;
+  /** Rounds the default engine read although the model is configured (it had failed). */
+  fallbacks: number;
+  /** Clusters the model named (label and summary). */
+  clustersNamed: number;
+}
+
+function engines(ctx: JobContext): Engines {
+  const settings = ctx.config.insights.model;
+  return {
+    model: settings ? createInsightsModel({ url: settings.url, apiKey: settings.apiKey, model: settings.model, timeoutMs: settings.timeoutMs, retries: settings.retries }) : null,
+    configured: settings !== null,
+    fallbacks: 0,
+    clustersNamed: 0,
+  };
+}
+
+/** Logs a model failure and leaves the default engine to read the rest of the job; `what` says what falls back. */
+function modelFailed(ctx: JobContext, engine: Engines, error: unknown, what: string): void {
+  ctx.signal.throwIfAborted();
+  engine.model = null;
+  const retries = ctx.config.insights.model?.retries ?? 0;
+  ctx.log.warn(
+    { err: error, jobId: ctx.job.id, organizationId: ctx.job.organizationId },
+    `The insights model failed (after ${retries} ${retries === 1 ? 'retry' : 'retries'}); the default engine ${what} and the rest of this job`,
+  );
+}
+
 export const conversationProcessingJob: JobHandler = async (ctx) => {
   const organizationId = ctx.job.organizationId;
   await ctx.progress('waiting for the clustering', 0);
   await holdClustering(ctx, organizationId);
   try {
     const waiting = await ctx.db.conversation.count({ where: { organizationId, processedAt: null } });
+    const engine = engines(ctx);
     const totals = { conversations: 0, issues: 0, clustersCreated: 0, clustersDescribed: 0 };
+    const rounds: { conversations: number; engine: 'model' | 'default' }[] = [];
     for (;;) {
       ctx.signal.throwIfAborted();
       const batch = await ctx.db.conversation.findMany({
@@ -79,15 +122,16 @@ export const conversationProcessingJob: JobHandler = async (ctx) => {
       });
       if (batch.length === 0) break;
       await ctx.progress('finding documentation issues', Math.min(90, Math.round((totals.conversations / Math.max(waiting, 1)) * 90)), `${totals.conversations} of ${waiting} conversations`);
-      const round = await processRound(ctx, organizationId, batch);
+      const round = await processRound(ctx, organizationId, batch, engine);
+      rounds.push({ conversations: round.conversations, engine: round.engine });
       totals.conversations += round.conversations;
       totals.issues += round.issues;
       totals.clustersCreated += round.clustersCreated;
-      totals.clustersDescribed += await describeClusters(ctx, organizationId, round.touched);
+      totals.clustersDescribed += await describeClusters(ctx, organizationId, round.touched, engine);
       await holdClustering(ctx, organizationId); // renews the lock between rounds
     }
     await ctx.progress('done', 100, `${totals.conversations} conversations, ${totals.issues} issues`);
-    return totals;
+    return { ...totals, rounds, fallbacks: engine.fallbacks, clustersNamedByModel: engine.clustersNamed };
   } finally {
     await releaseClustering(ctx.db, organizationId, ctx.job.id);
   }
@@ -96,7 +140,7 @@ export const conversationProcessingJob: JobHandler = async (ctx) => {
 type BatchRow = { id: string; subject: string | null; parts: Prisma.JsonValue; metadata: Prisma.JsonValue; createdAt: Date; source: string; contentHash: string };
 
 /** One round: the engine's reading of `batch`, written in one transaction. */
-async function processRound(ctx: JobContext, organizationId: string, batch: BatchRow[]) {
+async function processRound(ctx: JobContext, organizationId: string, batch: BatchRow[], engine: Engines) {
   const [state, clusters] = await Promise.all([
     ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
     ctx.db.issuesCluster.findMany({ where: { organizationId }, select: { id: true, centroid: true, issueCount: true }, orderBy: { id: 'asc' } }),
@@ -107,11 +151,14 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
     parts: row.parts as unknown as Conversation['parts'],
     metadata: row.metadata as Record<string, unknown>,
   }));
-  const out = await processConversationBatchOffThread(
-    ctx.workers,
-    { conversations, clusters: clusters.map((c) => ({ id: c.id, centroid: c.centroid as Terms, issueCount: c.issueCount })), corpus: storedCorpus(state?.corpus) },
-    ctx.signal,
-  );
+  const clusterStates = clusters.map((c) => ({ id: c.id, centroid: c.centroid as Terms, issueCount: c.issueCount }));
+  const corpus = storedCorpus(state?.corpus);
+  // The model's requests wait on the network here; counting terms and clustering runs on the pool.
+  const reading = await readConversations(ctx.workers, engine.model, { conversations, clusters: clusterStates, corpus }, { signal: ctx.signal, onAnswer: () => holdClustering(ctx, organizationId) });
+  if (reading.failure) modelFailed(ctx, engine, reading.failure, `reads these ${conversations.length} conversations`);
+  if (reading.engine === 'default' && engine.configured) engine.fallbacks++;
+  const roundEngine = reading.engine;
+  const out = reading.output;
   const createdIds = out.created.map(() => newId());
   const clusterOf = (assignment: ClusterAssignment) => ('existing' in assignment ? assignment.existing : createdIds[assignment.created]!);
   const rows = new Map(batch.map((row) => [row.id, row]));
@@ -168,7 +215,7 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
     }
     await recountClusters(tx, [...touched]);
     await tx.conversationInsightsState.update({ where: { organizationId }, data: { corpus: jsonInput(out.corpus) } });
-    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: [...touched] };
+    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: [...touched], engine: roundEngine };
   });
 }
 
@@ -196,7 +243,7 @@ async function recountClusters(tx: Prisma.TransactionClient, clusterIds: string[
 }
 
 /** Labels, icons, summaries and impacts of the clusters a round changed, from their latest issues. */
-async function describeClusters(ctx: JobContext, organizationId: string, clusterIds: string[]): Promise<number> {
+async function describeClusters(ctx: JobContext, organizationId: string, clusterIds: string[], engine: Engines): Promise<number> {
   if (clusterIds.length === 0) return 0;
   const [state, samples] = await Promise.all([
     ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
@@ -221,6 +268,20 @@ async function describeClusters(ctx: JobContext, organizationId: string, cluster
     },
     ctx.signal,
   );
+  // The model names what it can (label and summary); icon and impact stay the default engine's rules.
+  const counts = engine.model ? await ctx.db.issuesCluster.findMany({ where: { id: { in: kept.map((c) => c.id) } }, select: { id: true, issueCount: true } }) : [];
+  const issueCounts = new Map(counts.map((c) => [c.id, c.issueCount]));
+  for (let i = 0; i < kept.length && engine.model; i++) {
+    const { id, issues } = kept[i]!;
+    try {
+      const named = await engine.model.describeCluster(issues.map((issue) => ({ title: issue.title, details: issue.summary })), issueCounts.get(id) ?? issues.length, { signal: ctx.signal });
+      descriptions[i] = { ...descriptions[i]!, label: named.label, summary: named.summary };
+      engine.clustersNamed++;
+    } catch (error) {
+      if (!(error instanceof InsightsModelError)) throw error;
+      modelFailed(ctx, engine, error, `describes ${kept.length - i} clusters`);
+    }
+  }
   await ctx.db.$transaction(
     kept.map((cluster, i) => {
       const d = descriptions[i]!;

@@ -5,16 +5,14 @@
  * model answers `{"translations": [...]}`, one string per segment.
  *
  * The base URL is the API root as providers document it, usually ending in
- * `/v1` (`https://api.openai.com/v1`, `http://localhost:11434/v1`): a URL
- * ending in a version segment (`/v1`, `/v4`) gets `/chat/completions`, a
- * URL already ending in `/chat/completions` is used as is, and any other
- * URL (`http://localhost:8000`) gets `/v1/chat/completions`.
+ * `/v1` (`chatCompletionsUrl`, src/json-http.ts, says how it is completed).
  *
  * An answer that is not that JSON (bad JSON, a wrong count, a non-string,
  * truncated by the token limit) is asked again once, then fails.
  */
 import { z } from 'zod';
 import { TranslationProviderError } from '../../errors/external.ts';
+import { chatCompletionsUrl, stripJsonFence } from '../../json-http.ts';
 import { batchTranslator, postJson, snippet } from './http.ts';
 import type { TranslateOptions, Translator } from './provider.ts';
 
@@ -38,13 +36,7 @@ const completionSchema = z.object({
 });
 const translationsSchema = z.object({ translations: z.array(z.string()) });
 
-/** The chat-completions endpoint for a base URL (see the file comment). */
-export function chatCompletionsUrl(base: string): string {
-  const url = base.replace(/\/+$/, '');
-  if (/\/chat\/completions$/.test(url)) return url;
-  if (/\/v\d+(?:beta\d*|alpha\d*)?$/.test(url)) return `${url}/chat/completions`;
-  return `${url}/v1/chat/completions`;
-}
+export { chatCompletionsUrl };
 
 /** A language code as English words for the prompt (`fr` -> `French (fr)`); the code alone when unknown. */
 function languageName(code: string): string {
@@ -105,7 +97,7 @@ export function createOpenAITranslator(options: OpenAITranslatorOptions): Transl
     const content = choice.message.content ?? '';
     let parsed: unknown;
     try {
-      parsed = JSON.parse(stripFence(content));
+      parsed = JSON.parse(stripJsonFence(content));
     } catch {
       return `the answer is not JSON: ${snippet(content)}`;
     }
@@ -125,11 +117,4 @@ export function createOpenAITranslator(options: OpenAITranslatorOptions): Transl
   }
 
   return batchTranslator({ name: 'openai', label: LABEL, batchSize: options.batchSize, maxBatchChars, translateBatch });
-}
-
-/** Some models wrap JSON in a Markdown fence even when asked for a JSON object. */
-function stripFence(content: string): string {
-  const trimmed = content.trim();
-  const fence = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(trimmed);
-  return fence ? fence[1] : trimmed;
 }
