@@ -1,5 +1,5 @@
 /**
- * The one harness of the benchmarks (bench/rest.ts, site-graph.ts,
+ * The one harness of the benchmarks (bench/rest.ts, site-graph.ts, openapi.ts, insights.ts,
  * site-graph-floor.ts, content.ts, jobs.ts, ab.ts, soak.ts, growth.ts):
  * settings from the environment, the database of a run (a fresh SQLite file,
  * or a fresh schema of BENCH_DATABASE_URL's PostgreSQL, migrated by this
