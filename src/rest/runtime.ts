@@ -82,10 +82,12 @@ async function readJsonBody(request: Request): Promise<unknown> {
 
 /**
  * The operation's variables from the path, the query string and the JSON
- * body, each checked strictly against its GraphQL type (./check-input.ts).
+ * body, each checked strictly against its GraphQL type (./check-input.ts);
+ * `bodyIsOneItem`: a body of a list type was one object, listed here.
  */
 async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, request: Request, url: URL, params: Record<string, string | undefined>) {
   const variables: Record<string, unknown> = {};
+  let bodyIsOneItem = false;
   for (const variable of route.variables) {
     const type = typeFromAST(schema, parseType(variable.type)) as GraphQLInputType | undefined;
     if (!type) throw new Error(`Unknown type ${variable.type} in ${route.operationName}`);
@@ -100,12 +102,10 @@ async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, reque
         throw new InvalidInputError(takesList ? 'The request body must be a JSON object or an array of them' : 'The request body must be a JSON object');
       }
       // One object is checked as the item it is (its fields named from the body's root), then listed.
-      if (takesList && body !== undefined && !Array.isArray(body)) {
-        const items = [checkInput(body, list.ofType, '')];
-        singleBodyItems.add(items);
-        variables[variable.name] = items;
-      }
-      else variables[variable.name] = checkInput(body ?? (takesList ? [] : {}), type, '');
+      if (isListType(list) && body !== undefined && !Array.isArray(body)) {
+        bodyIsOneItem = true;
+        variables[variable.name] = [checkInput(body, list.ofType, '')];
+      } else variables[variable.name] = checkInput(body ?? (takesList ? [] : {}), type, '');
     } else {
       const values = url.searchParams.getAll(variable.name);
       const inner = isNonNullType(type) ? type.ofType : type;
@@ -114,11 +114,8 @@ async function buildVariables(route: PreparedRoute, schema: GraphQLSchema, reque
       else variables[variable.name] = coerceQueryValue(variable.name, values[values.length - 1]!, type);
     }
   }
-  return variables;
+  return { variables, bodyIsOneItem };
 }
-
-/** Lists a body of one object became (its fields are named from the body's root, not `[0]`). */
-const singleBodyItems = new WeakSet<object>();
 
 const typeCache = new Map<string, TypeNode>();
 function parseType(source: string): TypeNode {
@@ -273,7 +270,7 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     const route = preparedFor(match.store as RestRoute, schema);
     // The caller first: a token that is invalid or revoked is a 401 whatever the body holds.
     const contextValue = await contextFactory();
-    const variableValues = await buildVariables(route, schema, request, url, match.params);
+    const { variables: variableValues, bodyIsOneItem } = await buildVariables(route, schema, request, url, match.params);
     const result = (await execute({ schema, document: route.parsed, contextValue, variableValues, operationName: route.operationName })) as {
       data?: Record<string, unknown> | null;
       errors?: readonly GraphQLError[];
@@ -281,9 +278,7 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
     if (result.errors?.length) {
       const unstorable = toAppError(result.errors[0]);
       if (unstorable instanceof UnstorableTextError && unstorable.variable !== null) {
-        const value = variableValues[unstorable.variable];
-        const single = Array.isArray(value) && singleBodyItems.has(value) && unstorable.path[0] === 0;
-        throw new InvalidInputError(`${restName(route, unstorable.variable, single ? unstorable.path.slice(1) : unstorable.path)}: ${unstorable.problem}`);
+        throw new InvalidInputError(`${restName(route, unstorable.variable, unstorable.path, bodyIsOneItem)}: ${unstorable.problem}`);
       }
       const status = errorStatus(result.errors, result.data != null);
       // The error that set the status speaks: an AppError's message is meant for the caller (a 503's too).
@@ -334,9 +329,11 @@ export function useRestRoutes(options: RestRoutesOptions): Plugin {
  * path or query parameter of the same name (`spaceId`, `query`, `ids[1]`), or
  * the body field (`parent.title`: the body is the variable's value).
  */
-function restName(route: PreparedRoute, variable: string, path: readonly (string | number)[]): string {
+function restName(route: PreparedRoute, variable: string, path: readonly (string | number)[], bodyIsOneItem: boolean): string {
   const source = route.variables.find((v) => v.name === variable)?.source;
-  return source === 'body' ? inputPathName('', path) : inputPathName(variable, path);
+  // A body of one object sent for a list: its fields are named from the body's root, not `[0]`.
+  if (source === 'body') return inputPathName('', bodyIsOneItem && path[0] === 0 ? path.slice(1) : path);
+  return inputPathName(variable, path);
 }
 
 /** Any error raised while serving a REST request, in the REST error shape. */
