@@ -3,8 +3,11 @@
  * (no Maps, no classes), so a caller stores it as it is and the engine runs
  * the same on the caller's thread or as a worker task (./insights-worker.ts).
  */
+import type { ConversationImpact } from '../db/value-sets.ts';
 
-export type ConversationRole = 'user' | 'assistant' | 'team-member';
+/** Who wrote a message: the customer, an AI assistant, or a person of the support team. */
+export const CONVERSATION_ROLES = ['user', 'assistant', 'team-member'] as const;
+export type ConversationRole = (typeof CONVERSATION_ROLES)[number];
 
 /** One message of a conversation; `body` is Markdown or HTML. */
 export interface ConversationPart {
@@ -21,7 +24,8 @@ export interface Conversation {
   metadata?: Record<string, unknown> | null;
 }
 
-export type Impact = 'low' | 'medium' | 'high';
+/** CONVERSATION_IMPACTS, lowest first: the value set the service stores. */
+export type Impact = ConversationImpact;
 
 /** Lemma (or "lemma lemma" for a pair of neighbouring words) → weight. */
 export type Terms = Record<string, number>;

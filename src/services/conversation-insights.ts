@@ -12,6 +12,7 @@ import type { Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
 import { ConflictError, InvalidInputError, NotFoundError, PayloadTooLargeError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
+import { CONVERSATION_ROLES, type ConversationPart } from '../insights/types.ts';
 import type { JobRow } from '../jobs/job-store.ts';
 import { textDocument } from '../content/document/text.ts';
 import type { JSONDocument } from '../content/document/model.ts';
@@ -41,7 +42,6 @@ export const CONVERSATION_LIMITS = {
   urlChars: 2048,
 } as const;
 
-export const CONVERSATION_ROLES = ['user', 'assistant', 'team-member'] as const;
 /** ConversationSource of the OpenAPI document: an integration's (`integration:<name>:<instance>`) or `email`. */
 const SOURCE_PATTERN = /^integration:[^:\s]+:[^:\s]+$/;
 /** The source of a conversation sent without one: pushed through this API by a token. */
@@ -61,7 +61,7 @@ export interface CheckedConversation {
   source: string;
   externalId: string;
   subject: string | null;
-  parts: { type: 'message'; role: (typeof CONVERSATION_ROLES)[number]; body: string }[];
+  parts: ConversationPart[];
   metadata: { url?: string; attributes?: Record<string, string>; createdAt?: string };
   createdAt: Date | null;
   contentHash: string;
@@ -88,7 +88,7 @@ export function checkConversation(input: ConversationInput, at: string): Checked
     const size = Buffer.byteLength(part.body, 'utf8');
     if (size > CONVERSATION_LIMITS.partBytes) throw new PayloadTooLargeError(`${where}.body: ${size} bytes, more than the ${CONVERSATION_LIMITS.partBytes} allowed`);
     bytes += size;
-    return { type: 'message' as const, role: part.role as CheckedConversation['parts'][number]['role'], body: part.body };
+    return { type: 'message' as const, role: part.role as ConversationPart['role'], body: part.body };
   });
   if (bytes > CONVERSATION_LIMITS.conversationBytes) throw new PayloadTooLargeError(`${field('parts')}: ${bytes} bytes of bodies, more than the ${CONVERSATION_LIMITS.conversationBytes} allowed`);
   if (parts.every((part) => part.body.trim() === '')) throw bad(`${field('parts')}: every body is empty`);
@@ -122,6 +122,9 @@ function checkAttributes(value: unknown, field: string): Record<string, string> 
   return out;
 }
 
+/** What tells conversations apart in an organization: their source and their id there. */
+const conversationKey = (c: { source: string; externalId: string }) => `${c.source}\u0000${c.externalId}`;
+
 /** Merges what two gatherings of the processing job asked for: nothing but "process what is waiting". */
 const gatherNothing = () => ({});
 
@@ -132,14 +135,13 @@ const gatherNothing = () => ({});
  * queued, or joined while it waits: a burst of ingests is read in a few batches, not a job each.
  */
 export async function ingestConversations(ctx: Context, organizationId: string, inputs: readonly ConversationInput[]): Promise<{ conversations: number; job: JobRow | null }> {
-  const org = await loadOrganization(ctx, organizationId, 'organization:read');
-  authorize(ctx.access.organization(org.id), 'conversation:ingest', { type: 'Organization', id: org.id });
+  const org = await loadInsightsOrganization(ctx, organizationId, 'conversation:ingest');
   if (inputs.length === 0) throw bad('Send a conversation, or an array of at least one');
   if (inputs.length > CONVERSATION_LIMITS.perRequest) throw new PayloadTooLargeError(`At most ${CONVERSATION_LIMITS.perRequest} conversations per request`);
   const checked = inputs.map((input, i) => checkConversation(input, inputs.length === 1 ? '' : `[${i}]`));
   const keys = new Set<string>();
   for (const [i, c] of checked.entries()) {
-    const key = `${c.source}\u0000${c.externalId}`;
+    const key = conversationKey(c);
     if (keys.has(key)) throw bad(`[${i}].id: "${c.externalId}" of ${c.source} is sent twice`);
     keys.add(key);
   }
@@ -150,10 +152,10 @@ export async function ingestConversations(ctx: Context, organizationId: string, 
       where: { organizationId: org.id, OR: checked.map((c) => ({ source: c.source, externalId: c.externalId })) },
       select: { id: true, source: true, externalId: true, contentHash: true, processedAt: true },
     });
-    const byKey = new Map(existing.map((row) => [`${row.source}\u0000${row.externalId}`, row]));
+    const byKey = new Map(existing.map((row) => [conversationKey(row), row]));
     let waiting = false;
     for (const c of checked) {
-      const row = byKey.get(`${c.source}\u0000${c.externalId}`);
+      const row = byKey.get(conversationKey(c));
       const columns = { subject: c.subject, parts: jsonInput(c.parts), metadata: jsonInput(c.metadata), contentHash: c.contentHash, ingestedAt: now };
       if (!row) {
         await tx.conversation.create({ data: { id: newId(), organizationId: org.id, source: c.source, externalId: c.externalId, createdAt: c.createdAt ?? now, ...columns } });
@@ -176,7 +178,7 @@ export async function ingestConversations(ctx: Context, organizationId: string, 
 }
 
 /** Loads the organization for reading its insights, or 404 (another organization's never shows). */
-export async function loadInsightsOrganization(ctx: Context, organizationId: string, action: 'conversation:read' | 'conversation:update' = 'conversation:read') {
+export async function loadInsightsOrganization(ctx: Context, organizationId: string, action: 'conversation:read' | 'conversation:update' | 'conversation:ingest' = 'conversation:read') {
   const org = await loadOrganization(ctx, organizationId, 'organization:read');
   authorize(ctx.access.organization(org.id), action, { type: 'Organization', id: org.id });
   return org;
