@@ -15,6 +15,7 @@
  * medium once a cluster holds IMPACT_VOLUME issues (many people hitting the
  * same gap matters even if each was mild).
  */
+import { CONVERSATION_IMPACTS } from '../db/value-sets.ts';
 import type { ClusterDescription, CorpusStats, Impact, Terms } from './types.ts';
 import { compareStrings, cosine, idf, termProfile, weightProfile } from './vectors.ts';
 
@@ -52,7 +53,8 @@ export const ICON_THEMES: readonly { icon: string; words: readonly string[] }[] 
   { icon: 'comment-sms', words: ['sms', 'phone', 'text'] },
 ];
 
-const IMPACT_ORDER: readonly Impact[] = ['low', 'medium', 'high'];
+/** Impacts lowest first (the value set's order). */
+const IMPACT_ORDER: readonly Impact[] = CONVERSATION_IMPACTS;
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -63,6 +65,11 @@ function clip(text: string, max: number): string {
   const cut = text.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');
   return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+/** The highest of `impacts` (a conversation's: null when it has no issue). */
+export function highestImpact(impacts: readonly Impact[]): Impact | null {
+  return impacts.reduce<Impact | null>((best, impact) => (best === null || IMPACT_ORDER.indexOf(impact) > IMPACT_ORDER.indexOf(best) ? impact : best), null);
 }
 
 /** The cluster's impact by the rule of the module's comment. */

@@ -27,6 +27,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { CONVERSATION_IMPACTS } from '../db/value-sets.ts';
 import { InsightsModelError } from '../errors/external.ts';
 import { chatCompletionsUrl, postJson, snippet, stripJsonFence } from '../json-http.ts';
 import type { WorkerPool } from '../worker-pool.ts';
@@ -80,7 +81,7 @@ const completionSchema = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }), finish_reason: z.string().nullable().optional() })).min(1),
 });
 const clipped = (max: number) => z.string().trim().min(1).transform((text) => (text.length > max ? `${text.slice(0, max - 1)}…` : text));
-const issueSchema = z.object({ title: clipped(200), details: clipped(2_000), impact: z.enum(['low', 'medium', 'high']) });
+const issueSchema = z.object({ title: clipped(200), details: clipped(2_000), impact: z.enum(CONVERSATION_IMPACTS) });
 const readingSchema = z.object({ conversations: z.array(z.object({ id: z.string(), issues: z.array(issueSchema).max(10) })) });
 const descriptionSchema = z.object({ label: clipped(80), summary: clipped(2_000) });
 

@@ -18,11 +18,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { textDocument } from '../content/document/text.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { jsonInput } from '../db/json.ts';
-import { CONVERSATION_IMPACTS, type ConversationImpact } from '../db/value-sets.ts';
+import type { ConversationImpact } from '../db/value-sets.ts';
 import { InsightsModelError } from '../errors/external.ts';
 import { newId } from '../ids.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
 import { createInsightsModel, readConversations, type InsightsModel } from '../insights/model-engine.ts';
+import { highestImpact } from '../insights/describe.ts';
 import { describeClustersOffThread } from '../insights/off-thread.ts';
 import type { ClusterAssignment, Conversation, CorpusStats, Terms } from '../insights/types.ts';
 import { emptyCorpus } from '../insights/vectors.ts';
@@ -35,13 +36,6 @@ const DESCRIBE_SAMPLE = 50;
 const LOCK_MS = 10 * 60_000;
 /** How often a job waiting for another's lock looks again. */
 const LOCK_POLL_MS = 200;
-
-const IMPACT_RANK: Record<ConversationImpact, number> = { low: 0, medium: 1, high: 2 };
-const highestImpact = (impacts: readonly string[]): ConversationImpact | null =>
-  impacts.reduce<ConversationImpact | null>((best, impact) => {
-    const known = (CONVERSATION_IMPACTS as readonly string[]).includes(impact) ? (impact as ConversationImpact) : null;
-    return known && (best === null || IMPACT_RANK[known] > IMPACT_RANK[best]) ? known : best;
-  }, null);
 
 function storedCorpus(value: Prisma.JsonValue | undefined): CorpusStats {
   const corpus = value as Partial<CorpusStats> | null | undefined;
@@ -127,7 +121,7 @@ export const conversationProcessingJob: JobHandler = async (ctx) => {
       totals.conversations += round.conversations;
       totals.issues += round.issues;
       totals.clustersCreated += round.clustersCreated;
-      totals.clustersDescribed += await describeClusters(ctx, organizationId, round.touched, engine);
+      totals.clustersDescribed += await describeClusters(ctx, round.touched, round.corpus, engine);
       await holdClustering(ctx, organizationId); // renews the lock between rounds
     }
     await ctx.progress('done', 100, `${totals.conversations} conversations, ${totals.issues} issues`);
@@ -213,9 +207,11 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
     for (const { key, issues: found } of done) {
       await tx.conversation.update({ where: { id: key }, data: { processedAt, impact: highestImpact(found.map((i) => i.impact)) } });
     }
-    await recountClusters(tx, [...touched]);
+    const counts = await recountClusters(tx, [...touched]);
     await tx.conversationInsightsState.update({ where: { organizationId }, data: { corpus: jsonInput(out.corpus) } });
-    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: [...touched], engine: roundEngine };
+    // What describing the changed clusters reads: their sizes and the corpus, as this round left them.
+    const issueCounts = new Map([...counts].map(([id, count]) => [id, count.issues]));
+    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: issueCounts, corpus: out.corpus, engine: roundEngine };
   });
 }
 
@@ -223,10 +219,10 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
  * Counts the issues and conversations of `clusterIds` from their rows; a cluster left with no
  * issue (its conversations were read again and said otherwise) and no change request goes.
  */
-async function recountClusters(tx: Prisma.TransactionClient, clusterIds: string[]): Promise<void> {
-  if (clusterIds.length === 0) return;
-  const pairs = await tx.conversationIssue.groupBy({ by: ['clusterId', 'conversationId'], where: { clusterId: { in: clusterIds } }, _count: { _all: true } });
+async function recountClusters(tx: Prisma.TransactionClient, clusterIds: string[]): Promise<Map<string, { issues: number; conversations: number }>> {
   const counts = new Map<string, { issues: number; conversations: number }>();
+  if (clusterIds.length === 0) return counts;
+  const pairs = await tx.conversationIssue.groupBy({ by: ['clusterId', 'conversationId'], where: { clusterId: { in: clusterIds } }, _count: { _all: true } });
   for (const pair of pairs) {
     const count = counts.get(pair.clusterId!) ?? { issues: 0, conversations: 0 };
     count.issues += pair._count._all;
@@ -240,41 +236,41 @@ async function recountClusters(tx: Prisma.TransactionClient, clusterIds: string[
   }
   const emptied = clusterIds.filter((id) => !counts.has(id));
   if (emptied.length > 0) await tx.issuesCluster.updateMany({ where: { id: { in: emptied } }, data: { issueCount: 0, conversationCount: 0 } });
+  return counts;
 }
 
-/** Labels, icons, summaries and impacts of the clusters a round changed, from their latest issues. */
-async function describeClusters(ctx: JobContext, organizationId: string, clusterIds: string[], engine: Engines): Promise<number> {
+/**
+ * Labels, icons, summaries and impacts of the clusters a round changed (`touched`: their issue
+ * counts; a cluster the round emptied is not in it), from their latest issues.
+ */
+async function describeClusters(ctx: JobContext, touched: Map<string, number>, corpus: CorpusStats, engine: Engines): Promise<number> {
+  const clusterIds = [...touched.keys()];
   if (clusterIds.length === 0) return 0;
-  const [state, samples] = await Promise.all([
-    ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
-    Promise.all(
-      clusterIds.map((id) =>
-        ctx.db.conversationIssue.findMany({
-          where: { clusterId: id },
-          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-          take: DESCRIBE_SAMPLE,
-          select: { title: true, summary: true, terms: true, impact: true },
-        }),
-      ),
+  const samples = await Promise.all(
+    clusterIds.map((id) =>
+      ctx.db.conversationIssue.findMany({
+        where: { clusterId: id },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: DESCRIBE_SAMPLE,
+        select: { title: true, summary: true, terms: true, impact: true },
+      }),
     ),
-  ]);
+  );
   const kept = clusterIds.map((id, i) => ({ id, issues: samples[i]! })).filter((c) => c.issues.length > 0);
   if (kept.length === 0) return 0;
   const descriptions = await describeClustersOffThread(
     ctx.workers,
     {
       clusters: kept.map((c) => c.issues.map((issue) => ({ title: issue.title, details: issue.summary, terms: issue.terms as Terms, impact: issue.impact as ConversationImpact }))),
-      corpus: storedCorpus(state?.corpus),
+      corpus,
     },
     ctx.signal,
   );
   // The model names what it can (label and summary); icon and impact stay the default engine's rules.
-  const counts = engine.model ? await ctx.db.issuesCluster.findMany({ where: { id: { in: kept.map((c) => c.id) } }, select: { id: true, issueCount: true } }) : [];
-  const issueCounts = new Map(counts.map((c) => [c.id, c.issueCount]));
   for (let i = 0; i < kept.length && engine.model; i++) {
     const { id, issues } = kept[i]!;
     try {
-      const named = await engine.model.describeCluster(issues.map((issue) => ({ title: issue.title, details: issue.summary })), issueCounts.get(id) ?? issues.length, { signal: ctx.signal });
+      const named = await engine.model.describeCluster(issues.map((issue) => ({ title: issue.title, details: issue.summary })), touched.get(id) ?? issues.length, { signal: ctx.signal });
       descriptions[i] = { ...descriptions[i]!, label: named.label, summary: named.summary };
       engine.clustersNamed++;
     } catch (error) {
