@@ -30,7 +30,7 @@ main(async () => {
   const db = createDb(database.config, { onQuery: () => statements++ });
   // Events go nowhere: only the database is measured.
   const bus = { publish: () => undefined, listen: () => () => undefined, subscribe: () => undefined, close: async () => undefined };
-  const store = new JobStore(db, bus as never);
+  const store = new JobStore(db, bus as never, database.config.provider);
   try {
     const organizationId = newId();
     await db.organization.create({ data: { id: organizationId, title: 'Bench' } });

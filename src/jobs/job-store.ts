@@ -14,6 +14,8 @@
  * (`completeJobInTransaction`), so a job's effect and its success commit together.
  */
 import type { Db, Prisma, Tx } from '../db/client.ts';
+import type { Provider } from '../db/provider/config.ts';
+import { lockRowStatement } from '../db/provider/statements.ts';
 import { jsonInput, jsonObject } from '../db/json.ts';
 import { LostJobError } from '../errors/internal.ts';
 import { newId } from '../ids.ts';
@@ -120,6 +122,8 @@ export class JobStore {
   constructor(
     private readonly db: Db,
     private readonly bus: JobEventBus,
+    /** Which database: gatherings lock the organization's row on PostgreSQL (lockRowStatement). */
+    private readonly provider: Provider,
     readonly leaseMs = DEFAULT_LEASE_MS,
   ) {
     this.transactionOptions = { maxWait: leaseMs, timeout: leaseMs };
@@ -343,27 +347,28 @@ export class JobStore {
    * Adds `input` to the queued job of `kind` of the organization that no worker took yet (its
    * input becomes `merge(queued, input)`), or creates one when there is none. Gathering does not
    * wake the workers: they take the job at their next look (JOB_POLL_MS, or once it may retry), so
-   * what is gathered until then goes out in one run. Compare-and-set on the stored input: two
-   * gatherings at once never lose each other's part (the loser merges again, or makes a new job
-   * when the one it found was taken meanwhile).
+   * what is gathered until then goes out in one run. Gatherings of one organization take turns
+   * (one transaction each, the organization's row locked on PostgreSQL, SQLite's one writer): two
+   * at once never both make a job, nor lose each other's part. A worker taking the job meanwhile
+   * (it does not take turns) leaves it not queued, and a new one is made.
    */
   async gather(
     input: { organizationId: string; kind: JobKind; input: Record<string, unknown> },
     merge: (queued: Record<string, unknown>, added: Record<string, unknown>) => Record<string, unknown>,
   ): Promise<JobRow> {
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const queued = await this.db.job.findFirst({
+    return this.db.$transaction(async (tx) => {
+      const lock = lockRowStatement(this.provider, 'Organization', 'id');
+      if (lock) await tx.$queryRawUnsafe(lock, input.organizationId);
+      const queued = await tx.job.findFirst({
         where: { organizationId: input.organizationId, kind: input.kind, state: 'queued', spaceId: null, translationId: null },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       });
-      if (!queued) break;
-      const [merged] = await this.db.job.updateManyAndReturn({
-        where: { id: queued.id, state: 'queued', input: { equals: jsonInput(queued.input) } },
-        data: { input: jsonInput(merge(jobInput(queued), input.input)) },
-      });
-      if (merged) return merged;
-    }
-    return this.create(input);
+      if (queued) {
+        const [merged] = await tx.job.updateManyAndReturn({ where: { id: queued.id, state: 'queued' }, data: { input: jsonInput(merge(jobInput(queued), input.input)) } });
+        if (merged) return merged;
+      }
+      return this.create({ ...input, tx });
+    }, this.transactionOptions);
   }
 
   /** Cancels a queued job at once; asks a running one to stop (its worker finishes it as cancelled). */

@@ -61,7 +61,7 @@ export function createJobs(deps: {
   // Deployments sharing one Redis (one per database) keep their queues and events apart.
   const namespace = deploymentNamespace(config.databaseUrl);
   const bus = deps.events ? jobEventBus(deps.events) : createJobEventBus(config.redisUrl, { namespace, log });
-  const store = new JobStore(deps.db, bus, config.jobs.leaseMs);
+  const store = new JobStore(deps.db, bus, deps.provider, config.jobs.leaseMs);
   const runner = new JobRunner({ ...deps, store });
   const dispatch = config.redisUrl
     ? new BullmqDispatch(runner, store, { redisUrl: config.redisUrl, prefix: `docs-api:${namespace}`, concurrency: config.jobs.concurrency, sweepMs: config.jobs.pollMs, log })

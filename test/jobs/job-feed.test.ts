@@ -54,7 +54,7 @@ class UnreliableBus implements JobEventBus {
 
 function setup() {
   const bus = new UnreliableBus();
-  const store = new JobStore(db, bus);
+  const store = new JobStore(db, bus, database.config.provider);
   const worker = 'worker-test';
   return {
     bus,
