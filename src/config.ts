@@ -347,6 +347,10 @@ export interface InsightsModelConfig {
   timeoutMs: number;
   /** Times a failed request is sent again before the round falls back to the default engine. */
   retries: number;
+  /** The embedding model issues are placed by (null: by terms only). */
+  embeddingModel: string | null;
+  /** Cosine of embeddings at or above which issues join a cluster (null: the engine's default). */
+  embeddingSimilarity: number | null;
 }
 
 /** INSIGHTS_*: docs insights over support conversations; `model` null: the default (offline) engine only. */
@@ -368,6 +372,10 @@ const insightsSchema = z.object({
   INSIGHTS_TIMEOUT_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(60_000)),
   /** Times a failed request is sent again (after a short backoff) before the default engine reads instead. */
   INSIGHTS_RETRIES: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(10).default(2)),
+  /** Embedding model of the same API issues are clustered by (`text-embedding-3-small`); unset: clustered by terms. */
+  INSIGHTS_EMBEDDING_MODEL: z.preprocess(unsetIfEmpty, z.string().optional()),
+  /** Cosine of two embeddings at or above which issues are one topic (0.5; models spread differently). */
+  INSIGHTS_EMBEDDING_SIMILARITY: z.preprocess(unsetIfEmpty, z.coerce.number().gt(0).lt(1).optional()),
 });
 
 /** Reads and validates the INSIGHTS_* settings of the model engine; throws "Invalid configuration: ..." like `loadConfig`. */
@@ -385,5 +393,7 @@ export function insightsModelConfig(env: NodeJS.ProcessEnv = process.env): Insig
     model: e.INSIGHTS_MODEL,
     timeoutMs: e.INSIGHTS_TIMEOUT_MS,
     retries: e.INSIGHTS_RETRIES,
+    embeddingModel: e.INSIGHTS_EMBEDDING_MODEL ?? null,
+    embeddingSimilarity: e.INSIGHTS_EMBEDDING_SIMILARITY ?? null,
   };
 }

@@ -26,11 +26,22 @@
  * per round, so O(b·ROUND_SIZE²) in all, and the centroids
  * O((b + c)·C·log C).
  *
+ * With embeddings (the model engine's, INSIGHTS_EMBEDDING_MODEL), an issue
+ * joins the cluster whose embedding centroid of the same model is most
+ * similar, at or above the embedding similarity; when none is, it is compared
+ * by terms (against JOIN_SIMILARITY) with the clusters that have no such
+ * centroid (made before embeddings were used, or only by rounds without
+ * them). A round's unplaced issues are agglomerated over their embeddings,
+ * cut at the embedding similarity. Every cluster keeps its term centroid whatever placed
+ * its issues, so a round without embeddings (the model failed, or the default
+ * engine reads) places issues among the same clusters by terms: one set of
+ * clusters, whichever way a round went.
+ *
  * Muted clusters are joined like any other: muting is the caller's business.
  */
 import { agnes } from 'ml-hclust';
-import type { ClusterAssignment, ClusterState, CorpusStats, NewClusterState, Terms } from './types.ts';
-import { addToCorpus, compareStrings, cosine, termProfile, weightProfile, type Vector } from './vectors.ts';
+import type { ClusterAssignment, ClusterState, CorpusStats, EmbeddingCentroid, IssueEmbeddings, NewClusterState, Terms } from './types.ts';
+import { addToCorpus, compareStrings, cosine, dot, termProfile, unitLength, weightProfile, type Vector } from './vectors.ts';
 
 /** An issue joins an existing cluster at this cosine similarity or above. */
 export const JOIN_SIMILARITY = 0.12;
@@ -50,6 +61,8 @@ export interface ClusterInput {
   clusters: ClusterState[];
   issues: IssueTerms[];
   corpus: CorpusStats;
+  /** The issues' embeddings (one per issue, in order), when the model engine made them. */
+  embeddings?: IssueEmbeddings | null;
 }
 
 export interface ClusterOutput {
@@ -68,6 +81,17 @@ interface WorkingCluster {
   sum: Terms;
   issueCount: number;
   joined: number[];
+  /** The sum of its issues' unit embeddings of the batch's model and how many they are (null: none). */
+  embeddingSum: number[] | null;
+  embeddingCount: number;
+  /** Its stored embedding centroid, kept when no embedded issue joins it (null: none). */
+  storedEmbedding: EmbeddingCentroid | null;
+}
+
+/** What an issue or a cluster is compared by: its TF-IDF vector, and its embedding's direction when it has one. */
+interface Place {
+  vector: Vector;
+  direction: number[] | null;
 }
 
 /** A centroid from the sum of `count` profiles: their mean, cut to the heaviest MAX_CENTROID_TERMS terms under `corpus`. */
@@ -86,44 +110,103 @@ function addProfile(sum: Terms, profile: Terms, times = 1) {
   for (const term of Object.keys(profile)) sum[term] = (sum[term] ?? 0) + profile[term] * times;
 }
 
-/** Index of the most similar vector at or above `threshold` (ties: the earlier, which callers order by id), or -1. */
-function nearest(vector: Vector, candidates: Vector[], threshold: number): number {
-  let best = -1;
-  let bestSimilarity = threshold;
-  for (let i = 0; i < candidates.length; i++) {
-    const similarity = cosine(vector, candidates[i]);
-    if (similarity > bestSimilarity || (best === -1 && similarity >= bestSimilarity)) {
-      best = i;
-      bestSimilarity = similarity;
+/**
+ * Index of the cluster `issue` joins, or -1. An issue with an embedding joins
+ * the cluster whose embedding direction is most similar at or above
+ * `embeddingSimilarity`; failing that, or without an embedding, the cluster
+ * most similar by terms at or above JOIN_SIMILARITY among those its
+ * embedding cannot be compared with (all of them, for an issue without one).
+ * Ties: the earlier, which callers order by id.
+ */
+function nearest(issue: Place, clusters: Place[], embeddingSimilarity: number): number {
+  if (issue.direction) {
+    const direction = issue.direction;
+    const byEmbedding = best(clusters, (cluster) => (cluster.direction ? dot(direction, cluster.direction) : -1), embeddingSimilarity);
+    if (byEmbedding >= 0) return byEmbedding;
+  }
+  return best(clusters, (cluster) => (issue.direction && cluster.direction ? -1 : cosine(issue.vector, cluster.vector)), JOIN_SIMILARITY);
+}
+
+/** Index of the highest `similarity` at or above `threshold` (ties: the earlier), or -1. */
+function best(clusters: Place[], similarity: (cluster: Place) => number, threshold: number): number {
+  let found = -1;
+  let highest = threshold;
+  for (let i = 0; i < clusters.length; i++) {
+    const value = similarity(clusters[i]);
+    if (value > highest || (found === -1 && value >= highest)) {
+      found = i;
+      highest = value;
     }
   }
-  return best;
+  return found;
 }
 
 /** Groups of `vectors` (indexes, each group in input order, groups by their first index) from an average-linkage agglomeration cut at NEW_CLUSTER_SIMILARITY. */
 export function agglomerate(vectors: Vector[]): number[][] {
-  if (vectors.length === 0) return [];
-  if (vectors.length === 1) return [[0]];
-  const distances = vectors.map((a, i) => vectors.map((b, j) => (i === j ? 0 : 1 - cosine(a, b))));
+  return agglomerateBy(vectors.length, (i, j) => cosine(vectors[i], vectors[j]), NEW_CLUSTER_SIMILARITY);
+}
+
+/** The same over `count` items whose pairwise similarity is `similarity(i, j)`, cut at `cut`. */
+function agglomerateBy(count: number, similarity: (i: number, j: number) => number, cut: number): number[][] {
+  if (count === 0) return [];
+  if (count === 1) return [[0]];
+  const distances = Array.from({ length: count }, (_, i) => Array.from({ length: count }, (_, j) => (i === j ? 0 : 1 - similarity(i, j))));
   const tree = agnes(distances, { method: 'average', isDistanceMatrix: true });
   // ml-hclust cuts below heights strictly greater than the threshold; the small margin keeps a similarity of exactly the threshold together.
-  const groups = tree.cut(1 - NEW_CLUSTER_SIMILARITY + 1e-9).map((node) => node.indices().sort((a, b) => a - b));
+  const groups = tree.cut(1 - cut + 1e-9).map((node) => node.indices().sort((a, b) => a - b));
   return groups.sort((a, b) => a[0] - b[0]);
 }
 
+/**
+ * Two issues' similarity on the embeddings' scale: their embeddings' cosine,
+ * or (an issue without an embedding: a zero vector) their terms' cosine
+ * rescaled so that NEW_CLUSTER_SIMILARITY lands on `embeddingSimilarity`.
+ */
+function similarityBetween(a: Place, b: Place, embeddingSimilarity: number): number {
+  if (a.direction && b.direction) return dot(a.direction, b.direction);
+  return Math.min(1, (cosine(a.vector, b.vector) * embeddingSimilarity) / NEW_CLUSTER_SIMILARITY);
+}
+
+/** A working cluster's embedding direction (null without embedded issues). */
+function directionOf(cluster: WorkingCluster): number[] | null {
+  return cluster.embeddingSum && cluster.embeddingCount > 0 ? unitLength(cluster.embeddingSum) : null;
+}
+
+/** The embedding centroid to store: the mean of what joined under the batch's model, else what it had. */
+function embeddingCentroidOf(cluster: WorkingCluster, model: string | undefined): EmbeddingCentroid | null {
+  if (!cluster.embeddingSum || cluster.embeddingCount === 0 || model === undefined) return cluster.storedEmbedding;
+  // Rounded like term centroids, so stored means do not carry float noise into the next batch.
+  return { model, count: cluster.embeddingCount, mean: cluster.embeddingSum.map((value) => Math.round((value / cluster.embeddingCount) * 1e6) / 1e6) };
+}
+
 /** Places a batch of issues in clusters (see the module's comment). */
-export function clusterIssues({ clusters, issues, corpus }: ClusterInput): ClusterOutput {
+export function clusterIssues({ clusters, issues, corpus, embeddings }: ClusterInput): ClusterOutput {
   const nextCorpus = addToCorpus(corpus, issues.map((issue) => issue.terms));
+  const model = embeddings?.model;
+  const dimensions = embeddings?.vectors[0]?.length ?? 0;
   const existing = [...clusters].sort((a, b) => compareStrings(a.id, b.id));
   const working: WorkingCluster[] = existing.map((cluster) => {
     const sum: Terms = {};
     addProfile(sum, cluster.centroid, cluster.issueCount);
-    return { existing: cluster.id, sum, issueCount: cluster.issueCount, joined: [] };
+    const stored = cluster.embedding ?? null;
+    // An embedding of another model (or size) is not comparable: the cluster is compared by terms until this model's issues join it.
+    const comparable = stored && stored.model === model && stored.mean.length === dimensions && stored.count > 0;
+    return {
+      existing: cluster.id,
+      sum,
+      issueCount: cluster.issueCount,
+      joined: [],
+      embeddingSum: comparable ? stored.mean.map((value) => value * stored.count) : null,
+      embeddingCount: comparable ? stored.count : 0,
+      storedEmbedding: stored,
+    };
   });
   // weightProfile scales to unit length, so a cluster's vector comes from its sum as well as from its mean.
-  const vectors = working.map((cluster) => weightProfile(cluster.sum, nextCorpus));
+  const places: Place[] = working.map((cluster) => ({ vector: weightProfile(cluster.sum, nextCorpus), direction: directionOf(cluster) }));
   const profiles = issues.map((issue) => termProfile(issue.terms));
-  const issueVectors = profiles.map((profile) => weightProfile(profile, nextCorpus));
+  const unitEmbeddings = embeddings ? embeddings.vectors.map(unitLength) : null;
+  const issuePlaces: Place[] = profiles.map((profile, index) => ({ vector: weightProfile(profile, nextCorpus), direction: unitEmbeddings?.[index] ?? null }));
+  const embeddingSimilarity = embeddings?.similarity ?? 1;
   const placed: number[] = issues.map(() => -1);
 
   for (let start = 0; start < issues.length; start += ROUND_SIZE) {
@@ -132,16 +215,19 @@ export function clusterIssues({ clusters, issues, corpus }: ClusterInput): Clust
     const touched = new Set<number>();
     const unplaced: number[] = [];
     for (const index of round) {
-      const target = nearest(issueVectors[index], vectors, JOIN_SIMILARITY);
+      const target = nearest(issuePlaces[index], places, embeddingSimilarity);
       if (target < 0) unplaced.push(index);
       else {
         placed[index] = target;
         touched.add(target);
       }
     }
-    for (const group of agglomerate(unplaced.map((index) => issueVectors[index]))) {
-      working.push({ existing: null, sum: {}, issueCount: 0, joined: [] });
-      vectors.push(new Map());
+    const groups = unitEmbeddings
+      ? agglomerateBy(unplaced.length, (i, j) => similarityBetween(issuePlaces[unplaced[i]], issuePlaces[unplaced[j]], embeddingSimilarity), embeddingSimilarity)
+      : agglomerate(unplaced.map((index) => issuePlaces[index].vector));
+    for (const group of groups) {
+      working.push({ existing: null, sum: {}, issueCount: 0, joined: [], embeddingSum: null, embeddingCount: 0, storedEmbedding: null });
+      places.push({ vector: new Map(), direction: null });
       for (const position of group) placed[unplaced[position]] = working.length - 1;
       touched.add(working.length - 1);
     }
@@ -150,8 +236,14 @@ export function clusterIssues({ clusters, issues, corpus }: ClusterInput): Clust
       addProfile(cluster.sum, profiles[index]);
       cluster.issueCount++;
       cluster.joined.push(index);
+      const direction = unitEmbeddings?.[index];
+      if (direction) {
+        cluster.embeddingSum ??= new Array<number>(direction.length).fill(0);
+        for (let d = 0; d < direction.length; d++) cluster.embeddingSum[d] += direction[d];
+        cluster.embeddingCount++;
+      }
     }
-    for (const position of touched) vectors[position] = weightProfile(working[position].sum, nextCorpus);
+    for (const position of touched) places[position] = { vector: weightProfile(working[position].sum, nextCorpus), direction: directionOf(working[position]) };
   }
 
   const createdIndex = new Map<number, number>();
@@ -160,10 +252,11 @@ export function clusterIssues({ clusters, issues, corpus }: ClusterInput): Clust
   working.forEach((cluster, position) => {
     if (cluster.joined.length === 0) return;
     const centroid = centroidOf(cluster.sum, cluster.issueCount, nextCorpus);
-    if (cluster.existing !== null) changed.push({ id: cluster.existing, centroid, issueCount: cluster.issueCount });
+    const embedding = embeddingCentroidOf(cluster, model);
+    if (cluster.existing !== null) changed.push({ id: cluster.existing, centroid, issueCount: cluster.issueCount, embedding });
     else {
       createdIndex.set(position, created.length);
-      created.push({ centroid, issueCount: cluster.issueCount });
+      created.push({ centroid, issueCount: cluster.issueCount, embedding });
     }
   });
   const assignments = issues.map((issue, index) => {

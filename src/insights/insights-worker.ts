@@ -5,14 +5,15 @@
  * Inputs and outputs are plain JSON.
  */
 import { workerTask } from '../worker-pool.ts';
-import { placeReadIssues, processConversationBatch, type ConversationBatchInput, type ReadIssuesInput } from './batch.ts';
+import { extractConversationIssues, placeIssues, type PlaceIssuesInput } from './batch.ts';
 import { describeCluster, type DescribedIssue } from './describe.ts';
-import type { CorpusStats } from './types.ts';
+import type { Conversation, CorpusStats } from './types.ts';
 
-export const processConversationBatchTask = workerTask((input: ConversationBatchInput) => processConversationBatch(input));
+/** The default engine reading a batch: most of its CPU. */
+export const extractIssuesTask = workerTask((conversations: Conversation[]) => extractConversationIssues(conversations));
 
-/** Issues the model engine read, clustered: counting their terms and clustering is the CPU part. */
-export const placeReadIssuesTask = workerTask((input: ReadIssuesInput) => placeReadIssues(input));
+/** A batch's issues, from either engine, clustered: counting the model's issues' terms and clustering. */
+export const placeIssuesTask = workerTask((input: PlaceIssuesInput) => placeIssues(input));
 
 export interface DescribeClustersInput {
   /** Each cluster's issues (or a sample of them), in the order the descriptions come back. */

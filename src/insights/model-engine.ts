@@ -18,6 +18,10 @@
  * - describing: the user message is `{"issueCount", "issues": [{"title",
  *   "details"}]}` (the cluster's latest DESCRIBE_ISSUES); the answer
  *   `{"label", "summary"}`.
+ * - embedding (only with an embedding model): `POST <url>/embeddings` with
+ *   `{"model", "input": [texts]}` (EMBEDDING_INPUTS_PER_REQUEST at most), the
+ *   answer `{"data": [{"index", "embedding": [numbers]}]}`, one per text, all
+ *   of one length.
  *
  * Every failure (network, timeout, an HTTP error status, a body or content
  * that is not JSON, JSON that is not that answer, a refusal, an answer cut at
@@ -29,11 +33,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { CONVERSATION_IMPACTS } from '../db/value-sets.ts';
 import { InsightsModelError } from '../errors/external.ts';
-import { chatCompletionsUrl, postJson, snippet, stripJsonFence } from '../json-http.ts';
+import { chatCompletionsUrl, openAIEndpoint, postJson, snippet, stripJsonFence } from '../json-http.ts';
 import type { WorkerPool } from '../worker-pool.ts';
-import type { ConversationBatchInput, ConversationBatchOutput, ReadIssue } from './batch.ts';
-import { placeReadIssuesOffThread, processConversationBatchOffThread } from './off-thread.ts';
-import type { Conversation } from './types.ts';
+import { embeddingText, type ConversationBatchInput, type ConversationBatchOutput, type PlaceIssuesInput, type ReadIssue } from './batch.ts';
+import { extractIssuesOffThread, placeIssuesOffThread } from './off-thread.ts';
+import type { Conversation, IssueEmbeddings } from './types.ts';
 
 /** Options of `createInsightsModel`. */
 export interface InsightsModelOptions {
@@ -48,6 +52,10 @@ export interface InsightsModelOptions {
   retries: number;
   /** Pause before the first retry, doubled for each next one (default RETRY_DELAY_MS). */
   retryDelayMs?: number;
+  /** The embedding model issues are placed by (null: by terms only). */
+  embeddingModel?: string | null;
+  /** Cosine at or above which embedded issues join a cluster or form one (default EMBEDDING_SIMILARITY). */
+  embeddingSimilarity?: number;
 }
 
 export interface ReadOptions {
@@ -61,6 +69,15 @@ export interface InsightsModel {
   readIssues(conversations: Conversation[], options?: ReadOptions): Promise<{ key: string; issues: ReadIssue[] }[]>;
   /** A cluster's label and summary from its latest issues. */
   describeCluster(issues: { title: string; details: string }[], issueCount: number, options?: ReadOptions): Promise<{ label: string; summary: string }>;
+  /** Embeds issues, when an embedding model is set (null otherwise). */
+  embedder: IssueEmbedder | null;
+}
+
+export interface IssueEmbedder {
+  model: string;
+  similarity: number;
+  /** One embedding per text, in order, all of one length. */
+  embed(texts: string[], options?: ReadOptions): Promise<number[][]>;
 }
 
 /** Conversations per reading request: few enough that the answer fits a model's output limit. */
@@ -74,6 +91,17 @@ export const MAX_MESSAGE_CHARS = 4_000;
 export const DESCRIBE_ISSUES = 20;
 /** Pause before the first retry when the options name none. */
 export const RETRY_DELAY_MS = 500;
+/** Texts per embedding request. */
+export const EMBEDDING_INPUTS_PER_REQUEST = 64;
+/** Characters of an issue's text sent to be embedded. */
+export const MAX_EMBEDDING_CHARS = 8_000;
+/**
+ * Default cosine of embeddings at or above which an issue joins a cluster:
+ * OpenAI's text-embedding-3 models put texts on one topic at about 0.5 and
+ * above, unrelated ones at 0.1 to 0.3. Other models spread differently
+ * (INSIGHTS_EMBEDDING_SIMILARITY).
+ */
+export const EMBEDDING_SIMILARITY = 0.5;
 
 const LABEL = 'The insights model API';
 
@@ -84,6 +112,7 @@ const clipped = (max: number) => z.string().trim().min(1).transform((text) => (t
 const issueSchema = z.object({ title: clipped(200), details: clipped(2_000), impact: z.enum(CONVERSATION_IMPACTS) });
 const readingSchema = z.object({ conversations: z.array(z.object({ id: z.string(), issues: z.array(issueSchema).max(10) })) });
 const descriptionSchema = z.object({ label: clipped(80), summary: clipped(2_000) });
+const embeddingsSchema = z.object({ data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number().finite()).min(1) })) });
 
 export const READ_PROMPT = [
   'You read support conversations between users of a product and its support team, to find gaps and errors in the product documentation.',
@@ -172,32 +201,69 @@ export function createInsightsModel(options: InsightsModelOptions): InsightsMode
     return conversations.map((c) => byId.get(c.id)!);
   }
 
+  /**
+   * `work` on each of `parts`, CONCURRENT_REQUESTS at once, answers in the
+   * order of `parts`; the first failure (retries spent) stops the other
+   * requests and is thrown: the caller does the whole round another way.
+   */
+  async function inLanes<P, A>(parts: P[], work: (part: P, signal: AbortSignal) => Promise<A>, { signal, onAnswer }: ReadOptions): Promise<A[]> {
+    const answers: A[] = [];
+    const stop = new AbortController();
+    const linked = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    let next = 0;
+    const lane = async () => {
+      while (next < parts.length) {
+        const index = next++;
+        answers[index] = await withRetries(() => work(parts[index]!, linked), linked);
+        await onAnswer?.();
+      }
+    };
+    const lanes = Array.from({ length: Math.min(CONCURRENT_REQUESTS, parts.length) }, () =>
+      lane().catch((error: unknown) => {
+        stop.abort(error);
+        throw error;
+      }),
+    );
+    const settled = await Promise.allSettled(lanes);
+    signal?.throwIfAborted();
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    // The lane that failed first holds the error (the others rejected with it as the abort's reason).
+    if (failed) throw stop.signal.reason ?? failed.reason;
+    return answers;
+  }
+
+  /** One embedding request: an embedding per text, in order. */
+  async function embedChunk(model: string, texts: string[], signal: AbortSignal): Promise<number[][]> {
+    const json = await postJson(embeddingsEndpoint, { model, input: texts }, { label: LABEL, headers, timeoutMs: options.timeoutMs, signal, fail });
+    const answer = embeddingsSchema.safeParse(json);
+    if (!answer.success) throw new InsightsModelError('invalid', `${LABEL} answered embeddings not as asked (${answer.error.issues[0]?.path.join('.') || 'root'}: ${answer.error.issues[0]?.message}): ${snippet(JSON.stringify(json))}`);
+    const byIndex = new Map(answer.data.data.map((item) => [item.index, item.embedding]));
+    const vectors = texts.map((_, index) => byIndex.get(index));
+    const missing = vectors.findIndex((vector) => vector === undefined);
+    if (missing >= 0 || byIndex.size !== texts.length) throw new InsightsModelError('invalid', `${LABEL} answered ${answer.data.data.length} embeddings for ${texts.length} texts`);
+    if (vectors.some((vector) => vector!.every((value) => value === 0))) throw new InsightsModelError('invalid', `${LABEL} answered an embedding of zeros`);
+    return vectors as number[][];
+  }
+
+  const embeddingsEndpoint = openAIEndpoint(options.url, 'embeddings');
+  const embeddingModel = options.embeddingModel ?? null;
+  const embedder: IssueEmbedder | null = embeddingModel
+    ? {
+        model: embeddingModel,
+        similarity: options.embeddingSimilarity ?? EMBEDDING_SIMILARITY,
+        async embed(texts, readOptions = {}) {
+          const clippedTexts = texts.map((text) => text.slice(0, MAX_EMBEDDING_CHARS));
+          const vectors = (await inLanes(chunks(clippedTexts, EMBEDDING_INPUTS_PER_REQUEST), (part, signal) => embedChunk(embeddingModel, part, signal), readOptions)).flat();
+          const length = vectors[0]?.length;
+          if (vectors.some((vector) => vector.length !== length)) throw new InsightsModelError('invalid', `${LABEL} answered embeddings of different lengths`);
+          return vectors;
+        },
+      }
+    : null;
+
   return {
-    async readIssues(conversations, { signal, onAnswer } = {}) {
-      const parts = chunks(conversations, CONVERSATIONS_PER_REQUEST);
-      const answers: ReadIssue[][][] = [];
-      // The first failure (retries spent) stops the other requests: the caller reads the whole round another way.
-      const stop = new AbortController();
-      const linked = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-      let next = 0;
-      const lane = async () => {
-        while (next < parts.length) {
-          const index = next++;
-          answers[index] = await withRetries(() => readChunk(parts[index]!, linked), linked);
-          await onAnswer?.();
-        }
-      };
-      const lanes = Array.from({ length: Math.min(CONCURRENT_REQUESTS, parts.length) }, () =>
-        lane().catch((error: unknown) => {
-          stop.abort(error);
-          throw error;
-        }),
-      );
-      const settled = await Promise.allSettled(lanes);
-      signal?.throwIfAborted();
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      // The lane that failed first holds the error (the others rejected with it as the abort's reason).
-      if (failed) throw stop.signal.reason ?? failed.reason;
+    async readIssues(conversations, readOptions = {}) {
+      const answers = await inLanes(chunks(conversations, CONVERSATIONS_PER_REQUEST), (part, signal) => readChunk(part, signal), readOptions);
       const issues = answers.flat();
       return conversations.map((conversation, i) => ({ key: conversation.id, issues: issues[i]! }));
     },
@@ -206,34 +272,64 @@ export function createInsightsModel(options: InsightsModelOptions): InsightsMode
       const sample = issues.slice(0, DESCRIBE_ISSUES).map((issue) => ({ title: issue.title, details: issue.details.slice(0, MAX_MESSAGE_CHARS) }));
       return withRetries(() => ask(DESCRIBE_PROMPT, { issueCount, issues: sample }, descriptionSchema, signal), signal);
     },
+
+    embedder,
   };
 }
 
-/** What `readConversations` answers: the batch's reading, which engine made it, and the model's failure when it fell back. */
+/** What `readRound` answers: the round placed, which engine read it and whether embeddings placed it, with the model's failures. */
 export interface RoundReading {
   output: ConversationBatchOutput;
   engine: 'model' | 'default';
   /** Why the default engine read although a model was given (its retries spent). */
   failure: InsightsModelError | null;
+  /** Whether the issues were placed by their embeddings. */
+  embedded: boolean;
+  /** Why the issues were placed by terms only although an embedder was given (its retries spent). */
+  embeddingFailure: InsightsModelError | null;
+}
+
+/** What reads a round: `reader` its conversations (null: the default engine), `embedder` its issues' embeddings (null: none). */
+export interface RoundEngines {
+  reader: InsightsModel | null;
+  embedder: IssueEmbedder | null;
 }
 
 /**
- * A batch read by `model` (its issues then clustered on the pool), or by the
- * default engine when there is no model or it failed (retries spent): every
- * conversation is read either way. An abort, or any other error, is thrown.
+ * A batch read and placed: read by `reader`, or by the default engine when
+ * there is none or it failed (retries spent), so every conversation is read
+ * either way; its issues embedded by `embedder` and placed by their
+ * embeddings, or by terms alone when there is none or it failed. The CPU
+ * parts (the default engine's reading, the placing) run on the pool. An
+ * abort, or any error other than the model's, is thrown.
  */
-export async function readConversations(workers: WorkerPool, model: InsightsModel | null, input: ConversationBatchInput, options: ReadOptions = {}): Promise<RoundReading> {
+export async function readRound(workers: WorkerPool, { reader, embedder }: RoundEngines, input: ConversationBatchInput, options: ReadOptions = {}): Promise<RoundReading> {
   let failure: InsightsModelError | null = null;
-  if (model) {
+  let perConversation: PlaceIssuesInput['perConversation'] | null = null;
+  if (reader) {
     try {
-      const perConversation = await model.readIssues(input.conversations, options);
-      const output = await placeReadIssuesOffThread(workers, { perConversation, clusters: input.clusters, corpus: input.corpus }, options.signal);
-      return { output, engine: 'model', failure: null };
+      perConversation = await reader.readIssues(input.conversations, options);
     } catch (error) {
       options.signal?.throwIfAborted();
       if (!(error instanceof InsightsModelError)) throw error;
       failure = error;
     }
   }
-  return { output: await processConversationBatchOffThread(workers, input, options.signal), engine: 'default', failure };
+  const engine = perConversation ? 'model' : 'default';
+  perConversation ??= await extractIssuesOffThread(workers, input.conversations, options.signal);
+
+  let embeddings: IssueEmbeddings | null = null;
+  let embeddingFailure: InsightsModelError | null = null;
+  const issues = perConversation.flatMap((conversation) => conversation.issues);
+  if (embedder && issues.length > 0) {
+    try {
+      embeddings = { model: embedder.model, similarity: embedder.similarity, vectors: await embedder.embed(issues.map(embeddingText), options) };
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      if (!(error instanceof InsightsModelError)) throw error;
+      embeddingFailure = error;
+    }
+  }
+  const output = await placeIssuesOffThread(workers, { perConversation, clusters: input.clusters, corpus: input.corpus, embeddings }, options.signal);
+  return { output, engine, failure, embedded: embeddings !== null, embeddingFailure };
 }

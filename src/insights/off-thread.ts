@@ -4,21 +4,21 @@
  * event loop.
  */
 import { taskRef, workerModule, type WorkerPool } from '../worker-pool.ts';
-import type { ConversationBatchInput, ConversationBatchOutput, ReadIssuesInput } from './batch.ts';
-import type { describeClustersTask, DescribeClustersInput, placeReadIssuesTask, processConversationBatchTask } from './insights-worker.ts';
-import type { ClusterDescription } from './types.ts';
+import type { ConversationBatchOutput, PlaceIssuesInput } from './batch.ts';
+import type { describeClustersTask, DescribeClustersInput, extractIssuesTask, placeIssuesTask } from './insights-worker.ts';
+import type { ClusterDescription, Conversation, ExtractedIssue } from './types.ts';
 
 const WORKER = workerModule(import.meta.url, 'insights-worker');
-const PROCESS_BATCH = taskRef<typeof processConversationBatchTask>(WORKER, 'processConversationBatchTask');
-const PLACE_READ_ISSUES = taskRef<typeof placeReadIssuesTask>(WORKER, 'placeReadIssuesTask');
+const EXTRACT_ISSUES = taskRef<typeof extractIssuesTask>(WORKER, 'extractIssuesTask');
+const PLACE_ISSUES = taskRef<typeof placeIssuesTask>(WORKER, 'placeIssuesTask');
 const DESCRIBE_CLUSTERS = taskRef<typeof describeClustersTask>(WORKER, 'describeClustersTask');
 
-export function processConversationBatchOffThread(workers: WorkerPool, input: ConversationBatchInput, signal?: AbortSignal): Promise<ConversationBatchOutput> {
-  return workers.run(PROCESS_BATCH, input, { what: 'Finding documentation issues in conversations', signal });
+export function extractIssuesOffThread(workers: WorkerPool, conversations: Conversation[], signal?: AbortSignal): Promise<{ key: string; issues: ExtractedIssue[] }[]> {
+  return workers.run(EXTRACT_ISSUES, conversations, { what: 'Finding documentation issues in conversations', signal });
 }
 
-export function placeReadIssuesOffThread(workers: WorkerPool, input: ReadIssuesInput, signal?: AbortSignal): Promise<ConversationBatchOutput> {
-  return workers.run(PLACE_READ_ISSUES, input, { what: 'Clustering documentation issues', signal });
+export function placeIssuesOffThread(workers: WorkerPool, input: PlaceIssuesInput, signal?: AbortSignal): Promise<ConversationBatchOutput> {
+  return workers.run(PLACE_ISSUES, input, { what: 'Clustering documentation issues', signal });
 }
 
 export function describeClustersOffThread(workers: WorkerPool, input: DescribeClustersInput, signal?: AbortSignal): Promise<ClusterDescription[]> {

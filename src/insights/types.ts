@@ -63,6 +63,32 @@ export interface ClusterState {
    */
   centroid: Terms;
   issueCount: number;
+  /**
+   * Where the model engine's embeddings of its issues point (INSIGHTS_EMBEDDING_MODEL): absent
+   * until an issue embedded with that model joins it. Issues placed without embeddings (the
+   * default engine's rounds, or a round whose embedding request failed) count only in `centroid`.
+   */
+  embedding?: EmbeddingCentroid | null;
+}
+
+/** The mean of the embeddings (each scaled to unit length) of a cluster's issues that were embedded with `model`. */
+export interface EmbeddingCentroid {
+  model: string;
+  /** Issues it is the mean of. */
+  count: number;
+  mean: number[];
+}
+
+/**
+ * Embeddings of a batch's issues, one per issue in the batch's order (each
+ * conversation's issues in turn), all of `model`; `similarity` is the cosine
+ * at or above which an issue joins a cluster or forms one with others
+ * (INSIGHTS_EMBEDDING_SIMILARITY).
+ */
+export interface IssueEmbeddings {
+  model: string;
+  similarity: number;
+  vectors: number[][];
 }
 
 /** A new cluster's state before the caller gives it an id. */

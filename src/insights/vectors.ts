@@ -5,6 +5,8 @@
  * the issues counted in a CorpusStats, so a term no issue held yet weighs
  * most and one every issue holds still weighs a little. Vectors are sparse
  * (term → weight) and unit length, so cosine similarity is a dot product.
+ * Embeddings (the model engine's) are dense arrays, compared the same way
+ * once scaled to unit length.
  */
 import type { CorpusStats, Terms } from './types.ts';
 
@@ -94,6 +96,22 @@ export function cosine(a: Vector, b: Vector): number {
   }
   // Rounded so that sums taken in another order cannot flip a comparison.
   return Math.round(dot * 1e9) / 1e9;
+}
+
+/** A dense vector (an embedding) scaled to unit length; null for a zero vector, which points nowhere. */
+export function unitLength(vector: number[]): number[] | null {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  if (!(norm > 0) || !Number.isFinite(norm)) return null;
+  const scale = 1 / Math.sqrt(norm);
+  return vector.map((value) => value * scale);
+}
+
+/** Dot product of two dense vectors of one length: the cosine of unit ones, rounded as `cosine` is. */
+export function dot(a: number[], b: number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
+  return Math.round(sum * 1e9) / 1e9;
 }
 
 /** Code-unit order, the same in every locale. */

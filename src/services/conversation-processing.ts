@@ -10,9 +10,13 @@
  * With INSIGHTS_PROVIDER set, the optional model engine (src/insights/model-engine.ts) reads each
  * round and names the clusters it changed; when it fails (its retries spent) the round is read by
  * the default engine instead, and so is the rest of the job (the next job asks the model again).
- * The job's result says which engine read each round (`rounds`), how many rounds the default engine
- * read although the model is configured (`fallbacks`) and how many clusters the model named
- * (`clustersNamedByModel`).
+ * With INSIGHTS_EMBEDDING_MODEL too, each round's issues are embedded and placed by their
+ * embeddings (clusters keep an embedding centroid beside their term centroid); when embedding fails,
+ * the round and the rest of the job place by terms among the same clusters.
+ * The job's result says which engine read each round and whether embeddings placed it (`rounds`),
+ * how many rounds the default engine read although the model is configured (`fallbacks`), how many
+ * rounds were placed by terms although embeddings are configured (`embeddingFallbacks`) and how
+ * many clusters the model named (`clustersNamedByModel`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { textDocument } from '../content/document/text.ts';
@@ -22,10 +26,10 @@ import type { ConversationImpact } from '../db/value-sets.ts';
 import { InsightsModelError } from '../errors/external.ts';
 import { newId } from '../ids.ts';
 import type { JobContext, JobHandler } from '../jobs/runner.ts';
-import { createInsightsModel, readConversations, type InsightsModel } from '../insights/model-engine.ts';
+import { createInsightsModel, readRound, type InsightsModel, type IssueEmbedder } from '../insights/model-engine.ts';
 import { highestImpact } from '../insights/describe.ts';
 import { describeClustersOffThread } from '../insights/off-thread.ts';
-import type { ClusterAssignment, Conversation, CorpusStats, Terms } from '../insights/types.ts';
+import type { ClusterAssignment, Conversation, CorpusStats, EmbeddingCentroid, Terms } from '../insights/types.ts';
 import { emptyCorpus } from '../insights/vectors.ts';
 
 /** Conversations read per round (one transaction of writes each). */
@@ -65,36 +69,53 @@ async function releaseClustering(db: Db, organizationId: string, jobId: string):
   await db.conversationInsightsState.updateMany({ where: { organizationId, lockJobId: jobId }, data: { lockJobId: null, lockExpiresAt: null } });
 }
 
-/** Which engine reads a job's rounds: the model until it fails, then the default engine for the rest of the job. */
+/**
+ * Which engines a job's rounds use: the model reads until it fails, then the default engine for
+ * the rest of the job; embeddings place issues until they fail, then terms for the rest of the job
+ * (each on its own: a chat model that fails leaves the embeddings working, and the other way round).
+ */
 interface Engines {
   model: InsightsModel | null;
+  embedder: IssueEmbedder | null;
   /** Whether INSIGHTS_PROVIDER is set (`model` goes null once it failed). */
   configured: boolean;
+  /** Whether INSIGHTS_EMBEDDING_MODEL is set too (`embedder` goes null once it failed). */
+  embeddingsConfigured: boolean;
   /** Rounds the default engine read although the model is configured (it had failed). */
   fallbacks: number;
+  /** Rounds with issues placed by terms although embeddings are configured (they had failed). */
+  embeddingFallbacks: number;
   /** Clusters the model named (label and summary). */
   clustersNamed: number;
 }
 
 function engines(ctx: JobContext): Engines {
   const settings = ctx.config.insights.model;
-  return {
-    model: settings ? createInsightsModel({ url: settings.url, apiKey: settings.apiKey, model: settings.model, timeoutMs: settings.timeoutMs, retries: settings.retries }) : null,
-    configured: settings !== null,
-    fallbacks: 0,
-    clustersNamed: 0,
-  };
+  const model = settings
+    ? createInsightsModel({
+        url: settings.url,
+        apiKey: settings.apiKey,
+        model: settings.model,
+        timeoutMs: settings.timeoutMs,
+        retries: settings.retries,
+        embeddingModel: settings.embeddingModel,
+        embeddingSimilarity: settings.embeddingSimilarity ?? undefined,
+      })
+    : null;
+  return { model, embedder: model?.embedder ?? null, configured: model !== null, embeddingsConfigured: model?.embedder != null, fallbacks: 0, embeddingFallbacks: 0, clustersNamed: 0 };
 }
 
-/** Logs a model failure and leaves the default engine to read the rest of the job; `what` says what falls back. */
-function modelFailed(ctx: JobContext, engine: Engines, error: unknown, what: string): void {
+/** Logs a model failure; `what` says what the default engine (or terms) does instead, for the rest of this job too. */
+function modelFailed(ctx: JobContext, error: unknown, what: string): void {
   ctx.signal.throwIfAborted();
-  engine.model = null;
   const retries = ctx.config.insights.model?.retries ?? 0;
-  ctx.log.warn(
-    { err: error, jobId: ctx.job.id, organizationId: ctx.job.organizationId },
-    `The insights model failed (after ${retries} ${retries === 1 ? 'retry' : 'retries'}); the default engine ${what} and the rest of this job`,
-  );
+  ctx.log.warn({ err: error, jobId: ctx.job.id, organizationId: ctx.job.organizationId }, `The insights model failed (after ${retries} ${retries === 1 ? 'retry' : 'retries'}); ${what} and the rest of this job`);
+}
+
+/** A stored embedding centroid, or null for anything else (a column written by no embedding round). */
+function storedEmbedding(value: Prisma.JsonValue | null): EmbeddingCentroid | null {
+  const embedding = value as Partial<EmbeddingCentroid> | null;
+  return embedding && typeof embedding.model === 'string' && typeof embedding.count === 'number' && Array.isArray(embedding.mean) ? (embedding as EmbeddingCentroid) : null;
 }
 
 export const conversationProcessingJob: JobHandler = async (ctx) => {
@@ -105,7 +126,7 @@ export const conversationProcessingJob: JobHandler = async (ctx) => {
     const waiting = await ctx.db.conversation.count({ where: { organizationId, processedAt: null } });
     const engine = engines(ctx);
     const totals = { conversations: 0, issues: 0, clustersCreated: 0, clustersDescribed: 0 };
-    const rounds: { conversations: number; engine: 'model' | 'default' }[] = [];
+    const rounds: { conversations: number; engine: 'model' | 'default'; embeddings: boolean }[] = [];
     for (;;) {
       ctx.signal.throwIfAborted();
       const batch = await ctx.db.conversation.findMany({
@@ -117,7 +138,7 @@ export const conversationProcessingJob: JobHandler = async (ctx) => {
       if (batch.length === 0) break;
       await ctx.progress('finding documentation issues', Math.min(90, Math.round((totals.conversations / Math.max(waiting, 1)) * 90)), `${totals.conversations} of ${waiting} conversations`);
       const round = await processRound(ctx, organizationId, batch, engine);
-      rounds.push({ conversations: round.conversations, engine: round.engine });
+      rounds.push({ conversations: round.conversations, engine: round.engine, embeddings: round.embedded });
       totals.conversations += round.conversations;
       totals.issues += round.issues;
       totals.clustersCreated += round.clustersCreated;
@@ -125,7 +146,7 @@ export const conversationProcessingJob: JobHandler = async (ctx) => {
       await holdClustering(ctx, organizationId); // renews the lock between rounds
     }
     await ctx.progress('done', 100, `${totals.conversations} conversations, ${totals.issues} issues`);
-    return { ...totals, rounds, fallbacks: engine.fallbacks, clustersNamedByModel: engine.clustersNamed };
+    return { ...totals, rounds, fallbacks: engine.fallbacks, embeddingFallbacks: engine.embeddingFallbacks, clustersNamedByModel: engine.clustersNamed };
   } finally {
     await releaseClustering(ctx.db, organizationId, ctx.job.id);
   }
@@ -137,7 +158,7 @@ type BatchRow = { id: string; subject: string | null; parts: Prisma.JsonValue; m
 async function processRound(ctx: JobContext, organizationId: string, batch: BatchRow[], engine: Engines) {
   const [state, clusters] = await Promise.all([
     ctx.db.conversationInsightsState.findUnique({ where: { organizationId }, select: { corpus: true } }),
-    ctx.db.issuesCluster.findMany({ where: { organizationId }, select: { id: true, centroid: true, issueCount: true }, orderBy: { id: 'asc' } }),
+    ctx.db.issuesCluster.findMany({ where: { organizationId }, select: { id: true, centroid: true, issueCount: true, embedding: true }, orderBy: { id: 'asc' } }),
   ]);
   const conversations: Conversation[] = batch.map((row) => ({
     id: row.id,
@@ -145,13 +166,22 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
     parts: row.parts as unknown as Conversation['parts'],
     metadata: row.metadata as Record<string, unknown>,
   }));
-  const clusterStates = clusters.map((c) => ({ id: c.id, centroid: c.centroid as Terms, issueCount: c.issueCount }));
+  const clusterStates = clusters.map((c) => ({ id: c.id, centroid: c.centroid as Terms, issueCount: c.issueCount, embedding: storedEmbedding(c.embedding) }));
   const corpus = storedCorpus(state?.corpus);
-  // The model's requests wait on the network here; counting terms and clustering runs on the pool.
-  const reading = await readConversations(ctx.workers, engine.model, { conversations, clusters: clusterStates, corpus }, { signal: ctx.signal, onAnswer: () => holdClustering(ctx, organizationId) });
-  if (reading.failure) modelFailed(ctx, engine, reading.failure, `reads these ${conversations.length} conversations`);
+  // The model's requests wait on the network here; reading with the default engine, counting terms and clustering run on the pool.
+  const reading = await readRound(ctx.workers, { reader: engine.model, embedder: engine.embedder }, { conversations, clusters: clusterStates, corpus }, { signal: ctx.signal, onAnswer: () => holdClustering(ctx, organizationId) });
+  if (reading.failure) {
+    engine.model = null;
+    modelFailed(ctx, reading.failure, `the default engine reads these ${conversations.length} conversations`);
+  }
+  if (reading.embeddingFailure) {
+    engine.embedder = null;
+    modelFailed(ctx, reading.embeddingFailure, `the issues of these ${conversations.length} conversations are placed by their terms`);
+  }
   if (reading.engine === 'default' && engine.configured) engine.fallbacks++;
+  if (!reading.embedded && engine.embeddingsConfigured && reading.output.perConversation.some((c) => c.issues.length > 0)) engine.embeddingFallbacks++;
   const roundEngine = reading.engine;
+  const roundEmbedded = reading.embedded;
   const out = reading.output;
   const createdIds = out.created.map(() => newId());
   const clusterOf = (assignment: ClusterAssignment) => ('existing' in assignment ? assignment.existing : createdIds[assignment.created]!);
@@ -180,11 +210,14 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
           summary: jsonInput(textDocument('')),
           impact: 'low',
           centroid: jsonInput(cluster.centroid),
+          embedding: cluster.embedding ? jsonInput(cluster.embedding) : undefined,
           issueCount: cluster.issueCount,
         })),
       });
     }
-    for (const cluster of out.clusters) await tx.issuesCluster.update({ where: { id: cluster.id }, data: { centroid: jsonInput(cluster.centroid) } });
+    for (const cluster of out.clusters) {
+      await tx.issuesCluster.update({ where: { id: cluster.id }, data: { centroid: jsonInput(cluster.centroid), embedding: cluster.embedding ? jsonInput(cluster.embedding) : undefined }, select: { id: true } });
+    }
 
     const issues = done.flatMap(({ key, issues }) =>
       issues.map((issue) => ({
@@ -211,7 +244,7 @@ async function processRound(ctx: JobContext, organizationId: string, batch: Batc
     await tx.conversationInsightsState.update({ where: { organizationId }, data: { corpus: jsonInput(out.corpus) } });
     // What describing the changed clusters reads: their sizes and the corpus, as this round left them.
     const issueCounts = new Map([...counts].map(([id, count]) => [id, count.issues]));
-    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: issueCounts, corpus: out.corpus, engine: roundEngine };
+    return { conversations: done.length, issues: issues.length, clustersCreated: out.created.length, touched: issueCounts, corpus: out.corpus, engine: roundEngine, embedded: roundEmbedded };
   });
 }
 
@@ -275,7 +308,8 @@ async function describeClusters(ctx: JobContext, touched: Map<string, number>, c
       engine.clustersNamed++;
     } catch (error) {
       if (!(error instanceof InsightsModelError)) throw error;
-      modelFailed(ctx, engine, error, `describes ${kept.length - i} clusters`);
+      engine.model = null;
+      modelFailed(ctx, error, `the default engine describes ${kept.length - i} clusters`);
     }
   }
   await ctx.db.$transaction(
@@ -284,6 +318,7 @@ async function describeClusters(ctx: JobContext, touched: Map<string, number>, c
       return ctx.db.issuesCluster.update({
         where: { id: cluster.id },
         data: { label: d.label.slice(0, 200), icon: d.icon.slice(0, 50), summary: jsonInput(textDocument(d.summary)), impact: d.impact },
+        select: { id: true },
       });
     }),
   );

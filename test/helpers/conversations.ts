@@ -39,3 +39,42 @@ export async function waitForConversations(server: TestServer, token: string, or
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** A REST GET of the organization's insights that must answer 200; its body. */
+async function getOk(server: TestServer, token: string, path: string): Promise<any> {
+  const res = await server.request('GET', path, { token });
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Ingests `conversations` through GraphQL and waits for the job reading them to end; its result. */
+export async function ingestAndRead(server: TestServer, token: string, organizationId: string, conversations: LabelledConversation[]): Promise<any> {
+  const { body } = await server.graphql(`mutation($org: ID!, $input: [ConversationInput!]!) { ingestConversations(organizationId: $org, input: $input) { processingJob } }`, {
+    token,
+    variables: { org: organizationId, input: conversations.map(ingestBody) },
+  });
+  if (body.errors) throw new Error(`Ingesting failed: ${JSON.stringify(body.errors)}`);
+  const jobId = body.data.ingestConversations.processingJob as string;
+  await waitForConversations(server, token, organizationId);
+  for (;;) {
+    const { body: read } = await server.graphql(`query($id: ID!) { job(id: $id) { state result } }`, { token, variables: { id: jobId } });
+    const job = read.data?.job;
+    if (!job) throw new Error(`Reading the job failed: ${JSON.stringify(read.errors)}`);
+    if (job.state === 'succeeded') return job.result;
+    if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`The job ended ${job.state}: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The issues (REST) of each of `conversations` (labelled ones, found by their first message), by labelled id. */
+export async function issuesOf(server: TestServer, token: string, organizationId: string, conversations: LabelledConversation[]): Promise<Map<string, any[]>> {
+  const base = `/v1/orgs/${organizationId}`;
+  const listed = await getOk(server, token, `${base}/conversations?limit=100`);
+  const out = new Map<string, any[]>();
+  for (const item of listed.items) {
+    const detail = await getOk(server, token, `${base}/conversations/${item.id}`);
+    const labelled = conversations.find((c) => c.parts[0]!.body === detail.parts[0].body);
+    if (labelled) out.set(labelled.id, (await getOk(server, token, `${base}/conversations-issues?conversation=${item.id}`)).items.map((i: any) => i.issue));
+  }
+  return out;
+}

@@ -75,6 +75,56 @@ describe('clusterIssues', () => {
   });
 });
 
+describe('clusterIssues with embeddings', () => {
+  const same = (count: number, prefix: string): IssueTerms[] => Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, terms: terms('webhook signature verify header') }));
+  const embeddings = (vectors: number[][], model = 'embed-1') => ({ model, similarity: 0.5, vectors });
+
+  it('groups by the embeddings when a batch has them, and keeps each new cluster’s embedding centroid', () => {
+    // The same words for all four: only the embeddings tell them apart.
+    const result = clusterIssues({ clusters: [], issues: same(4, 's'), corpus: emptyCorpus(), embeddings: embeddings([[1, 0], [0, 2], [0.9, 0.1], [0.1, 0.9]]) });
+    expect(result.assignments.map(({ cluster }) => cluster)).toEqual([{ created: 0 }, { created: 1 }, { created: 0 }, { created: 1 }]);
+    expect(result.created[0]!.embedding!.model).toBe('embed-1');
+    expect(result.created[0]!.embedding!.count).toBe(2);
+    // The mean of unit vectors: [1, 0] and [0.9, 0.1] scaled to length 1.
+    const unit = [0.9, 0.1].map((v) => v / Math.hypot(0.9, 0.1));
+    expect(result.created[0]!.embedding!.mean).toEqual([(1 + unit[0]!) / 2, unit[1]! / 2].map((v) => Math.round(v * 1e6) / 1e6));
+    expect(clusterIssues({ clusters: [], issues: same(4, 's'), corpus: emptyCorpus() }).created).toHaveLength(1);
+  });
+
+  it('joins a cluster by its embedding centroid of the same model, and by terms one of another model', () => {
+    const clusters: ClusterState[] = [
+      { id: 'a', centroid: terms('webhook signature verify header'), issueCount: 3, embedding: { model: 'embed-1', count: 3, mean: [0, 1] } },
+      { id: 'b', centroid: terms('domain dns record verify cname'), issueCount: 2, embedding: { model: 'embed-0', count: 2, mean: [1, 0] } },
+    ];
+    const corpus = addToCorpus(emptyCorpus(), [...webhooks, ...domains].map((issue) => issue.terms));
+    const issues = [
+      { id: 'n1', terms: terms('domain dns record txt') },
+      { id: 'n2', terms: terms('domain dns cname ssl') },
+    ];
+    // n1 points where cluster a does; n2 nowhere near it: it goes by its words to b, whose embedding is another model's.
+    const result = clusterIssues({ clusters, issues, corpus, embeddings: embeddings([[0.1, 1], [1, 0]]) });
+    expect(result.assignments.map(({ cluster }) => cluster)).toEqual([{ existing: 'a' }, { existing: 'b' }]);
+    const [a, b] = result.clusters;
+    expect(a!.embedding!.count).toBe(4);
+    // b's centroid of the other model is replaced by this model's, of the one issue embedded with it.
+    expect(b!.embedding).toEqual({ model: 'embed-1', count: 1, mean: [1, 0] });
+  });
+
+  it('places a batch without embeddings by terms and keeps the clusters’ embedding centroids', () => {
+    const stored = { model: 'embed-1', count: 3, mean: [0, 1] };
+    const clusters: ClusterState[] = [{ id: 'a', centroid: terms('webhook signature verify header'), issueCount: 3, embedding: stored }];
+    const corpus = addToCorpus(emptyCorpus(), [...webhooks, ...domains].map((issue) => issue.terms));
+    const result = clusterIssues({ clusters, issues: [{ id: 'w9', terms: terms('webhook signature secret') }], corpus });
+    expect(result.assignments[0]!.cluster).toEqual({ existing: 'a' });
+    expect(result.clusters[0]!.embedding).toEqual(stored);
+  });
+
+  it('gives the same answer for the same input', () => {
+    const input = { clusters: [], issues: same(6, 'd'), corpus: emptyCorpus(), embeddings: embeddings([[1, 0], [0, 1], [1, 1], [0.2, 1], [1, 0.2], [0.5, 0.5]]) };
+    expect(JSON.stringify(clusterIssues(input))).toBe(JSON.stringify(clusterIssues(structuredClone(input))));
+  });
+});
+
 describe('tfidf and cosine', () => {
   it('weighs rare terms more and compares unit vectors', () => {
     const corpus = addToCorpus(emptyCorpus(), [terms('api webhook'), terms('api domain'), terms('api billing'), terms('webhook retry')]);

@@ -9,12 +9,23 @@ import { insightsModelConfig } from '../../src/config.ts';
 import { InsightsModelError } from '../../src/errors/external.ts';
 import { processConversationBatch } from '../../src/insights/batch.ts';
 import { issueTerms } from '../../src/insights/extract.ts';
-import { CONCURRENT_REQUESTS, CONVERSATIONS_PER_REQUEST, createInsightsModel, DESCRIBE_PROMPT, READ_PROMPT, readConversations, type InsightsModelOptions } from '../../src/insights/model-engine.ts';
+import {
+  CONCURRENT_REQUESTS,
+  CONVERSATIONS_PER_REQUEST,
+  createInsightsModel,
+  DESCRIBE_PROMPT,
+  EMBEDDING_INPUTS_PER_REQUEST,
+  EMBEDDING_SIMILARITY,
+  READ_PROMPT,
+  readRound,
+  type InsightsModelOptions,
+} from '../../src/insights/model-engine.ts';
 import type { Conversation } from '../../src/insights/types.ts';
 import { emptyCorpus } from '../../src/insights/vectors.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/worker-pool.ts';
 import { loadLabelledSet } from './labelled-set.ts';
-import { MARK, startModelStandIn, type Failure, type ModelStandIn } from './model-stand-in.ts';
+import { adjustedRandIndex } from './adjusted-rand-index.ts';
+import { groupEmbedding, hashedWords, MARK, startModelStandIn, type Failure, type ModelStandIn } from './model-stand-in.ts';
 
 let standIn: ModelStandIn;
 let workers: WorkerPool;
@@ -29,6 +40,7 @@ afterEach(() => {
   standIn.requests.length = 0;
   standIn.failNext(0, 'status-500');
   standIn.failAlways(null);
+  standIn.embedText = hashedWords;
 });
 
 const model = (options: Partial<InsightsModelOptions> = {}) =>
@@ -61,7 +73,7 @@ describe('the insights model engine', () => {
   });
 
   it('clusters the issues it read with terms counted the default engine’s way', async () => {
-    const { output, engine, failure } = await readConversations(workers, model(), { conversations: withIssues, clusters: [], corpus: emptyCorpus() });
+    const { output, engine, failure } = await readRound(workers, { reader: model(), embedder: null }, { conversations: withIssues, clusters: [], corpus: emptyCorpus() });
 
     expect(engine).toBe('model');
     expect(failure).toBeNull();
@@ -134,7 +146,7 @@ describe('the insights model engine', () => {
   it('falls back to the default engine once the retries are spent: every conversation is read', async () => {
     standIn.failAlways('status-500');
     const input = { conversations: withIssues, clusters: [], corpus: emptyCorpus() };
-    const reading = await readConversations(workers, model({ retries: 2 }), input);
+    const reading = await readRound(workers, { reader: model({ retries: 2 }), embedder: null }, input);
 
     expect(reading.engine).toBe('default');
     expect(reading.failure).toMatchObject({ reason: 'http', httpStatus: 500 });
@@ -145,8 +157,100 @@ describe('the insights model engine', () => {
 
   it('reads with the default engine when there is no model', async () => {
     const input = { conversations: withIssues, clusters: [], corpus: emptyCorpus() };
-    expect(await readConversations(workers, null, input)).toEqual({ output: processConversationBatch(input), engine: 'default', failure: null });
+    expect(await readRound(workers, { reader: null, embedder: null }, input)).toEqual({ output: processConversationBatch(input), engine: 'default', failure: null, embedded: false, embeddingFailure: null });
     expect(standIn.requests).toHaveLength(0);
+  });
+});
+
+describe('the insights model engine’s embeddings', () => {
+  const embedding = (options: Partial<InsightsModelOptions> = {}) => model({ embeddingModel: 'stand-in-embedding', ...options }).embedder!;
+
+  it('is there only with an embedding model, with the default similarity unless one is given', () => {
+    expect(model().embedder).toBeNull();
+    expect(embedding()).toMatchObject({ model: 'stand-in-embedding', similarity: EMBEDDING_SIMILARITY });
+    expect(embedding({ embeddingSimilarity: 0.7 }).similarity).toBe(0.7);
+  });
+
+  it('embeds texts a bounded number per request, answers in order', async () => {
+    const texts = Array.from({ length: EMBEDDING_INPUTS_PER_REQUEST + 5 }, (_, i) => `text number ${i} about webhook ${i % 7}`);
+    const vectors = await embedding().embed(texts);
+    expect(vectors).toEqual(texts.map(hashedWords));
+    expect(standIn.requests.map((r) => [r.kind, r.path, r.model, r.user.length])).toEqual([
+      ['embed', '/v1/embeddings', 'stand-in-embedding', EMBEDDING_INPUTS_PER_REQUEST],
+      ['embed', '/v1/embeddings', 'stand-in-embedding', 5],
+    ]);
+    expect(standIn.requests[0]!.authorization).toBe('Bearer sk-test');
+  });
+
+  const failures: [Failure | 'zeros' | 'lengths', RegExp][] = [
+    ['status-500', /answered 500/],
+    ['hang', /did not answer within 200 ms/],
+    ['content-not-json', /embeddings not as asked \(data/],
+    ['wrong-shape', /embeddings not as asked \(data\.0\.embedding/],
+    ['missing-conversation', /answered 2 embeddings for 3 texts/],
+    ['zeros', /an embedding of zeros/],
+    ['lengths', /embeddings of different lengths/],
+  ];
+  for (const [failure, message] of failures) {
+    it(`retries, then fails: ${failure}`, async () => {
+      if (failure === 'zeros') standIn.embedText = () => [0, 0, 0];
+      else if (failure === 'lengths') standIn.embedText = (text) => (text.includes('two') ? [1, 0] : [1, 0, 0]);
+      else standIn.failAlways(failure, 'embed');
+      const error = await embedding({ retries: 1, timeoutMs: 200 })
+        .embed(['one', 'two', 'three'])
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InsightsModelError);
+      expect((error as Error).message).toMatch(message);
+      // 'lengths' is judged over all the answers, after each request succeeded: nothing to send again.
+      expect(standIn.requests).toHaveLength(failure === 'lengths' ? 1 : 2);
+    });
+  }
+
+  it('places issues by their embeddings when a round has them, not by their words', async () => {
+    const topics = ['webhooks', 'custom-domains', 'rate-limits'];
+    const conversations = loadLabelledSet(topics).conversations.filter((c) => c.label.hasDocIssue).slice(0, 24);
+    // Two groups that cut across the topics: only the embeddings say so.
+    const groupOf = (index: number) => index % 2;
+    standIn.embedText = groupEmbedding(conversations, groupOf, 2);
+    const input = { conversations, clusters: [], corpus: emptyCorpus() };
+    const reading = await readRound(workers, { reader: model(), embedder: embedding() }, input);
+
+    expect(reading).toMatchObject({ engine: 'model', embedded: true, embeddingFailure: null });
+    const assignments = reading.output.perConversation.map((c) => JSON.stringify(c.issues[0]!.cluster));
+    expect(adjustedRandIndex(assignments, conversations.map((_, i) => String(groupOf(i))))).toBe(1);
+    expect(reading.output.created.map((c) => [c.issueCount, c.embedding?.model, c.embedding?.count])).toEqual([
+      [12, 'stand-in-embedding', 12],
+      [12, 'stand-in-embedding', 12],
+    ]);
+    // The same issues without embeddings go by their words: the topics, not the two groups.
+    const byTerms = await readRound(workers, { reader: model(), embedder: null }, input);
+    const termAssignments = byTerms.output.perConversation.map((c) => JSON.stringify(c.issues[0]!.cluster));
+    const byGroup = adjustedRandIndex(termAssignments, conversations.map((_, i) => String(groupOf(i))));
+    expect(byGroup).toBeLessThan(0.5);
+    expect(adjustedRandIndex(termAssignments, conversations.map((c) => c.label.topic))).toBeGreaterThan(byGroup);
+  });
+
+  it('places a round by terms among the same clusters when embedding fails, and embeds the default engine’s issues', async () => {
+    const conversations = loadLabelledSet(['webhooks', 'custom-domains']).conversations.filter((c) => c.label.hasDocIssue);
+    const [early, late] = [conversations.filter((_, i) => i % 2 === 0).slice(0, 10), conversations.filter((_, i) => i % 2 === 1).slice(0, 10)];
+    const first = await readRound(workers, { reader: model(), embedder: embedding() }, { conversations: early, clusters: [], corpus: emptyCorpus() });
+    expect(first.embedded).toBe(true);
+    const clusters = first.output.created.map((cluster, i) => ({ ...cluster, id: `c${i}` }));
+
+    standIn.failAlways('status-500', 'embed');
+    const second = await readRound(workers, { reader: model(), embedder: embedding({ retries: 0 }) }, { conversations: late, clusters, corpus: first.output.corpus });
+    expect(second).toMatchObject({ engine: 'model', embedded: false, embeddingFailure: { reason: 'http' } });
+    // Every cluster kept its term centroid, so the later issues join the clusters the first round made.
+    const joined = second.output.perConversation.flatMap((c) => c.issues.map((issue) => issue.cluster)).filter((cluster) => 'existing' in cluster);
+    expect(joined.length).toBeGreaterThan(late.length / 2);
+    // Clusters they joined keep the embedding centroid they had: nothing embedded joined them.
+    for (const changed of second.output.clusters) expect(changed.embedding).toEqual(clusters.find((c) => c.id === changed.id)!.embedding);
+
+    standIn.failAlways(null);
+    standIn.requests.length = 0;
+    const byDefault = await readRound(workers, { reader: null, embedder: embedding() }, { conversations: late, clusters: [], corpus: emptyCorpus() });
+    expect(byDefault).toMatchObject({ engine: 'default', embedded: true });
+    expect(standIn.requests.every((r) => r.kind === 'embed')).toBe(true);
   });
 });
 
@@ -164,15 +268,28 @@ describe('insightsModelConfig', () => {
       model: 'gpt-4o-mini',
       timeoutMs: 60_000,
       retries: 2,
+      embeddingModel: null,
+      embeddingSimilarity: null,
     });
     expect(
       insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_URL: 'http://localhost:11434/v1/', INSIGHTS_API_KEY: 'k', INSIGHTS_MODEL: 'llama3.1', INSIGHTS_TIMEOUT_MS: '5000', INSIGHTS_RETRIES: '0' }),
-    ).toEqual({ provider: 'openai', url: 'http://localhost:11434/v1', apiKey: 'k', model: 'llama3.1', timeoutMs: 5000, retries: 0 });
+    ).toEqual({ provider: 'openai', url: 'http://localhost:11434/v1', apiKey: 'k', model: 'llama3.1', timeoutMs: 5000, retries: 0, embeddingModel: null, embeddingSimilarity: null });
+  });
+
+  it('takes an embedding model and its similarity', () => {
+    expect(insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_EMBEDDING_MODEL: 'text-embedding-3-small', INSIGHTS_EMBEDDING_SIMILARITY: '0.62' })).toMatchObject({
+      embeddingModel: 'text-embedding-3-small',
+      embeddingSimilarity: 0.62,
+    });
+    expect(insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_EMBEDDING_MODEL: '', INSIGHTS_EMBEDDING_SIMILARITY: '' })).toMatchObject({ embeddingModel: null, embeddingSimilarity: null });
   });
 
   it('refuses what it cannot use', () => {
     expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'anthropic' })).toThrow(/^Invalid configuration: INSIGHTS_PROVIDER/);
     expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_URL: 'ftp://x' })).toThrow(/INSIGHTS_URL/);
     expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_RETRIES: '-1' })).toThrow(/INSIGHTS_RETRIES/);
+    for (const similarity of ['0', '1', '1.5', 'high']) {
+      expect(() => insightsModelConfig({ INSIGHTS_PROVIDER: 'openai', INSIGHTS_EMBEDDING_SIMILARITY: similarity })).toThrow(/INSIGHTS_EMBEDDING_SIMILARITY/);
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
- * A local OpenAI-compatible API standing in for the insights model engine's (chat completions
- * only): it answers the reading and describing prompts of src/insights/model-engine.ts
- * deterministically from the request, and can be told to fail (an error status, a hang past the
+ * A local OpenAI-compatible API standing in for the insights model engine's (chat completions and
+ * embeddings): it answers the reading and describing prompts of src/insights/model-engine.ts
+ * deterministically from the request, embeds texts with `embedText` (by default a bag of words
+ * hashed into 64 dimensions: crude, real and deterministic), and can be told to fail (an error status, a hang past the
  * client's timeout, a dropped connection, a body or content that is not JSON, JSON that is not the
  * answer asked for) the next N times or until told otherwise.
  *
@@ -13,20 +14,24 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Conversation } from '../../src/insights/types.ts';
 
 /** What starts the title of every issue the stand-in reads. */
 export const MARK = '» ';
 
 export type Failure = 'status-500' | 'status-429' | 'hang' | 'drop' | 'not-json' | 'content-not-json' | 'wrong-shape' | 'missing-conversation';
 
-/** A reading request (conversations) or a describing one (a cluster). */
-export type RequestKind = 'read' | 'describe';
+/** A reading request (conversations), a describing one (a cluster), or an embedding one (texts). */
+export type RequestKind = 'read' | 'describe' | 'embed';
 
 export interface ChatRequest {
+  kind: RequestKind;
   path: string;
   authorization: string | undefined;
   model: string;
+  /** The system prompt ('' for an embedding request). */
   system: string;
+  /** The user message's JSON, or an embedding request's `input`. */
   user: any;
   /** What the stand-in did: answered, or the failure it played. */
   outcome: 'answered' | Failure;
@@ -40,7 +45,47 @@ export interface ModelStandIn {
   failNext(times: number, failure: Failure): void;
   /** Every request (or every request of `kind`) fails with `failure` until `failAlways(null)`. */
   failAlways(failure: Failure | null, kind?: RequestKind): void;
+  /** How texts are embedded from now on (the default: `hashedWords`). */
+  embedText: (text: string) => number[];
   close(): Promise<void>;
+}
+
+/** A bag of lowercase words, each counted in one of 64 dimensions chosen by its hash. */
+export function hashedWords(text: string): number[] {
+  const vector: number[] = new Array<number>(64).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let hash = 2166136261;
+    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 16777619);
+    vector[(hash >>> 0) % 64] += 1;
+  }
+  if (!vector.some((value) => value !== 0)) vector[0] = 1;
+  return vector;
+}
+
+/** The stand-in's embedding of an issue it read: the text is `<title>\n\n<details>`, the details the opening's first words. */
+const detailsOf = (text: string) => text.split('\n\n').slice(1).join('\n\n');
+
+/**
+ * Embeddings that place issues by `groupOf` their conversation, whatever their words say: one
+ * direction per group, and a little of the text's own hashed words so no two are the same.
+ */
+export function groupEmbedding(conversations: Conversation[], groupOf: (index: number) => number, groups: number) {
+  const openings = conversations.map((c) => c.parts.find((p) => p.role === 'user')!.body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+  return (text: string) => {
+    const details = detailsOf(text);
+    const index = openings.findIndex((opening) => opening.startsWith(details.slice(0, 200)));
+    if (index < 0) throw new Error(`no conversation opens with ${details.slice(0, 60)}`);
+    const words = hashedWords(text);
+    const norm = Math.hypot(...words);
+    return [...Array.from({ length: groups }, (_, g) => (g === groupOf(index) ? 1 : 0)), ...words.map((w) => (0.2 * w) / norm)];
+  };
+}
+
+/** The stand-in's answer to an embedding request (OpenAI's shape; the wrong shape leaves out the vectors, a missing conversation one text). */
+function embeddingsAnswer(input: string[], embed: (text: string) => number[], failure: Failure | null): unknown {
+  const texts = failure === 'missing-conversation' ? input.slice(0, -1) : input;
+  const data = texts.map((text, index) => (failure === 'wrong-shape' ? { index, object: 'embedding' } : { index, object: 'embedding', embedding: embed(text) }));
+  return { object: 'list', data, model: 'stand-in-embedding', usage: { prompt_tokens: 0, total_tokens: 0 } };
 }
 
 function completion(content: string) {
@@ -79,21 +124,22 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
   const requests: ChatRequest[] = [];
   let failNext: { times: number; failure: Failure } = { times: 0, failure: 'status-500' };
   let failAlways: { failure: Failure; kind: RequestKind | undefined } | null = null;
+  const standIn = { embedText: hashedWords };
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: { role: string; content: string }[] };
-    const system = body.messages[0]!.content;
-    const kind: RequestKind = system.includes('{"conversations"') ? 'read' : 'describe';
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages?: { role: string; content: string }[]; input?: string[] };
+    const system = body.messages?.[0]?.content ?? '';
+    const kind: RequestKind = req.url === '/v1/embeddings' ? 'embed' : system.includes('{"conversations"') ? 'read' : 'describe';
     const always = failAlways && (failAlways.kind ?? kind) === kind ? failAlways.failure : null;
     const failure = always ?? (failNext.times > 0 ? (failNext.times--, failNext.failure) : null);
-    const user = JSON.parse(body.messages[1]!.content) as unknown;
-    requests.push({ path: req.url ?? '', authorization: req.headers.authorization, model: body.model, system, user, outcome: failure ?? 'answered' });
+    const user = kind === 'embed' ? body.input : (JSON.parse(body.messages![1]!.content) as unknown);
+    requests.push({ kind, path: req.url ?? '', authorization: req.headers.authorization, model: body.model, system, user, outcome: failure ?? 'answered' });
     const send = (status: number, text: string) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(text);
     };
-    if (req.url !== '/v1/chat/completions') return send(404, JSON.stringify({ error: { message: `no route ${req.url}` } }));
+    if (req.url !== '/v1/chat/completions' && req.url !== '/v1/embeddings') return send(404, JSON.stringify({ error: { message: `no route ${req.url}` } }));
     switch (failure) {
       case 'hang':
         return;
@@ -106,8 +152,16 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
       case 'not-json':
         return send(200, '<html>Bad gateway</html>');
       case 'content-not-json':
+        if (kind === 'embed') return send(200, JSON.stringify({ object: 'list', data: 'not a list' }));
         return send(200, JSON.stringify(completion('Here are the issues I found: ...')));
       default:
+        if (kind === 'embed') {
+          try {
+            return send(200, JSON.stringify(embeddingsAnswer(user as string[], standIn.embedText, failure)));
+          } catch (error) {
+            return send(500, JSON.stringify({ error: { message: `the stand-in could not embed: ${(error as Error).message}` } }));
+          }
+        }
         return send(200, JSON.stringify(completion(JSON.stringify(answer(system, user, failure)))));
     }
   });
@@ -117,6 +171,12 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get embedText() {
+      return standIn.embedText;
+    },
+    set embedText(embed) {
+      standIn.embedText = embed;
+    },
     failNext: (times, failure) => (failNext = { times, failure }),
     failAlways: (failure, kind) => (failAlways = failure && { failure, kind }),
     close: () =>

@@ -3,9 +3,9 @@
  * it does on the caller's thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processConversationBatch } from '../../src/insights/batch.ts';
+import { extractConversationIssues, placeIssues, processConversationBatch } from '../../src/insights/batch.ts';
 import { describeCluster } from '../../src/insights/describe.ts';
-import { describeClustersOffThread, processConversationBatchOffThread } from '../../src/insights/off-thread.ts';
+import { describeClustersOffThread, extractIssuesOffThread, placeIssuesOffThread } from '../../src/insights/off-thread.ts';
 import type { Conversation } from '../../src/insights/types.ts';
 import { emptyCorpus } from '../../src/insights/vectors.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/worker-pool.ts';
@@ -40,8 +40,12 @@ afterAll(async () => {
 describe('insights off the caller thread', () => {
   it('processes a batch and describes clusters as on the caller thread', async () => {
     const input = { conversations, clusters: [], corpus: emptyCorpus() };
-    const result = await processConversationBatchOffThread(workers, input);
+    const perConversation = await extractIssuesOffThread(workers, conversations);
     expect(workers.threads).toBe(1);
+    expect(perConversation).toEqual(extractConversationIssues(conversations));
+    const embeddings = { model: 'm', similarity: 0.5, vectors: perConversation.flatMap((c) => c.issues.map(() => [1, 0.5, 0.25])) };
+    expect(await placeIssuesOffThread(workers, { perConversation, clusters: [], corpus: input.corpus, embeddings })).toEqual(placeIssues({ perConversation, clusters: [], corpus: input.corpus, embeddings }));
+    const result = await placeIssuesOffThread(workers, { perConversation, clusters: [], corpus: input.corpus });
     expect(result).toEqual(processConversationBatch(input));
     expect(result.perConversation.map(({ key, issues }) => [key, issues.length])).toEqual([
       ['one', 1],

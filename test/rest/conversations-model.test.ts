@@ -7,7 +7,7 @@
  * fails to name keep the default engine's description.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBody, labelledConversations, waitForConversations } from '../helpers/conversations.ts';
+import { ingestAndRead, issuesOf, labelledConversations } from '../helpers/conversations.ts';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import { MARK, startModelStandIn, type ModelStandIn } from '../insights/model-stand-in.ts';
 
@@ -35,37 +35,6 @@ async function get(path: string) {
   return res.body;
 }
 
-/** Ingests `conversations` and waits for the job reading them to end; its result. */
-async function ingestAndRead(conversations: ReturnType<typeof labelledConversations>): Promise<any> {
-  const { body } = await server.graphql(`mutation($org: ID!, $input: [ConversationInput!]!) { ingestConversations(organizationId: $org, input: $input) { processingJob } }`, {
-    token: ada.token,
-    variables: { org, input: conversations.map(ingestBody) },
-  });
-  expect(body.errors).toBeUndefined();
-  const jobId = body.data.ingestConversations.processingJob as string;
-  await waitForConversations(server, ada.token, org);
-  for (;;) {
-    const { body: read } = await server.graphql(`query($id: ID!) { job(id: $id) { state result } }`, { token: ada.token, variables: { id: jobId } });
-    const job = read.data?.job;
-    if (!job) throw new Error(`Reading the job failed: ${JSON.stringify(read.errors)}`);
-    if (job.state === 'succeeded') return job.result;
-    if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`The job ended ${job.state}: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The issues of each of `conversations` (labelled ones, found by their first message), by labelled id. */
-async function issuesOf(conversations: ReturnType<typeof labelledConversations>): Promise<Map<string, any[]>> {
-  const listed = await get(`${base()}/conversations`);
-  const out = new Map<string, any[]>();
-  for (const item of listed.items) {
-    const detail = await get(`${base()}/conversations/${item.id}`);
-    const labelled = conversations.find((c) => c.parts[0]!.body === detail.parts[0].body);
-    if (labelled) out.set(labelled.id, (await get(`${base()}/conversations-issues?conversation=${item.id}`)).items.map((i: any) => i.issue));
-  }
-  return out;
-}
-
 /** The stand-in titles an issue with the conversation's subject (or its first words), after its mark. */
 function expectModelTitle(title: string, conversation: { subject?: string | null }) {
   if (conversation.subject) expect(title).toBe(`${MARK}${conversation.subject}`);
@@ -79,11 +48,11 @@ const unnamed = labelledConversations(['sso-saml'], 2);
 
 describe('Docs insights with the model engine', () => {
   it('reads conversations with the model: its issues, its cluster labels and summaries', async () => {
-    const result = await ingestAndRead(first);
+    const result = await ingestAndRead(server, ada.token, org, first);
 
     expect(result).toMatchObject({ conversations: first.length, issues: first.length, rounds: [{ conversations: first.length, engine: 'model' }], fallbacks: 0 });
     expect(result.clustersNamedByModel).toBe(result.clustersDescribed);
-    const issues = await issuesOf(first);
+    const issues = await issuesOf(server, ada.token, org, first);
     expect(issues.size).toBe(first.length);
     for (const conversation of first) {
       const [issue, ...more] = issues.get(conversation.id)!;
@@ -104,12 +73,12 @@ describe('Docs insights with the model engine', () => {
   it('reads the next conversations with the default engine while the model fails', async () => {
     standIn.failAlways('status-500');
     const before = standIn.requests.length;
-    const result = await ingestAndRead(whileFailing);
+    const result = await ingestAndRead(server, ada.token, org, whileFailing);
 
     expect(result).toMatchObject({ conversations: whileFailing.length, rounds: [{ conversations: whileFailing.length, engine: 'default' }], fallbacks: 1, clustersNamedByModel: 0 });
     // The round's request and its one retry (INSIGHTS_RETRIES=1), then nothing more asked of the model in that job.
     expect(standIn.requests.slice(before).map((r) => r.outcome)).toEqual(['status-500', 'status-500']);
-    const issues = await issuesOf(whileFailing);
+    const issues = await issuesOf(server, ada.token, org, whileFailing);
     expect(issues.size).toBe(whileFailing.length);
     const titles = [...issues.values()].flat().map((issue) => issue.title as string);
     expect(titles.length).toBeGreaterThan(0);
@@ -118,9 +87,9 @@ describe('Docs insights with the model engine', () => {
 
   it('asks the model again in the next job once it answers', async () => {
     standIn.failAlways(null);
-    const result = await ingestAndRead(afterwards);
+    const result = await ingestAndRead(server, ada.token, org, afterwards);
     expect(result).toMatchObject({ conversations: afterwards.length, rounds: [{ engine: 'model' }], fallbacks: 0 });
-    const issues = await issuesOf(afterwards);
+    const issues = await issuesOf(server, ada.token, org, afterwards);
     for (const conversation of afterwards) {
       expect(issues.get(conversation.id)).toHaveLength(1);
       expectModelTitle(issues.get(conversation.id)![0].title, conversation);
@@ -129,10 +98,10 @@ describe('Docs insights with the model engine', () => {
 
   it('keeps the default description of clusters the model fails to name', async () => {
     standIn.failAlways('wrong-shape', 'describe');
-    const result = await ingestAndRead(unnamed);
+    const result = await ingestAndRead(server, ada.token, org, unnamed);
     expect(result).toMatchObject({ conversations: unnamed.length, rounds: [{ engine: 'model' }], fallbacks: 0, clustersNamedByModel: 0 });
     expect(result.clustersDescribed).toBeGreaterThan(0);
-    const issues = await issuesOf(unnamed);
+    const issues = await issuesOf(server, ada.token, org, unnamed);
     const clusterIds = new Set([...issues.values()].flat().map((issue) => issue.cluster as string));
     for (const id of clusterIds) expect((await get(`${base()}/conversations-clusters/${id}`)).label).not.toMatch(/^Model label: /);
   });

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "IssuesCluster" ADD COLUMN     "embedding" JSONB;
