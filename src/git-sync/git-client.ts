@@ -204,6 +204,8 @@ interface Operation {
   failure: GitSyncError | null;
   gitdir: string;
   cache: object;
+  /** The file system objects are read through: node's, or once a read has fetched, `packedObjects`. */
+  objects: typeof nodeFs;
   /** A budget of its own for the download (an incremental fetch, ./kept-clones.ts), besides the policy's. */
   maxFetchBytes: number | null;
   http: HttpClient;
@@ -496,6 +498,7 @@ async function runOperation<T>(
     failure: null,
     gitdir: '',
     cache: {},
+    objects: fs,
     maxFetchBytes: null,
     http: { request: () => Promise.reject(new Error('no transport')) },
     onAuth: credentials ? () => ({ username: credentials.username, password: credentials.password }) : undefined,
@@ -556,11 +559,36 @@ async function fetchBranch(op: Operation, fullRef: string, options: { shallow: b
 
 async function readEntries(op: Operation, oid: string): Promise<TreeEntry[]> {
   op.signal.throwIfAborted();
-  return (await git.readTree({ fs, gitdir: op.gitdir, oid, cache: op.cache })).tree;
+  return (await git.readTree({ fs: op.objects, gitdir: op.gitdir, oid, cache: op.cache })).tree;
 }
 
 async function rootTree(op: Operation, commit: string): Promise<string> {
-  return (await git.readCommit({ fs, gitdir: op.gitdir, oid: commit, cache: op.cache })).commit.tree;
+  return (await git.readCommit({ fs: op.objects, gitdir: op.gitdir, oid: commit, cache: op.cache })).commit.tree;
+}
+
+/** The one error `packedObjects` answers for a loose object: isomorphic-git only tells it from a file. */
+const NO_LOOSE_OBJECT = Object.assign(new Error('no loose objects in a fetched repository'), { code: 'ENOENT' });
+
+/**
+ * Node's file system for reading the objects of a repository that only fetches wrote: a fetch
+ * writes packs, never loose objects, so looking for a loose one is answered at once, and the pack
+ * folder is listed once. isomorphic-git does both for every object it reads (a failed open, a
+ * readdir): a third of reading 1,000 files. Never for a repository objects are written to (a push).
+ */
+function packedObjects(gitdir: string): typeof nodeFs {
+  const packs = path.join(gitdir, 'objects', 'pack');
+  const loose = path.join(gitdir, 'objects') + path.sep;
+  let listed: Promise<string[]> | null = null;
+  const promises = {
+    ...nodeFs.promises,
+    readFile: ((file: string, options?: unknown) =>
+      typeof file === 'string' && file.startsWith(loose) && /^[0-9a-f]{2}[\\/][0-9a-f]{38}$/.test(file.slice(loose.length))
+        ? Promise.reject(NO_LOOSE_OBJECT)
+        : nodeFs.promises.readFile(file, options as never)) as typeof nodeFs.promises.readFile,
+    readdir: ((dir: string, options?: unknown) =>
+      dir === packs ? (listed ??= nodeFs.promises.readdir(dir)) : nodeFs.promises.readdir(dir, options as never)) as unknown as typeof nodeFs.promises.readdir,
+  };
+  return { ...nodeFs, promises } as typeof nodeFs;
 }
 
 const isRegularFile = (entry: TreeEntry) => entry.type === 'blob' && (entry.mode === '100644' || entry.mode === '100755');
@@ -640,6 +668,7 @@ async function readInto(input: ReadRepositoryInput, kept: KeptRead | null, previ
         }
         // The tip as a local branch: the next fetch into this repository names it as had, and is sent only what is new.
         if (next) await git.writeRef({ fs, gitdir: op.gitdir, ref: fullRef, value: fetched.oid, force: true });
+        op.objects = packedObjects(op.gitdir);
         let tree = await rootTree(op, fetched.oid);
         for (const segment of directory === '' ? [] : directory.split('/')) {
           const entry = (await readEntries(op, tree)).find((e) => e.path === segment && e.type === 'tree');
@@ -676,7 +705,7 @@ async function readInto(input: ReadRepositoryInput, kept: KeptRead | null, previ
         let bytes = 0;
         for (const [filePath, oid] of listed) {
           let blob = previous?.blobs.get(oid) ?? next?.blobs.get(oid);
-          blob ??= (await git.readBlob({ fs, gitdir: op.gitdir, oid, cache: op.cache })).blob;
+          blob ??= (await git.readBlob({ fs: op.objects, gitdir: op.gitdir, oid, cache: op.cache })).blob;
           bytes += blob.byteLength;
           if (bytes > maxRepositoryBytes) throw new GitSyncError('too-large', `the files take more than the ${maxRepositoryBytes} bytes allowed`);
           files.set(filePath, blob);
@@ -688,7 +717,7 @@ async function readInto(input: ReadRepositoryInput, kept: KeptRead | null, previ
           if (files.size % 500 === 0) op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: 0 });
         }
         op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: files.size });
-        const { commit } = await git.readCommit({ fs, gitdir: op.gitdir, oid: fetched.oid, cache: op.cache });
+        const { commit } = await git.readCommit({ fs: op.objects, gitdir: op.gitdir, oid: fetched.oid, cache: op.cache });
         return { commit: fetched.oid, message: commit.message, files, blobs };
       },
       gitdir ? { gitdir, initialized: previous !== null } : undefined,
