@@ -66,6 +66,15 @@
  * alone, reported in bench/results/<date>-jobs-<database>-fanout.md). Results:
  * bench/results/<date>-jobs-<sqlite|postgresql>.md (raw data and the CPU
  * profiles in bench/out/).
+ *
+ * BENCH_IMPORT_DIRS=<checkout>,<checkout>,...: the imports alone, of several
+ * versions of the app (the first is the reference), for a machine others use
+ * too: one server per checkout (its own bench/app-server.ts, one database), and
+ * each import run goes to every version in turn, the order reversed every other
+ * run, so that background load falls on every version alike. Reported in
+ * bench/results/<date>-jobs-<database>-import-ab.md. A checkout for the code
+ * before: `git archive <rev> | tar -x -C /tmp/before`, node_modules linked,
+ * src/db/generated and prisma/generated copied (the same schema).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -75,6 +84,7 @@ import WebSocket from 'ws';
 import {
   api,
   ask,
+  codeIdentity,
   byKind,
   captureSql,
   count,
@@ -96,6 +106,7 @@ import {
   profileTables,
   reportHeader,
   sleep,
+  startChild,
   startRun,
   stats,
   sum,
@@ -120,6 +131,8 @@ const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 3);
 /** BENCH_SKIP_IMPORT=1: the fan-out alone (no import of 1,000 pages). */
 const SKIP_IMPORT = process.env.BENCH_SKIP_IMPORT === '1';
+/** BENCH_IMPORT_DIRS: checkouts whose imports are compared, in turns (no fan-out). */
+const IMPORT_DIRS = (process.env.BENCH_IMPORT_DIRS ?? '').split(',').filter(Boolean).map((d) => path.resolve(d));
 /** Connections opened at once (the next starts when one is acknowledged). */
 const OPEN_CONCURRENCY = 100;
 const CHANGED_PAGES = 10;
@@ -724,12 +737,12 @@ async function importPhase(
 }
 
 async function importRun(
-  ctx: { child: Child; token: string; org: string; git: GitServer; repo: Repository },
+  ctx: { child: Child; token: string; org: string; git: GitServer; repo: Repository; prefix?: string },
   run: number,
   profile: { dir: string } | null,
 ): Promise<{ run: ImportRun; profileFile?: string }> {
   const base = ctx.child.baseUrl;
-  const name = profile ? 'docs-profile' : `docs-${run}`;
+  const name = `${ctx.prefix ?? 'docs'}-${profile ? 'profile' : run}`;
   const t = performance.now();
   const url = await ctx.git.createBareRepository(name, ctx.repo.files);
   const repositorySetupMs = performance.now() - t;
@@ -823,7 +836,104 @@ const CONNECT_LAYERS: Layer[] = [
   ZLIB_CRYPTO_FS,
 ];
 
+/** BENCH_IMPORT_DIRS: the import phases of several checkouts, in turns on one database. */
+async function compareImports() {
+  const benchRun = startRun('jobs', { label: 'import-ab' });
+  const codes = IMPORT_DIRS.map((dir) => ({ dir, ...codeIdentity(dir) }));
+  const versions = codes.map((c) => `${path.basename(c.dir)} (${c.head}${c.changedFiles ? `+${c.changedFiles}` : ''})`);
+  await machineLoad.settle('before the run');
+  const database = await createBenchDatabase('jobs_ab');
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-jobs-files-'));
+  const git = await startGitServer();
+  const repo = buildRepository();
+  const runs: Array<{ version: number; run: ImportRun }> = [];
+  let version = '';
+  const servers: Child[] = [];
+  try {
+    const { token } = await createBenchUser(database, 'bench-jobs@example.com');
+    const env = { DATABASE_URL: database.url, STORAGE_DIR: storageDir, JOB_POLL_MS: '3600000', FETCH_ALLOW_PRIVATE_ADDRESSES: 'true', FETCH_TIMEOUT_MS: '120000' };
+    for (const dir of IMPORT_DIRS) servers.push(await startChild('app-server.ts', env, { dir }));
+    version = await databaseVersion(database);
+    const orgs: string[] = [];
+    for (const [k, server] of servers.entries()) orgs.push((await api(server.baseUrl, token, 'POST', '/v1/orgs', { title: `Bench import org ${k}` }, 201)).body.id as string);
+    // One untimed import per version: its code paths warm before the first measured run.
+    const small = buildRepository({ sections: 1, chaptersPerSection: 2, pagesPerChapter: 3, imagesPerSection: 1, sharedImages: 1 });
+    const smallUrl = await git.createBareRepository('warm', small.files);
+    for (const [k, server] of servers.entries()) {
+      const warm = await createSpace(server.baseUrl, token, orgs[k]!, 'Warm-up');
+      const f = await follow(server.baseUrl, token, warm);
+      await api(server.baseUrl, token, 'POST', `/v1/spaces/${warm}/git/import`, { url: smallUrl, ref: 'refs/heads/main' }, 204);
+      await waitFor('the warm-up import', () => f.events.some((e) => FINAL.has(e.state)), JOB_TIMEOUT_MS);
+      await f.client.dispose();
+    }
+    for (let run = 1; run <= IMPORT_RUNS; run++) {
+      const order = servers.map((_, k) => k);
+      if (run % 2 === 0) order.reverse();
+      for (const k of order) {
+        log(`run ${run}: ${versions[k]}`);
+        const r = await importRun({ child: servers[k]!, token, org: orgs[k]!, git, repo, prefix: `v${k}` }, run, null);
+        runs.push({ version: k, run: r.run });
+      }
+    }
+  } finally {
+    for (const s of servers) await s.stop().catch(() => undefined);
+    await git.close().catch(() => undefined);
+    await database.drop().catch((e) => log(`could not drop the database: ${e}`));
+    fs.rmSync(storageDir, { recursive: true, force: true });
+  }
+  await machineLoad.read('after the run');
+
+  const phaseOf = (k: number, phase: Phase) => runs.filter((r) => r.version === k).map((r) => r.run.phases.find((p) => p.phase === phase)!).filter(Boolean);
+  const summary = versions.map((_, k) =>
+    Object.fromEntries(
+      PHASES.map((phase) => {
+        const list = phaseOf(k, phase);
+        return [phase, { ms: stats(list.map((p) => p.ms)), statements: median(list.map((p) => p.statements)), serverCpuMs: median(list.map((p) => p.serverCpuMs)), othersCpuMs: median(list.map((p) => p.cpu.othersMs + p.cpu.unaccountedMs)), converted: median(list.map((p) => p.converted)), steps: (list[0]?.steps ?? []).map((s, i) => ({ step: s.step, ms: median(list.map((p) => p.steps[i]?.ms ?? NaN)) })) }];
+      }),
+    ) as Record<Phase, { ms: Stats; statements: number; serverCpuMs: number; othersCpuMs: number; converted: number; steps: StepTime[] }>,
+  );
+  const md = reportHeader(benchRun, 'Git imports of a 1,000-page repository, versions compared in turns', { description: database.description, version });
+  md.push(
+    `Versions (checkouts; the first is the reference): ${codes.map((c, k) => `**${versions[k]}** \`${c.dir}\`, src/ digest ${c.srcDigest}`).join('; ')}.`,
+    `Each version is its own server (its checkout's bench/app-server.ts, pinned to core 1) on one database; one untimed import of a small repository each first. ` +
+      `${IMPORT_RUNS} runs; in each, every version in turn (the order reversed every other run) imports a fresh copy of the repository (bench/seed-repository.ts: ${repo.pages.length} pages, ${repo.images.length} images, ${Object.keys(repo.files).length} files) into a fresh space: ` +
+      `**full**, **unchanged** (the same commit again), **incremental** (a commit changing ${CHANGED_PAGES} pages), **renamed** (a commit renaming a page others link to); each timed from the POST to the receipt of the final event, its content checked as in the jobs benchmark.`,
+    '',
+    ...table(
+      ['import', ...versions.flatMap((v) => [`${v}: median (min – max) ms`, 'of full', 'converted', 'statements', 'server CPU (ms)', "others' CPU (ms)"])],
+      PHASES.map((phase) => [
+        phase,
+        ...summary.flatMap((s) => {
+          const x = s[phase];
+          return [`${fmt(x.ms.p50)} (${fmt(x.ms.min)} – ${fmt(x.ms.max)})`, `${fmt((100 * x.ms.p50) / s.full.ms.p50, 1)}%`, fmt(x.converted), fmt(x.statements), fmt(x.serverCpuMs), fmt(x.othersCpuMs)];
+        }),
+      ]),
+      ['l', ...versions.flatMap(() => ['r', 'r', 'r', 'r', 'r', 'r'] as const)],
+    ),
+    '',
+    'Time per step (median over the runs, ms; from the `at` of the events that start each step, i.e. server time):',
+    '',
+    ...table(
+      ['step', ...versions.flatMap((v) => PHASES.filter((p) => p !== 'unchanged').map((p) => `${v}: ${p}`))],
+      (summary[0]!.full.steps ?? []).map((st, i) => [st.step, ...summary.flatMap((s) => PHASES.filter((p) => p !== 'unchanged').map((p) => fmt(s[p].steps[i]?.ms ?? NaN)))]),
+      ['l', ...versions.flatMap(() => PHASES.filter((p) => p !== 'unchanged').map(() => 'r' as const))],
+    ),
+    '',
+    'Per run, in the order they ran:',
+    '',
+    ...table(
+      ['run', 'version', 'import', 'ms', 'statements', 'server CPU (ms)', "others' CPU meanwhile (ms)", 'result'],
+      runs.flatMap((r) => r.run.phases.map((p) => [r.run.run, versions[r.version]!, p.phase, fmt(p.ms), p.statements, fmt(p.serverCpuMs), fmt(p.cpu.othersMs + p.cpu.unaccountedMs), `\`${JSON.stringify({ converted: p.result.converted, reused: p.result.reused, warnings: p.result.warnings, unchanged: p.result.unchanged })}\``])),
+      ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
+    ),
+    '',
+    ...machineLoad.markdown(),
+  );
+  writeResults(benchRun, { database: { description: database.description, version }, versions: codes, importRuns: IMPORT_RUNS, summary, runs }, md);
+}
+
 async function run() {
+  if (IMPORT_DIRS.length) return compareImports();
   // The fan-out alone writes a report of its own (`<date>-jobs-<database>-fanout.md`).
   const benchRun = startRun('jobs', SKIP_IMPORT ? { label: 'fanout' } : {});
   await machineLoad.settle('before the run');

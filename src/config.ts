@@ -149,6 +149,8 @@ const schema = z.object({
   WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /** Deadline of laying out a Git import or export on a worker thread, in milliseconds; past it the job fails. */
   GIT_LAYOUT_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
+  /** Megabytes of repository files a process keeps between Git imports of the same space (with their bare clones on disk), so the next import fetches and reads only what changed (0: nothing kept). */
+  GIT_KEPT_CLONES_MB: z.coerce.number().min(0).default(256),
   /** Page and file entries of revisions kept decoded in memory between requests (0: none); each costs roughly 0.5 KB. */
   REVISION_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
   /** How long a request's caller (token, memberships, grants) is kept for the next requests at most, in milliseconds (0: read per request). Changes made through any server process, or the CLI with REDIS_URL, apply at once; this bounds what nothing announces (the CLI without REDIS_URL, SQL by hand). */
@@ -195,6 +197,8 @@ export interface AppConfig {
   /** WORKER_*: the worker pool (the shape of WorkerPoolConfig). */
   workers: { threads: number; maxQueue: number; taskTimeoutMs: number };
   gitLayoutTimeoutMs: number;
+  /** GIT_KEPT_CLONES_MB in bytes. */
+  gitKeptClonesBytes: number;
   /** REVISION_CACHE_ENTRIES: the bound of the process's RevisionChunkCache. */
   revisionCacheEntries: number;
   /** VIEWER_CACHE_*: the callers kept across requests (src/auth/viewer-cache.ts). */
@@ -259,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     workers: { threads: e.WORKER_THREADS, maxQueue: e.WORKER_MAX_QUEUE, taskTimeoutMs: e.WORKER_TASK_TIMEOUT_MS },
     gitLayoutTimeoutMs: e.GIT_LAYOUT_TIMEOUT_MS,
+    gitKeptClonesBytes: Math.floor(e.GIT_KEPT_CLONES_MB * 1024 * 1024),
     revisionCacheEntries: e.REVISION_CACHE_ENTRIES,
     viewerCache: { maxAgeMs: e.VIEWER_CACHE_MAX_AGE_MS, maxEntries: e.VIEWER_CACHE_ENTRIES },
     translation: translationConfig(env),

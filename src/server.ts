@@ -52,6 +52,7 @@ import { restRoutes } from './rest/generated/routes.ts';
 import { REST_PREFIX, errorResponse, useRestRoutes } from './rest/runtime.ts';
 import { schema } from './schema/index.ts';
 import { upgradeSearchIndex } from './search/search-index.ts';
+import { KeptClones } from './git-sync/kept-clones.ts';
 import { jobHandlers } from './services/job-handlers.ts';
 import { signingKeySealer } from './services/member.ts';
 import { openAPIRefreshTask } from './services/openapi-refresh.ts';
@@ -251,7 +252,9 @@ export function createApp(options: AppOptions): App {
   const events = createEventHub(config.redisUrl, { namespace: deploymentNamespace(config.databaseUrl), log });
   // Callers kept across requests; with Redis, a change to one is announced to the other processes (src/auth/viewer-cache.ts).
   const viewers = new ViewerCache(db, { ...config.viewerCache, bus: events.shared ? events.topic<ViewerMessage>('viewer') : undefined, log, sealer: signingKeySealer(config) });
-  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers, ...options.jobHandlers }, metrics, events });
+  // Git imports keep each space's repository for its next import (fetching and reading only what changed).
+  const gitClones = new KeptClones(config.gitKeptClonesBytes);
+  const jobs = createJobs({ db, provider: database.provider, storage, config, log, workers: workers.jobs, handlers: { ...jobHandlers({ gitClones }), ...options.jobHandlers }, metrics, events });
 
   const commentFeed = new CommentFeed({
     db,
@@ -501,7 +504,7 @@ export function createApp(options: AppOptions): App {
     commentFeed.close();
     viewers.close();
     await events.close();
-    await Promise.all([workers.requests.close(), workers.jobs.close()]);
+    await Promise.all([workers.requests.close(), workers.jobs.close(), gitClones.close()]);
     await db.$disconnect();
     return { webSockets, eventStreams };
   }

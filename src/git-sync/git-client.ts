@@ -38,6 +38,7 @@ import {
   REDIRECT_STATUSES,
   resolveChecked,
 } from '../storage/remote-fetch.ts';
+import type { KeptClone, KeptClones } from './kept-clones.ts';
 import { normalizePath } from './repo-paths.ts';
 
 /** Where a repository may be reached and how much of it is accepted; the app passes its FETCH_* settings. */
@@ -203,6 +204,10 @@ interface Operation {
   failure: GitSyncError | null;
   gitdir: string;
   cache: object;
+  /** The file system objects are read through: node's, or once a read has fetched, `packedObjects`. */
+  objects: typeof nodeFs;
+  /** A budget of its own for the download (an incremental fetch, ./kept-clones.ts), besides the policy's. */
+  maxFetchBytes: number | null;
   http: HttpClient;
   onAuth: (() => GitAuth) | undefined;
   onProgress: ((progress: GitProgress) => void) | undefined;
@@ -311,6 +316,10 @@ function createHttpClient(op: Operation): { http: HttpClient; close(): Promise<v
         if (received > op.policy.maxRepositoryBytes) {
           discard(body);
           fail('too-large', `the repository is larger than the ${op.policy.maxRepositoryBytes} bytes allowed`);
+        }
+        if (op.maxFetchBytes !== null && received > op.maxFetchBytes) {
+          discard(body);
+          fail('too-large', `the fetch into the kept repository took more than ${op.maxFetchBytes} bytes`);
         }
         yield chunk;
       }
@@ -458,11 +467,17 @@ function toGitSyncError(error: unknown, op: Operation, fullRef: string): GitSync
 }
 
 /**
- * Runs `work` in a fresh bare repository with this input's transport, and
- * turns every failure into a `GitSyncError`; the directory and connections are
- * gone when it settles.
+ * Runs `work` in a fresh bare repository (or, with `repository`, in that one: a kept clone; with
+ * 'none', in none: a question to the server alone) with this input's transport, and turns every
+ * failure into a `GitSyncError`; the connections are gone when it settles, and the directory too
+ * unless it was given.
  */
-async function runOperation<T>(input: RepositoryInput, fullRef: string, work: (op: Operation) => Promise<T>): Promise<T> {
+async function runOperation<T>(
+  input: RepositoryInput,
+  fullRef: string,
+  work: (op: Operation) => Promise<T>,
+  repository?: { gitdir: string; initialized: boolean } | 'none',
+): Promise<T> {
   const split = splitCredentials(input.url);
   const credentials = input.credentials ?? split.credentials;
   const policy: Required<RemotePolicy> = {
@@ -483,26 +498,31 @@ async function runOperation<T>(input: RepositoryInput, fullRef: string, work: (o
     failure: null,
     gitdir: '',
     cache: {},
+    objects: fs,
+    maxFetchBytes: null,
     http: { request: () => Promise.reject(new Error('no transport')) },
     onAuth: credentials ? () => ({ username: credentials.username, password: credentials.password }) : undefined,
     onProgress: input.onProgress,
   };
   const transport = createHttpClient(op);
   op.http = transport.http;
-  let gitdir: string | null = null;
+  let temporary: string | null = null;
   try {
     if (op.signal.aborted) throw abortFailure(op);
-    gitdir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'git-sync-'));
-    op.gitdir = gitdir;
-    await git.init({ fs, gitdir, bare: true, defaultBranch: fullRef.slice('refs/heads/'.length) });
-    // fetch records the branch under refs/remotes/origin/, by this remote's refspec.
-    await git.addRemote({ fs, gitdir, remote: 'origin', url: op.url });
+    if (repository === 'none') return await work(op);
+    if (repository) op.gitdir = repository.gitdir;
+    else op.gitdir = temporary = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'git-sync-'));
+    if (!repository?.initialized) {
+      await git.init({ fs, gitdir: op.gitdir, bare: true, defaultBranch: fullRef.slice('refs/heads/'.length) });
+      // fetch records the branch under refs/remotes/origin/, by this remote's refspec.
+      await git.addRemote({ fs, gitdir: op.gitdir, remote: 'origin', url: op.url, force: true });
+    }
     return await work(op);
   } catch (error) {
     throw toGitSyncError(error, op, fullRef);
   } finally {
     await transport.close();
-    if (gitdir) await fs.promises.rm(gitdir, { recursive: true, force: true });
+    if (temporary) await fs.promises.rm(temporary, { recursive: true, force: true });
   }
 }
 
@@ -522,10 +542,13 @@ function remoteBranchArgs(op: Operation, fullRef: string) {
   };
 }
 
-/** Fetches `fullRef`'s tip (depth 1); `missing` when the repository is empty or has no such branch. */
-async function fetchBranch(op: Operation, fullRef: string): Promise<{ oid: string } | { missing: 'empty' | 'branch' }> {
+/**
+ * Fetches `fullRef`'s tip (depth 1; or, into a kept clone, `shallow: false`, every commit since the
+ * one it has); `missing` when the repository is empty or has no such branch.
+ */
+async function fetchBranch(op: Operation, fullRef: string, options: { shallow: boolean } = { shallow: true }): Promise<{ oid: string } | { missing: 'empty' | 'branch' }> {
   try {
-    const result = await git.fetch({ ...remoteBranchArgs(op, fullRef), singleBranch: true, depth: 1, tags: false });
+    const result = await git.fetch({ ...remoteBranchArgs(op, fullRef), singleBranch: true, ...(options.shallow ? { depth: 1 } : {}), tags: false });
     return result.fetchHead ? { oid: result.fetchHead } : { missing: 'empty' };
   } catch (error) {
     const { code, data } = (error ?? {}) as { code?: unknown; data?: { what?: unknown } };
@@ -536,11 +559,36 @@ async function fetchBranch(op: Operation, fullRef: string): Promise<{ oid: strin
 
 async function readEntries(op: Operation, oid: string): Promise<TreeEntry[]> {
   op.signal.throwIfAborted();
-  return (await git.readTree({ fs, gitdir: op.gitdir, oid, cache: op.cache })).tree;
+  return (await git.readTree({ fs: op.objects, gitdir: op.gitdir, oid, cache: op.cache })).tree;
 }
 
 async function rootTree(op: Operation, commit: string): Promise<string> {
-  return (await git.readCommit({ fs, gitdir: op.gitdir, oid: commit, cache: op.cache })).commit.tree;
+  return (await git.readCommit({ fs: op.objects, gitdir: op.gitdir, oid: commit, cache: op.cache })).commit.tree;
+}
+
+/** The one error `packedObjects` answers for a loose object: isomorphic-git only tells it from a file. */
+const NO_LOOSE_OBJECT = Object.assign(new Error('no loose objects in a fetched repository'), { code: 'ENOENT' });
+
+/**
+ * Node's file system for reading the objects of a repository that only fetches wrote: a fetch
+ * writes packs, never loose objects, so looking for a loose one is answered at once, and the pack
+ * folder is listed once. isomorphic-git does both for every object it reads (a failed open, a
+ * readdir): a third of reading 1,000 files. Never for a repository objects are written to (a push).
+ */
+function packedObjects(gitdir: string): typeof nodeFs {
+  const packs = path.join(gitdir, 'objects', 'pack');
+  const loose = path.join(gitdir, 'objects') + path.sep;
+  let listed: Promise<string[]> | null = null;
+  const promises = {
+    ...nodeFs.promises,
+    readFile: ((file: string, options?: unknown) =>
+      typeof file === 'string' && file.startsWith(loose) && /^[0-9a-f]{2}[\\/][0-9a-f]{38}$/.test(file.slice(loose.length))
+        ? Promise.reject(NO_LOOSE_OBJECT)
+        : nodeFs.promises.readFile(file, options as never)) as typeof nodeFs.promises.readFile,
+    readdir: ((dir: string, options?: unknown) =>
+      dir === packs ? (listed ??= nodeFs.promises.readdir(dir)) : nodeFs.promises.readdir(dir, options as never)) as unknown as typeof nodeFs.promises.readdir,
+  };
+  return { ...nodeFs, promises } as typeof nodeFs;
 }
 
 const isRegularFile = (entry: TreeEntry) => entry.type === 'blob' && (entry.mode === '100644' || entry.mode === '100755');
@@ -551,10 +599,23 @@ const isRegularFile = (entry: TreeEntry) => entry.type === 'blob' && (entry.mode
  */
 export async function remoteBranchTip(input: ReadRepositoryInput): Promise<string | null> {
   const fullRef = branchRef(input.ref);
-  return runOperation(input, fullRef, async (op) => {
-    const refs = await git.listServerRefs({ http: op.http, url: op.url, prefix: fullRef, onAuth: op.onAuth });
-    return refs.find((r) => r.ref === fullRef)?.oid ?? null;
-  });
+  return runOperation(
+    input,
+    fullRef,
+    async (op) => {
+      const refs = await git.listServerRefs({ http: op.http, url: op.url, prefix: fullRef, onAuth: op.onAuth });
+      return refs.find((r) => r.ref === fullRef)?.oid ?? null;
+    },
+    // Listing refs reads and writes nothing locally: no repository to make and remove.
+    'none',
+  );
+}
+
+/** Where `readRepository` keeps the repository for the next read of the same space (./kept-clones.ts). */
+export interface KeptRead {
+  clones: KeptClones;
+  /** KeptClones.key of the space, URL and branch. */
+  key: string;
 }
 
 /**
@@ -562,53 +623,112 @@ export async function remoteBranchTip(input: ReadRepositoryInput): Promise<strin
  * to it). Symbolic links, submodules and `.git` entries are skipped. Throws
  * `GitSyncError`: 'branch-not-found', 'directory-not-found', 'too-large'
  * beyond `maxFiles` or `maxRepositoryBytes`, and the transport's failures.
+ *
+ * With `kept`, the repository stays for the next read under the same key: that read fetches only
+ * the objects its commit adds (the branch's last tip is a local ref, which the fetch names as had),
+ * takes the files of every tree whose id it read before without reading them again, and the bytes
+ * of every blob whose id it read before from memory.
  */
-export async function readRepository(input: ReadRepositoryInput): Promise<RepositorySnapshot> {
+export async function readRepository(input: ReadRepositoryInput & { kept?: KeptRead | null }): Promise<RepositorySnapshot> {
+  const kept = input.kept?.clones.enabled ? input.kept : null;
+  const previous = kept ? kept.clones.take(kept.key) : null;
+  if (!previous) return readInto(input, kept, null);
+  try {
+    return await readInto(input, kept, previous);
+  } catch (error) {
+    // The kept repository did not serve (the branch was rewritten and the fetch brought more than a
+    // clone would, or it lacked an object): a fresh clone, unless the failure is the server's or the caller's.
+    if (error instanceof GitSyncError && FINAL_REASONS.has(error.reason)) throw error;
+    return readInto(input, kept, null);
+  }
+}
+
+/** Failures that a fresh clone would meet as well. */
+const FINAL_REASONS = new Set<GitSyncFailure>(['invalid-input', 'address', 'network', 'timeout', 'aborted', 'redirects', 'status', 'auth', 'forbidden', 'not-found', 'branch-not-found', 'directory-not-found']);
+
+async function readInto(input: ReadRepositoryInput, kept: KeptRead | null, previous: KeptClone | null): Promise<RepositorySnapshot> {
   const fullRef = branchRef(input.ref);
   const directory = directoryPath(input.projectDirectory);
-  return runOperation(input, fullRef, async (op) => {
-    const fetched = await fetchBranch(op, fullRef);
-    if ('missing' in fetched) {
-      throw new GitSyncError('branch-not-found', `branch ${fullRef} not found${fetched.missing === 'empty' ? ' (the repository is empty)' : ''}`);
-    }
-    let tree = await rootTree(op, fetched.oid);
-    for (const segment of directory === '' ? [] : directory.split('/')) {
-      const entry = (await readEntries(op, tree)).find((e) => e.path === segment && e.type === 'tree');
-      if (!entry) throw new GitSyncError('directory-not-found', `directory ${directory} not found in ${fullRef}`);
-      tree = entry.oid;
-    }
+  const gitdir = previous?.gitdir ?? (kept ? await kept.clones.directory() : null);
+  const next: KeptClone | null = gitdir ? { gitdir, fetches: (previous?.fetches ?? 0) + 1, trees: new Map(), blobs: new Map(), bytes: 0 } : null;
+  let snapshot: RepositorySnapshot;
+  try {
+    snapshot = await runOperation(
+      input,
+      fullRef,
+      async (op) => {
+        // Into a kept repository, not shallow: a shallow fetch (`deepen 1`) is sent the whole tree again
+        // whatever the client has, an ordinary one only the objects of the commits since the one it
+        // has. In case the branch was rewritten (a fetch reaching far back), at most what the files
+        // of the last read took: beyond, a fresh clone costs less.
+        if (previous) op.maxFetchBytes = previous.bytes;
+        const fetched = await fetchBranch(op, fullRef, { shallow: !previous });
+        if ('missing' in fetched) {
+          throw new GitSyncError('branch-not-found', `branch ${fullRef} not found${fetched.missing === 'empty' ? ' (the repository is empty)' : ''}`);
+        }
+        // The tip as a local branch: the next fetch into this repository names it as had, and is sent only what is new.
+        if (next) await git.writeRef({ fs, gitdir: op.gitdir, ref: fullRef, value: fetched.oid, force: true });
+        op.objects = packedObjects(op.gitdir);
+        let tree = await rootTree(op, fetched.oid);
+        for (const segment of directory === '' ? [] : directory.split('/')) {
+          const entry = (await readEntries(op, tree)).find((e) => e.path === segment && e.type === 'tree');
+          if (!entry) throw new GitSyncError('directory-not-found', `directory ${directory} not found in ${fullRef}`);
+          tree = entry.oid;
+        }
 
-    const files = new Map<string, Uint8Array>();
-    const blobs = new Map<string, string>();
-    const { maxFiles, maxRepositoryBytes } = op.policy;
-    let bytes = 0;
-    let folders = 0;
-    const pending: { oid: string; prefix: string }[] = [{ oid: tree, prefix: '' }];
-    while (pending.length > 0) {
-      const { oid, prefix } = pending.pop()!;
-      if (++folders > maxFiles) throw new GitSyncError('too-large', `the repository has more than ${maxFiles} folders`);
-      const entries = await readEntries(op, oid);
-      // Reversed onto the stack, so folders are read in tree order.
-      for (const entry of [...entries].reverse()) {
-        if (!isSafeName(entry.path)) continue;
-        const filePath = prefix + entry.path;
-        if (entry.type === 'tree') pending.push({ oid: entry.oid, prefix: `${filePath}/` });
-      }
-      for (const entry of entries) {
-        if (!isSafeName(entry.path) || !isRegularFile(entry)) continue;
-        if (files.size >= maxFiles) throw new GitSyncError('too-large', `the repository has more than ${maxFiles} files`);
-        const { blob } = await git.readBlob({ fs, gitdir: op.gitdir, oid: entry.oid, cache: op.cache });
-        bytes += blob.byteLength;
-        if (bytes > maxRepositoryBytes) throw new GitSyncError('too-large', `the files take more than the ${maxRepositoryBytes} bytes allowed`);
-        files.set(prefix + entry.path, blob);
-        blobs.set(prefix + entry.path, entry.oid);
-        if (files.size % 500 === 0) op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: 0 });
-      }
-    }
-    op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: files.size });
-    const { commit } = await git.readCommit({ fs, gitdir: op.gitdir, oid: fetched.oid, cache: op.cache });
-    return { commit: fetched.oid, message: commit.message, files, blobs };
-  });
+        const { maxFiles, maxRepositoryBytes } = op.policy;
+        let folders = 0;
+        /** The regular files under tree `oid` (relative paths, blob ids): a tree's own files first, then its folders', in tree order. */
+        const list = async (oid: string): Promise<Array<[string, string]>> => {
+          const known = previous?.trees.get(oid) ?? next?.trees.get(oid);
+          if (known) {
+            next?.trees.set(oid, known);
+            return known;
+          }
+          if (++folders > maxFiles) throw new GitSyncError('too-large', `the repository has more than ${maxFiles} folders`);
+          const entries = (await readEntries(op, oid)).filter((entry) => isSafeName(entry.path));
+          const out: Array<[string, string]> = [];
+          for (const entry of entries) if (isRegularFile(entry)) out.push([entry.path, entry.oid]);
+          for (const entry of entries) {
+            if (entry.type !== 'tree') continue;
+            for (const [file, blob] of await list(entry.oid)) out.push([`${entry.path}/${file}`, blob]);
+            if (out.length > maxFiles) throw new GitSyncError('too-large', `the repository has more than ${maxFiles} files`);
+          }
+          next?.trees.set(oid, out);
+          return out;
+        };
+        const listed = await list(tree);
+        if (listed.length > maxFiles) throw new GitSyncError('too-large', `the repository has more than ${maxFiles} files`);
+
+        const files = new Map<string, Uint8Array>();
+        const blobs = new Map<string, string>();
+        let bytes = 0;
+        for (const [filePath, oid] of listed) {
+          let blob = previous?.blobs.get(oid) ?? next?.blobs.get(oid);
+          blob ??= (await git.readBlob({ fs: op.objects, gitdir: op.gitdir, oid, cache: op.cache })).blob;
+          bytes += blob.byteLength;
+          if (bytes > maxRepositoryBytes) throw new GitSyncError('too-large', `the files take more than the ${maxRepositoryBytes} bytes allowed`);
+          files.set(filePath, blob);
+          blobs.set(filePath, oid);
+          if (next && !next.blobs.has(oid)) {
+            next.blobs.set(oid, blob);
+            next.bytes += blob.byteLength;
+          }
+          if (files.size % 500 === 0) op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: 0 });
+        }
+        op.onProgress?.({ phase: 'Reading files', loaded: files.size, total: files.size });
+        const { commit } = await git.readCommit({ fs: op.objects, gitdir: op.gitdir, oid: fetched.oid, cache: op.cache });
+        return { commit: fetched.oid, message: commit.message, files, blobs };
+      },
+      gitdir ? { gitdir, initialized: previous !== null } : undefined,
+    );
+  } catch (error) {
+    // What a failed read left in the directory is not known: the next read starts a new one.
+    if (next) await kept!.clones.discard(next);
+    throw error;
+  }
+  if (next) await kept!.clones.give(kept!.key, next);
+  return snapshot;
 }
 
 /** The files to write as nested folders. */

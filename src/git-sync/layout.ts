@@ -244,6 +244,20 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     texts.set(path, text);
     return text;
   };
+  const hashes = new Map<string, string>();
+  /** sha-256 of a file's bytes (the import cache's `blob`), once per file. */
+  const hashOf = (path: string): string => {
+    let hash = hashes.get(path);
+    if (hash === undefined) hashes.set(path, (hash = blobHash(files.get(path)!)));
+    return hash;
+  };
+  /**
+   * Whether a page file can be read: the import cache has an entry of these bytes (an entry is
+   * written only for a page read and converted under the same limits, the cache's key) or its text
+   * reads. Decoding and scanning every unchanged page took a third of an import that converts ten.
+   */
+  const readable = (path: string, missingWarning: string | null): boolean =>
+    (files.has(path) && !texts.has(path) && cacheIn?.files[path]?.blob === hashOf(path)) || readText(path, missingWarning) !== null;
   /** A file's Markdown converted; null (with a warning) when the mapping meets a limit the scan cannot see (nested GitBook blocks). */
   const overLimit = new Set<string>();
   const convert = (path: string, text: string, resolveHref?: (href: string) => ContentRef | null): MarkdownToDocumentResult | null => {
@@ -384,7 +398,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
         if (n.kind === 'document' && n.file !== null) {
           const outside = !isWithin(config.root, n.file);
           if (outside) warnings.push(`${config.summary}: ${n.file} is outside the content root ${config.root || './'}, skipped`);
-          if (outside || readText(n.file, `${config.summary}: ${n.file} is missing, skipped`) === null) return children;
+          if (outside || !readable(n.file, `${config.summary}: ${n.file} is missing, skipped`)) return children;
           if (n.file === config.readme) n.readme = true;
         }
         if (n.kind === 'link' && children.length) {
@@ -440,7 +454,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
         if (isReadmeName(file) && dir !== config.root) continue;
         items.push({
           name: stripMarkdownExtension(basename(file)),
-          build: () => (readText(file, null) === null ? [] : [node('document', { file, fallbackTitle: titleFromName(basename(file)) })]),
+          build: () => (!readable(file, null) ? [] : [node('document', { file, fallbackTitle: titleFromName(basename(file)) })]),
         });
       }
       for (const sub of entry.folders) {
@@ -451,7 +465,7 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
             const children = walk(sub, false);
             const readme = folders.get(sub)?.files.find((f) => isReadmeName(f));
             const fallbackTitle = titleFromName(name);
-            if (readme && readText(readme, null) !== null) return [node('document', { file: readme, fallbackTitle, children })];
+            if (readme && readable(readme, null)) return [node('document', { file: readme, fallbackTitle, children })];
             // A folder without README: a group at the top (GitBook's groups live there), an empty page below.
             return [node(atRoot ? 'group' : 'document', { tocTitle: fallbackTitle, fallbackTitle, slugHint: slugFromName(name), children })];
           },
@@ -647,10 +661,12 @@ export async function importRepository(files: ReadonlyMap<string, Uint8Array>, o
     return { document: result.document, meta, title: pageTitle(n, heading), entry, reused: false };
   };
   const parsePage = (n: Node): Parsed => {
+    // A page the cache keeps is not decoded: its bytes' hash is enough.
+    const hit = n.file && files.has(n.file) && cached[n.file] ? fromCache(n, n.file, hashOf(n.file)) : null;
+    if (hit) return hit;
     const text = n.file ? readText(n.file, null) : null;
     if (text === null) return { document: markdownToDocument('').document, meta: metaFromFrontmatter({}), title: titleOf(n), entry: null, reused: false };
-    const blob = blobHash(files.get(n.file!)!);
-    return fromCache(n, n.file!, blob) ?? convertPage(n, n.file!, text, blob);
+    return convertPage(n, n.file!, text, hashOf(n.file!));
   };
   const parsed = new Map<Node, Parsed>();
   for (const { node: n } of all) if (n.kind === 'document') parsed.set(n, parsePage(n));

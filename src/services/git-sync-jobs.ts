@@ -13,6 +13,7 @@ import type { RevisionSnapshot } from '../content/snapshot.ts';
 import type { Prisma, Tx } from '../db/client.ts';
 import { decryptCredentials } from '../git-sync/credentials.ts';
 import { importCacheKey, readImportCache } from '../git-sync/import-cache.ts';
+import { KeptClones } from '../git-sync/kept-clones.ts';
 import {
   readRepository,
   remoteBranchTip,
@@ -169,7 +170,8 @@ async function alreadyImported(ctx: JobContext, input: SyncInput, spaceId: strin
   return true;
 }
 
-export const importGitRepositoryJob: JobHandler = async (ctx) => {
+/** The import job; `clones` keeps each space's repository for its next import (src/git-sync/kept-clones.ts). */
+export const importGitRepositoryJob = (clones: KeptClones | null): JobHandler => async (ctx) => {
   const input = ctx.input as unknown as SyncInput;
   const spaceId = ctx.job.spaceId!;
   return recorded(ctx, spaceId, async () => {
@@ -183,6 +185,8 @@ export const importGitRepositoryJob: JobHandler = async (ctx) => {
       policy: policy(ctx),
       signal: ctx.signal,
       onProgress: transferProgress(ctx, 'cloning', 5, 45),
+      // A standalone import fills a new space once: nothing to keep for a next one.
+      kept: clones && !input.standalone ? { clones, key: KeptClones.key(spaceId, splitCredentials(input.url).url, input.ref) } : null,
     });
     await ctx.progress('reading pages', 50, `commit ${repository.commit.slice(0, 7)}, ${repository.files.size} files`);
     // Read again after the clone: the space may have moved on while it ran, and the import builds on its latest revision.

@@ -3,6 +3,7 @@
  * test/helpers/git-server.ts) on 127.0.0.1; repositories are set up and
  * checked with system git, the client itself uses none.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +17,7 @@ import {
   type RemotePolicy,
   type WriteRepositoryInput,
 } from '../../src/git-sync/git-client.ts';
+import { KeptClones } from '../../src/git-sync/kept-clones.ts';
 import { startGitServer, type GitServer } from '../helpers/git-server.ts';
 
 const LOCAL: RemotePolicy = { allowPrivateAddresses: true, timeoutMs: 10_000 };
@@ -106,6 +108,81 @@ describe('git client', () => {
       expect(text(snapshot.files.get('a.md'))).toBe('three');
       const upload = server.requests.filter((r) => r.path === '/read-shallow.git/git-upload-pack');
       expect(upload).toHaveLength(1);
+    });
+
+    describe('with a kept clone', () => {
+      const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`pages/p${i}.md`, `# Page ${i}\n\n${randomBytes(600).toString('hex')}\n`]));
+      /** The same read without a kept clone: what a kept read must answer. */
+      const fresh = (url: string) => readRepository({ url, ref: 'main', policy: LOCAL });
+      const same = (a: Awaited<ReturnType<typeof fresh>>, b: Awaited<ReturnType<typeof fresh>>) => {
+        expect(a.commit).toBe(b.commit);
+        expect([...a.files.keys()]).toEqual([...b.files.keys()]);
+        for (const [path, bytes] of b.files) expect(Buffer.from(a.files.get(path)!).equals(Buffer.from(bytes)), path).toBe(true);
+        expect([...a.blobs]).toEqual([...b.blobs]);
+      };
+      const packSizes = (gitdir: string) =>
+        fs
+          .readdirSync(`${gitdir}/objects/pack`)
+          .filter((f) => f.endsWith('.pack'))
+          .map((f) => fs.statSync(`${gitdir}/objects/pack/${f}`).size)
+          .sort((a, b) => a - b);
+
+      it('fetches only the objects of the new commit, and reads the same files as a fresh clone', async () => {
+        const clones = new KeptClones(64 * 1024 * 1024);
+        try {
+          const url = await server.createBareRepository('kept-next', { ...many, 'docs/a.md': 'one' });
+          const kept = { clones, key: 'space-1' };
+          same(await readRepository({ url, ref: 'main', policy: LOCAL, kept }), await fresh(url));
+          await server.commit('kept-next', 'main', { 'docs/a.md': 'two', 'docs/new/b.md': 'new', 'pages/p3.md': null });
+
+          const second = await readRepository({ url, ref: 'main', policy: LOCAL, kept });
+
+          same(second, await fresh(url));
+          expect(text(second.files.get('docs/a.md'))).toBe('two');
+          const clone = clones.take('space-1')!;
+          expect(clone.fetches).toBe(2);
+          // The second pack holds the new commit, its trees and two blobs: not the 40 pages again.
+          const [small, large] = packSizes(clone.gitdir);
+          expect(small! * 20).toBeLessThan(large!);
+        } finally {
+          await clones.close();
+        }
+      });
+
+      it('reads a rewritten branch as a fresh clone does, also when its history is larger than a clone', async () => {
+        const clones = new KeptClones(64 * 1024 * 1024);
+        try {
+          const url = await server.createBareRepository('kept-rewritten', { 'a.md': 'a' });
+          const kept = { clones, key: 'space-2' };
+          await readRepository({ url, ref: 'main', policy: LOCAL, kept });
+          // Another history, of several commits of incompressible bytes, force-pushed over the branch.
+          await server.createBareRepository('kept-other', { 'b.bin': randomBytes(20_000) });
+          for (let i = 0; i < 3; i++) await server.commit('kept-other', 'main', { 'b.bin': randomBytes(20_000), [`c${i}.md`]: `c${i}` });
+          execFileSync('git', ['--git-dir', `${server.root}/kept-other.git`, 'push', '--quiet', '--force', `${server.root}/kept-rewritten.git`, 'main:main']);
+
+          same(await readRepository({ url, ref: 'main', policy: LOCAL, kept }), await fresh(url));
+          // And once more from what that read kept.
+          await server.commit('kept-rewritten', 'main', { 'c0.md': 'changed' });
+          same(await readRepository({ url, ref: 'main', policy: LOCAL, kept }), await fresh(url));
+        } finally {
+          await clones.close();
+        }
+      });
+
+      it('keeps nothing beyond its budget, and removes its directories when closed', async () => {
+        const clones = new KeptClones(1000);
+        const url = await server.createBareRepository('kept-budget', many);
+        await readRepository({ url, ref: 'main', policy: LOCAL, kept: { clones, key: 'space-3' } });
+        expect(clones.take('space-3')).toBeNull();
+
+        const roomy = new KeptClones(64 * 1024 * 1024);
+        await readRepository({ url, ref: 'main', policy: LOCAL, kept: { clones: roomy, key: 'space-3' } });
+        const clone = roomy.take('space-3')!;
+        await roomy.give('space-3', clone);
+        expect(fs.existsSync(clone.gitdir)).toBe(true);
+        await roomy.close();
+        expect(fs.existsSync(clone.gitdir)).toBe(false);
+      });
     });
 
     it('reports a missing branch', async () => {
