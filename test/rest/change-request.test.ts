@@ -206,6 +206,31 @@ describe('writing change requests', () => {
   });
 });
 
+describe('Markdown through the API', () => {
+  /** The document of a change request's page, as REST answers it (`format=markdown`: its Markdown). */
+  const pageIn = async (space: string, changeRequest: string, page: string, format = 'document') =>
+    ok('GET', `${cr(space, changeRequest)}/content/page/${page}?format=${format}`, 'getPageInChangeRequestById');
+
+  it('reads GitHub alerts as hints, in insert_page and update_page', async () => {
+    const space = await newSpace('Alerts');
+    const changeRequest = (await newChangeRequest(space)).id as string;
+    const inserted = await server.request('POST', `${cr(space, changeRequest)}/content?compat=false`, {
+      token: ada.token,
+      body: { changes: [{ operation: 'insert_page', title: 'Alerts', document: { markdown: '> [!IMPORTANT]\n> Read this.\n\n> Just a quote.\n' } }] },
+    });
+    expect(inserted.status, JSON.stringify(inserted.body)).toBe(200);
+    const page = inserted.body.changes[0].page.id as string;
+    const styles = (document: any) => document.nodes.map((n: any) => [n.type, n.data.style ?? null]);
+    expect(styles((await pageIn(space, changeRequest, page)).document)).toEqual([
+      ['hint', 'warning'],
+      ['blockquote', null],
+    ]);
+    await edit(space, changeRequest, [{ operation: 'update_page', page, document: { markdown: '> [!CAUTION]\n> Deletes everything.\n' } }]);
+    expect(styles((await pageIn(space, changeRequest, page)).document)).toEqual([['hint', 'danger']]);
+    expect((await pageIn(space, changeRequest, page, 'markdown')).markdown).toBe('{% hint style="danger" %}\nDeletes everything.\n{% endhint %}\n');
+  });
+});
+
 describe('reading merged content', () => {
   /** A space whose content is guideChanges(), merged, and a draft change request "Print" on it. */
   let space: string;
