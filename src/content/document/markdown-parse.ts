@@ -412,7 +412,8 @@ function readAlert(quote: md.Blockquote, ctx: ParseContext): { style: string; co
   if (!marker || first?.type !== 'paragraph') return null;
   const [text, ...inlines] = first.children as [md.Text, ...md.PhrasingContent[]];
   // Written as the marker, not escaped into one (`\[!NOTE]` is text).
-  if (text.position && ctx.source[text.position.start.offset] !== '[') return null;
+  const start = text.position?.start.offset;
+  if (start !== undefined && ctx.source[start] !== '[') return null;
   const rest = text.value.slice(marker[0].length);
   // The marker's line ends with a soft break (in the text) or a hard one (two spaces: a `break` node).
   if (rest === '' && inlines.length > 0 && inlines[0]!.type !== 'break') return null;
