@@ -111,6 +111,7 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders, siteVisito
     ownsTeamIn: (organizationId) => (viewer ? loaders.ownsTeamIn.load(`${organizationId}:${viewer.userId}`) : Promise.resolve(false)),
     siteOpenedBy: (shareKey) => loaders.siteIdByShareKey.load(shareKey),
     sitesPublishing: async (spaceId) => (await loaders.publishedPlacesOf(spaceId)).map((place) => place.siteId),
+    sitesReferencingOpenAPISpec: (organizationId, slug) => loaders.sitesReferencingOpenAPISpec.load(`${organizationId}:${slug}`),
   };
   return new Access(viewer, lookups, siteVisitor);
 }

@@ -14,7 +14,7 @@ import DataLoader from 'dataloader';
 import { highest, isMemberRole, type MemberRole } from './auth/roles.ts';
 import { hashShareKey } from './auth/share-keys.ts';
 import type { StoredReference } from './content/links.ts';
-import { entriesOf, storedDocument } from './content/revision-store.ts';
+import { entriesOf, reusableContentsOf, storedDocument } from './content/revision-store.ts';
 import { buildRevisionTree, type RevisionTree, type RevisionView } from './content/revision-view.ts';
 import { Prisma, type Db } from './db/client.ts';
 import { chunkList, readChunks, type RevisionChunkCache } from './db/revision-chunks.ts';
@@ -890,6 +890,46 @@ export class Loaders {
       return own;
     });
   });
+
+  /**
+   * `<organization id>:<spec slug>` -> the published sites of the organization whose published
+   * content references that OpenAPI spec (`{kind: 'openapi', spec}`): a page or reusable content of
+   * the current revision of a space the site publishes holds such a reference. What a site token
+   * opens of the organization's specs (Access.openAPISpec). One statement when no document
+   * references the slug (a spec no page names: most reads by a member never ask); otherwise one
+   * for the published spaces, then their revisions' chunks (cached across requests).
+   */
+  readonly sitesReferencingOpenAPISpec = this.cached(
+    ['DocumentReference', 'SiteSpace', 'Site', 'Space', 'Revision', 'RevisionChunk'],
+    async (keys: readonly string[]) =>
+      Promise.all(
+        keys.map(async (key) => {
+          const colon = key.indexOf(':');
+          const [organizationId, slug] = [key.slice(0, colon), key.slice(colon + 1)];
+          const rows = await this.db.documentReference.findMany({ where: { targetKind: 'openapi', target: slug }, select: { documentHash: true } });
+          if (rows.length === 0) return [];
+          const referencing = new Set(rows.map((row) => row.documentHash));
+          const places = await this.db.siteSpace.findMany({
+            where: { site: { organizationId, published: true }, space: { organizationId } },
+            select: { siteId: true, space: { select: { revisionId: true } } },
+          });
+          const revisionIds = [...new Set(places.map((place) => place.space.revisionId))];
+          const [revisions, pages] = await Promise.all([this.revisionById.loadMany(revisionIds), this.pagesByRevisionId.loadMany(revisionIds)]);
+          const referencingRevisions = new Set(
+            revisionIds.filter((_, i) => {
+              const revision = revisions[i];
+              const list = pages[i];
+              const hashes = [
+                ...(list instanceof Error || !list ? [] : list.map((page) => page.documentHash)),
+                ...(revision instanceof Error || !revision ? [] : reusableContentsOf(revision.reusableContents).map((content) => content.documentHash)),
+              ];
+              return hashes.some((hash) => hash !== null && referencing.has(hash));
+            }),
+          );
+          return [...new Set(places.filter((place) => referencingRevisions.has(place.space.revisionId)).map((place) => place.siteId))];
+        }),
+      ),
+  );
 
   /** document hash -> the document */
   readonly documentByHash = this.cached(['ContentDocument'], async (hashes: readonly string[]) => {

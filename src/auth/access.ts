@@ -12,7 +12,8 @@
  * their grants open. A share key of a share-link site lets anyone read that site
  * and the spaces it publishes: the subject then carries `shared`. A site token
  * (./site-tokens.ts) opens its site the same way, for a caller without a user:
- * its holder reads that site and the spaces it publishes, nothing else. A member an
+ * its holder reads that site, the spaces it publishes and the OpenAPI specs their published
+ * pages reference, nothing else. A member an
  * admin disabled is refused everything of that organization (`disabled`).
  */
 import type { TeamMemberRole, TokenScope } from '../db/value-sets.ts';
@@ -39,6 +40,8 @@ export interface AccessLookups {
   siteOpenedBy(shareKey: string): Promise<string | null>;
   /** The published sites a space is on. */
   sitesPublishing(spaceId: string): Promise<string[]>;
+  /** The published sites of the organization whose published content references its OpenAPI spec `slug`. */
+  sitesReferencingOpenAPISpec(organizationId: string, slug: string): Promise<string[]>;
 }
 
 /**
@@ -210,6 +213,18 @@ export class Access {
     if (!shareKey || (await this.lookups.siteOpenedBy(shareKey)) !== site.id) return subject;
     this.shareGrants.sites.set(site.id, shareKey);
     return { ...subject, shared: true };
+  }
+
+  /**
+   * The subject of an organization's OpenAPI spec (by slug: pages reference specs by slug). A site
+   * opened in this request (a site token's, or a share key's) opens for reading the specs its
+   * published content references, as it opens the spaces it publishes; members read them all.
+   */
+  async openAPISpec(spec: { organizationId: string; slug: string }): Promise<Subject> {
+    const subject = this.organization(spec.organizationId);
+    if (atLeast(subject.role, 'read') || this.shareGrants.sites.size === 0) return subject;
+    const sites = await this.lookups.sitesReferencingOpenAPISpec(spec.organizationId, spec.slug);
+    return { ...subject, shared: sites.some((siteId) => this.shareGrants.sites.has(siteId)) };
   }
 
   /** The share key that opened `siteId` in this request, if any. */

@@ -21,8 +21,9 @@ export interface Subject {
   /** A space in locked edit mode: nobody edits its content. */
   readonly locked?: boolean;
   /**
-   * A share key the caller presented opens the resource for reading: a
-   * share-link site, or a space such a site publishes.
+   * A share key or site token the caller presented opens the resource for
+   * reading: its site, a space the site publishes, or an OpenAPI spec the
+   * site's published pages reference.
    */
   readonly shared?: boolean;
   /**
@@ -156,8 +157,9 @@ const rules = {
   'translation:delete': role('create'),
   'translation:run': role('create'),
 
-  // OpenAPI specs are organization content: members read them (private ones too), creators keep them.
-  'openapi:read': role('read'),
+  // OpenAPI specs are organization content: members read them (private ones too), creators keep them;
+  // a published site's visitors read those its published pages reference (Access.openAPISpec).
+  'openapi:read': readOrShared,
   'openapi:create': role('create'),
   'openapi:update': role('create'),
   'openapi:delete': role('create'),

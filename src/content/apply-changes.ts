@@ -21,9 +21,9 @@ import type { MarkdownToDocumentResult } from './document/markdown-parse.ts';
 import { type ContentRef, type JSONDocument, type JSONNode } from './document/model.ts';
 import { documentProblem } from './document/validate.ts';
 import { metaFromFrontmatter } from './page-frontmatter.ts';
-import { normalizeHref, resolveFromTable, type HrefTable } from './page-hrefs.ts';
+import { normalizeHref, pageKey, resolveFromTable, type HrefTable } from './page-hrefs.ts';
 import { changedVariables, computedProblem, coverProblem, layoutProblem, metaLinksProblem, normalizeCover, variablesProblem } from './page-settings.ts';
-import { freeSlug, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
+import { freeSlug, INCLUDES_DIRECTORY, pageFiles, pagePaths, placePage, removePage, subtreeIds } from './page-tree.ts';
 import { cloneSnapshot, putDocument } from './revision-store.ts';
 import { fileSnapshot, type FileSnapshot, type PageCover, type PageSnapshot, type RevisionSnapshot, type VariableValue } from './snapshot.ts';
 import { MAX_TAGS, pageTagsFrom, tagFromInput, tagSlugProblem, type TagInput } from './tags.ts';
@@ -129,10 +129,11 @@ export interface ApplyOptions {
   /** Documents of the current content that are not in `snapshot.documents` yet. */
   loadDocument: (hash: string) => Promise<JSONDocument | null>;
   /**
-   * Converts a change's Markdown, relative hrefs resolving through `hrefs` (a request's
-   * conversions run on the worker threads); by default here, under the default limits.
+   * Converts a change's Markdown, relative hrefs resolving through `hrefs` from `folder` (the
+   * folder of the page's file: content/page-hrefs.ts; a request's conversions run on the worker
+   * threads); by default here, under the default limits.
    */
-  convertMarkdown?: (markdown: string, hrefs: HrefTable) => Promise<MarkdownToDocumentResult>;
+  convertMarkdown?: (markdown: string, hrefs: HrefTable, folder: string) => Promise<MarkdownToDocumentResult>;
 }
 
 function bad(index: number, message: string): never {
@@ -144,14 +145,50 @@ function bad(index: number, message: string): never {
  * (unified, remark, micromark) loads on the first such conversion, not at the server's start
  * (docs/decisions.md, "Restart"); a request's conversions run on the worker threads instead.
  */
-async function convertHere(markdown: string, hrefs: HrefTable): Promise<MarkdownToDocumentResult> {
+async function convertHere(markdown: string, hrefs: HrefTable, folder: string): Promise<MarkdownToDocumentResult> {
   const { markdownToDocument } = await import('./document/markdown-parse.ts');
-  return markdownToDocument(markdown, { resolveHref: resolveFromTable(hrefs) });
+  return markdownToDocument(markdown, { resolveHref: resolveFromTable(hrefs, folder) });
 }
 
 export async function applyContentChanges(base: RevisionSnapshot, changes: ContentChange[], options: ApplyOptions): Promise<ApplyResult> {
   if (changes.length === 0) throw new InvalidInputError('changes: at least one change is needed');
   if (changes.length > MAX_CHANGES_PER_BATCH) throw new InvalidInputError(`changes: at most ${MAX_CHANGES_PER_BATCH} changes per call`);
+  // Inserted pages get their ids first (a ref's too), so that applying the batch again gives them the same ones.
+  const insertedIds = changes.map((change) => (change.operation === 'insert_page' ? newId() : null));
+  const first = await applyOnce(base, changes, options, insertedIds, new Map());
+  if (!first.unresolved) return first.result;
+  // A relative link named no page when it was read: it may name one the batch inserts after it
+  // (its path is known once its title is). Again, with the pages the batch ends with as a fallback.
+  const ending: HrefTable = new Map();
+  const before = new Set(base.pages.keys());
+  const later = (id: string) => !before.has(id);
+  for (const [id, path] of pagePaths(first.result.snapshot.pages)) if (later(id)) ending.set(pageKey(path), { kind: 'page', page: id });
+  for (const [id, file] of pageFiles(first.result.snapshot.pages)) if (later(id) && !ending.has(pageKey(file))) ending.set(pageKey(file), { kind: 'page', page: id });
+  return ending.size === 0 ? first.result : (await applyOnce(base, changes, options, insertedIds, ending)).result;
+}
+
+/** Whether a converted document or its settings hold a URL reference that is a relative path: a link that named no page. */
+function holdsRelativeUrl(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsRelativeUrl);
+  if (typeof value !== 'object' || value === null) return false;
+  const { kind, url } = value as { kind?: unknown; url?: unknown };
+  if (kind === 'url' && typeof url === 'string' && !/^[a-z][a-z0-9+.-]*:|^\/\/|^#/i.test(url)) return true;
+  return Object.values(value).some(holdsRelativeUrl);
+}
+
+/**
+ * One application of the batch. `insertedIds`: the id of each insert_page (by
+ * change index); `ending`: pages the batch inserts later, where relative links may also name them
+ * (by their key in an HrefTable). `unresolved`: some Markdown kept a relative link as a URL.
+ */
+async function applyOnce(
+  base: RevisionSnapshot,
+  changes: ContentChange[],
+  options: ApplyOptions,
+  insertedIds: (string | null)[],
+  ending: HrefTable,
+): Promise<{ result: ApplyResult; unresolved: boolean }> {
+  let unresolved = false;
   const snapshot = cloneSnapshot(base);
   const pages = snapshot.pages;
   const outcomes = new Map<string, PageOutcome>();
@@ -183,33 +220,50 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       if (key === '') bad(i, 'ref: must not be empty');
       if (pageRefs.has(key) || fileRefs.has(key) || reusableRefs.has(key)) bad(i, `ref "${ref}" is used twice in the batch`);
       existingPaths ??= new Set(pagePaths(pages).values());
+      // A ref is a name, not a path: one that reads as a page's path would name two things.
       if (existingPaths.has(key)) bad(i, `ref "${ref}" collides with the path of an existing page`);
-      map.set(key, newId());
+      map.set(key, change.operation === 'insert_page' ? insertedIds[i]! : newId());
     }
   });
 
-  /** What relative hrefs name now: refs of the batch first (pages, then files), then the paths of the pages. */
+  /** What relative hrefs name now: the pages where they stand (by path, and by file as Git export writes it), and the batch's refs by name. */
   const hrefTable = (): HrefTable => {
     const table: HrefTable = new Map();
-    for (const [id, path] of pagePaths(pages)) if (!table.has(path)) table.set(path, { kind: 'page', page: id });
+    for (const [id, path] of pagePaths(pages)) if (!table.has(pageKey(path))) table.set(pageKey(path), { kind: 'page', page: id });
+    for (const [id, file] of pageFiles(pages)) if (!table.has(pageKey(file))) table.set(pageKey(file), { kind: 'page', page: id });
     for (const [key, file] of fileRefs) table.set(key, { kind: 'file', file });
     for (const [key, reusableContent] of reusableRefs) table.set(key, { kind: 'reusable-content', reusableContent });
     for (const [key, page] of pageRefs) table.set(key, { kind: 'page', page });
+    for (const [key, page] of ending) if (!table.has(key)) table.set(key, page);
     return table;
   };
   const convertMarkdown = options.convertMarkdown ?? convertHere;
 
-  /** The document and the metadata Markdown frontmatter sets. */
-  const readDocument = async (i: number, input: DocumentInput): Promise<{ document: JSONDocument; title: string | null; meta: PageMetadataInput }> => {
+  /**
+   * The folder of the file Git export would write `page` to once placed under `parentId` at `at`
+   * (as the change places it, on the content as it is now): where its Markdown's relative links
+   * start. Placed on a copy: nothing is changed before the document is read.
+   */
+  const linkFolder = (page: Pick<PageSnapshot, 'id' | 'slug'> & Partial<PageSnapshot>, parentId: string | null, at: number | undefined): string => {
+    const trial = new Map(pages);
+    placePage(trial, { ...pages.get(page.id), kind: 'document', index: 0, ...page } as PageSnapshot, parentId, at);
+    const file = pageFiles(trial).get(page.id)!;
+    return file.slice(0, Math.max(0, file.lastIndexOf('/')));
+  };
+
+  /** The document and the metadata Markdown frontmatter sets; `folder` says where the Markdown's relative links start. */
+  const readDocument = async (i: number, input: DocumentInput, folder: () => string): Promise<{ document: JSONDocument; title: string | null; meta: PageMetadataInput }> => {
     if ('markdown' in input) {
       if (typeof input.markdown !== 'string') bad(i, 'document.markdown: must be a string');
-      const { document, frontmatter, title } = await convertMarkdown(input.markdown, hrefTable()).catch((error: unknown) => {
+      const from = folder();
+      const { document, frontmatter, title } = await convertMarkdown(input.markdown, hrefTable(), from).catch((error: unknown) => {
         // A limit names the field it refused.
         if (error instanceof LimitExceededError) throw error.at(`changes[${i}].document.markdown`);
         throw error;
       });
       // Only the keys the frontmatter has set their settings; its hrefs resolve as the text's links do.
-      const read = metaFromFrontmatter(frontmatter, resolveFromTable(hrefTable()));
+      const read = metaFromFrontmatter(frontmatter, resolveFromTable(hrefTable(), from));
+      unresolved ||= holdsRelativeUrl(document.nodes) || holdsRelativeUrl(read);
       const meta: PageMetadataInput = {};
       if (typeof frontmatter.title === 'string') meta.title = frontmatter.title;
       for (const [field, keys] of Object.entries(FRONTMATTER_KEYS)) {
@@ -274,9 +328,12 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       case 'insert_page': {
         if (!change.document || typeof change.document !== 'object') bad(i, 'document: required');
         const parentId = requireParent(i, change.into);
-        const { document, title: docTitle, meta } = await readDocument(i, change.document);
+        // Its ref, if any, names this id too.
+        const id = insertedIds[i]!;
+        // A new page has no child pages: its slug matters only where it would read as README.md or SUMMARY.md.
+        const folder = () => linkFolder({ id, slug: slugify(change.slug ?? change.title ?? '', 'page') }, parentId, change.at ?? undefined);
+        const { document, title: docTitle, meta } = await readDocument(i, change.document, folder);
         const title = (meta.title ?? docTitle ?? change.title ?? '').trim() || 'Untitled';
-        const id = (change.ref !== undefined && change.ref !== null ? pageRefs.get(normalizeHref(change.ref)) : undefined) ?? newId();
         const page: PageSnapshot = {
           id,
           kind: 'document',
@@ -315,7 +372,14 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         let meta: PageMetadataInput = {};
         if (change.document !== undefined && change.document !== null) {
           if (page.kind !== 'document') bad(i, 'document: only document pages have a document');
-          const read = await readDocument(i, change.document);
+          // Where the change puts the page (moved, renamed): its links are written for that place.
+          const folder = () =>
+            linkFolder(
+              { ...page, slug: change.slug?.trim() || page.slug },
+              'into' in change && change.into !== undefined ? requireParent(i, change.into, page.id) : page.parentId,
+              change.at ?? ('into' in change && change.into !== undefined ? undefined : page.index),
+            );
+          const read = await readDocument(i, change.document, folder);
           next.documentHash = putDocument(snapshot, read.document);
           meta = read.meta;
           if (read.title && change.title === undefined) meta.title = meta.title ?? read.title;
@@ -398,7 +462,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
       case 'insert_reusable_content': {
         if (!change.document || typeof change.document !== 'object') bad(i, 'document: required');
         if (snapshot.reusableContents.size >= MAX_REUSABLE_CONTENTS) bad(i, `at most ${MAX_REUSABLE_CONTENTS} reusable contents in a space`);
-        const { document, title: docTitle, meta } = await readDocument(i, change.document);
+        const { document, title: docTitle, meta } = await readDocument(i, change.document, () => INCLUDES_DIRECTORY);
         const title = (meta.title ?? docTitle ?? change.title ?? '').trim() || 'Untitled';
         const id = (change.ref !== undefined && change.ref !== null ? reusableRefs.get(normalizeHref(change.ref)) : undefined) ?? newId();
         snapshot.reusableContents.set(id, { id, title, documentHash: putDocument(snapshot, document) });
@@ -410,7 +474,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
         if (!current) bad(i, `reusableContent: no reusable content ${change.reusableContent} in the change request`);
         const next = { ...current };
         if (change.document !== undefined && change.document !== null) {
-          const read = await readDocument(i, change.document);
+          const read = await readDocument(i, change.document, () => INCLUDES_DIRECTORY);
           next.documentHash = putDocument(snapshot, read.document);
           if (change.title === undefined && (read.meta.title ?? read.title)) next.title = (read.meta.title ?? read.title)!.trim() || next.title;
         }
@@ -494,7 +558,7 @@ export async function applyContentChanges(base: RevisionSnapshot, changes: Conte
   const used = new Set([...pages.values()].map((p) => p.documentHash).filter((h): h is string => h !== null));
   for (const content of snapshot.reusableContents.values()) used.add(content.documentHash);
   for (const hash of [...snapshot.documents.keys()]) if (!used.has(hash)) snapshot.documents.delete(hash);
-  return { snapshot, changes: [...outcomes.values()], insertedFiles, reusableContents: reusableTouched };
+  return { result: { snapshot, changes: [...outcomes.values()], insertedFiles, reusableContents: reusableTouched }, unresolved };
 }
 
 /**

@@ -17,14 +17,16 @@ export interface MarkdownToDocumentInput {
   markdown: string;
   /** What relative hrefs name (serializeHrefTable); null leaves them URLs. */
   hrefs: string | null;
+  /** The folder of the page's file, where its relative hrefs start ('' or absent: the top). */
+  folder?: string;
   limits: MarkdownLimits;
   /** false: a body (a comment's), not a page: no frontmatter, no title taken out (markdownToDocument's `page`). */
   page?: boolean;
 }
 
 export const markdownToDocumentTask = workerTask(
-  ({ markdown, hrefs, limits, page }: MarkdownToDocumentInput): MarkdownToDocumentResult =>
-    markdownToDocument(markdown, { limits, page, resolveHref: hrefs ? resolveFromTable(parseHrefTable(hrefs)) : undefined }),
+  ({ markdown, hrefs, folder, limits, page }: MarkdownToDocumentInput): MarkdownToDocumentResult =>
+    markdownToDocument(markdown, { limits, page, resolveHref: hrefs ? resolveFromTable(parseHrefTable(hrefs), folder) : undefined }),
 );
 
 export const documentsToMarkdownTask = workerTask(({ documents }: { documents: JSONDocument[] }): string[] => documents.map((document) => documentToMarkdown(document)));

@@ -15,9 +15,10 @@ import { serializeHrefTable, type HrefTable } from './page-hrefs.ts';
 export interface Conversions {
   /**
    * Markdown to a document, its frontmatter and title; relative hrefs found in `hrefs` become
-   * references. `page: false` reads a body (a comment's): no frontmatter, no title taken out.
+   * references, read from `folder` (the folder of the page's file: page-hrefs.ts). `page: false`
+   * reads a body (a comment's): no frontmatter, no title taken out.
    */
-  markdownToDocument(markdown: string, hrefs?: HrefTable | null, options?: { page?: boolean }): Promise<MarkdownToDocumentResult>;
+  markdownToDocument(markdown: string, hrefs?: HrefTable | null, options?: { page?: boolean; folder?: string }): Promise<MarkdownToDocumentResult>;
   /** Documents to Markdown, in order; tasks of DOCUMENTS_PER_TASK documents run side by side. */
   documentsToMarkdown(documents: readonly JSONDocument[]): Promise<string[]>;
   /** The PDF of `pages`; images are embedded when they are files of `files` (file id to storage key). */
@@ -36,7 +37,11 @@ export function createConversions(options: { pool: WorkerPool; limits: MarkdownL
   const { pool, limits, storage } = options;
   return {
     markdownToDocument: (markdown, hrefs = null, options = {}) =>
-      pool.run(MARKDOWN_TO_DOCUMENT, { markdown, hrefs: hrefs && serializeHrefTable(hrefs), limits, page: options.page }, { what: 'Converting the Markdown' }),
+      pool.run(
+        MARKDOWN_TO_DOCUMENT,
+        { markdown, hrefs: hrefs && serializeHrefTable(hrefs), folder: options.folder, limits, page: options.page },
+        { what: 'Converting the Markdown' },
+      ),
     documentsToMarkdown: async (documents) => {
       const chunks: JSONDocument[][] = [];
       for (let i = 0; i < documents.length; i += DOCUMENTS_PER_TASK) chunks.push(documents.slice(i, i + DOCUMENTS_PER_TASK));

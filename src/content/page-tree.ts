@@ -53,6 +53,48 @@ export function pagesInOrder(pages: ReadonlyMap<string, PageSnapshot>): { page: 
   return out;
 }
 
+/** The folder of reusable contents, one Markdown file each (GitBook's `.gitbook/includes/`), in the content root. */
+export const INCLUDES_DIRECTORY = '.gitbook/includes';
+
+/**
+ * The file Git export writes each document page to, relative to the content root (GitBook's
+ * layout): `README.md` for the first document page in tree order, `<path>/README.md` for a page
+ * with child pages (and for slugs that would read as the structure files), `<path>.md` otherwise.
+ * Git Sync writes pages there, and relative links of API Markdown start from the folder of their
+ * page's file (content/page-hrefs.ts).
+ */
+export function pageFiles(pages: ReadonlyMap<string, PageSnapshot>): Map<string, string> {
+  const order = pagesInOrder(pages);
+  const byParent = childrenByParent(pages);
+  const paths = pagePaths(pages);
+  const readme = order.find(({ page }) => page.kind === 'document')?.page ?? null;
+  const files = new Map<string, string>();
+  for (const { page } of order) {
+    if (page.kind !== 'document') continue;
+    if (page === readme) {
+      files.set(page.id, 'README.md');
+      continue;
+    }
+    const path = paths.get(page.id)!;
+    const folder = (byParent.get(page.id)?.length ?? 0) > 0 || ['readme', 'summary'].includes(page.slug.toLowerCase());
+    files.set(page.id, folder ? `${path}/README.md` : `${path}.md`);
+  }
+  return files;
+}
+
+/** `a/./b/../c/` -> `a/c`: a '/'-separated path of the content's layout, '' for its top; null when `..` climbs above the top. */
+export function normalizePath(path: string): string | null {
+  const out: string[] = [];
+  for (const segment of path.replaceAll('\\', '/').split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(segment);
+  }
+  return out.join('/');
+}
+
 /** The page and all its descendants. */
 export function subtreeIds(pages: ReadonlyMap<string, PageSnapshot>, rootId: string): Set<string> {
   const byParent = childrenByParent(pages);

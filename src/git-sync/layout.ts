@@ -32,7 +32,7 @@ import { type ContentRef, type JSONDocument } from '../content/document/model.ts
 import { emojiText } from '../content/emoji.ts';
 import { DEFAULT_TAG_COLOR, tagFromInput } from '../content/tags.ts';
 import { frontmatterFromMeta, metaFromFrontmatter, variablesFromFrontmatter, type PageMeta } from '../content/page-frontmatter.ts';
-import { childrenByParent, pagePaths, pagesInOrder } from '../content/page-tree.ts';
+import { childrenByParent, INCLUDES_DIRECTORY, pageFiles, pagePaths, pagesInOrder } from '../content/page-tree.ts';
 import { emptySnapshot, putDocument } from '../content/revision-store.ts';
 import { NO_PAGE_SETTINGS, PAGE_FIELDS, type FileSnapshot, type PageKind, type PageSnapshot, type PageTag, type RevisionSnapshot, type TagSnapshot } from '../content/snapshot.ts';
 import { LimitExceededError } from '../errors/index.ts';
@@ -121,8 +121,6 @@ export interface ExportRepositoryOptions {
 export const ASSETS_DIRECTORY = '.gitbook/assets';
 /** The space's variables, a YAML mapping of names to values, in the content root. */
 export const VARIABLES_FILE = '.gitbook/vars.yaml';
-/** The folder of reusable contents, one Markdown file each (GitBook's `.gitbook/includes/`). */
-export const INCLUDES_DIRECTORY = '.gitbook/includes';
 /** The space's tags, a YAML list of `{ tag, label, emoji | icon, color? }`, in the content root (GitBook's file). */
 export const TAGS_FILE = '.gitbook/tags.yaml';
 
@@ -977,22 +975,8 @@ export async function exportRepositoryWithPaths(
 
   const order = pagesInOrder(snapshot.pages);
   const byParent = childrenByParent(snapshot.pages);
-  const paths = pagePaths(snapshot.pages);
-  const readme = order.find(({ page }) => page.kind === 'document')?.page ?? null;
-
   // Page files, relative to the content root.
-  const fileOf = new Map<string, string>();
-  for (const { page } of order) {
-    if (page.kind !== 'document') continue;
-    if (page === readme) {
-      fileOf.set(page.id, 'README.md');
-      continue;
-    }
-    const path = paths.get(page.id)!;
-    // `<slug>/README.md` for a page with children, and for slugs that would read as the structure files.
-    const folder = (byParent.get(page.id)?.length ?? 0) > 0 || ['readme', 'summary'].includes(page.slug.toLowerCase());
-    fileOf.set(page.id, folder ? `${path}/README.md` : `${path}.md`);
-  }
+  const fileOf = pageFiles(snapshot.pages);
 
   // Files, under unique names (GitBook's `image (1).png`), case-insensitively so any checkout can hold them.
   const assetOf = new Map<string, string>();

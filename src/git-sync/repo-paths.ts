@@ -4,18 +4,8 @@
  * work: nothing here touches a file system.
  */
 
-/** `a/./b/../c/` -> `a/c`; null when `..` climbs above the top. */
-export function normalizePath(path: string): string | null {
-  const out: string[] = [];
-  for (const segment of path.replaceAll('\\', '/').split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (out.length === 0) return null;
-      out.pop();
-    } else out.push(segment);
-  }
-  return out.join('/');
-}
+// The same path rules as the layout's pages (content/page-tree.ts), where API Markdown resolves its links too.
+export { normalizePath } from '../content/page-tree.ts';
 
 /** Joins path pieces ('' pieces are skipped); no normalization. */
 export function joinPath(...parts: string[]): string {

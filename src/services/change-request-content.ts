@@ -38,11 +38,11 @@ export async function editChangeRequestContent(ctx: Context, space: SpaceRow, ch
   // the change request's row (concurrent batches take turns) and applies the batch to its content as
   // it is now, reusing those conversions (a link table that changed meanwhile converts again).
   const conversions = new Map<string, Promise<MarkdownToDocumentResult>>();
-  const convertMarkdown = (markdown: string, table: HrefTable) => {
-    const hrefs = hrefsNamedIn(table, markdown);
-    const key = `${markdown}\u0000${serializeHrefTable(hrefs)}`;
+  const convertMarkdown = (markdown: string, table: HrefTable, folder: string) => {
+    const hrefs = hrefsNamedIn(table, markdown, folder);
+    const key = `${markdown}\u0000${folder}\u0000${serializeHrefTable(hrefs)}`;
     let converted = conversions.get(key);
-    if (!converted) conversions.set(key, (converted = ctx.conversions.markdownToDocument(markdown, hrefs)));
+    if (!converted) conversions.set(key, (converted = ctx.conversions.markdownToDocument(markdown, hrefs, { folder })));
     return converted;
   };
   const apply = (db: Db | Tx, content: ChangeRequestRow) => async (current: RevisionSnapshot) =>

@@ -74,10 +74,13 @@ export function checkSource(source: OpenAPISourceInput, maxBytes: number, field 
   return { kind: 'text', text };
 }
 
-/** Loads the organization's spec `slug` for `action`, or 404 (another organization's never shows). */
+/**
+ * Loads the organization's spec `slug` for `action`, or 404 (another organization's never shows):
+ * members act by their role; a published site's visitor reads the specs its published pages
+ * reference (Access.openAPISpec), and nothing else of the organization.
+ */
 export async function loadOpenAPISpec<Q extends object>(ctx: Context, organizationId: string, slug: string, action: Action, query?: Q) {
-  await loadOrganization(ctx, organizationId, 'organization:read');
-  authorize(ctx.access.organization(organizationId), action, { type: 'OpenAPI spec', id: slug });
+  authorize(await ctx.access.openAPISpec({ organizationId, slug }), action, { type: 'OpenAPI spec', id: slug });
   const spec = await ctx.db.openAPISpec.findUnique({ ...(query ?? {}), where: { organizationId_slug: { organizationId, slug } } });
   if (!spec) throw new NotFoundError('OpenAPI spec', slug);
   return spec;
@@ -238,8 +241,12 @@ export async function openAPIVersionContent(
   // The parser's module loads with the first content read, not at the server's start.
   const { openAPIFilesystem } = await import('../openapi/process-source.ts');
   const source = openAPIVersionSource(ctx, version);
+  const filesystem = openAPIFilesystem(files);
   return {
-    filesystem: openAPIFilesystem(files),
+    // A site token's holder is GitBook's renderer, which hands `filesystem` to scalar as its
+    // Filesystem, an array (`filesystem.find(...)`); every other caller gets the contract's object
+    // keyed by path. docs/decisions.md, "OpenAPI specs".
+    filesystem: ctx.access.siteVisitor ? Object.values(filesystem) : filesystem,
     url: source,
     urls: { source, public: version.spec.visibility === 'public' ? ctx.urls.publishedOpenAPISpec(version.spec.organizationId, version.spec.slug) : null },
   };

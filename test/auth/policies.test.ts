@@ -90,7 +90,7 @@ const EXPECTED: Record<Action, Needs> = {
   'translation:update': { role: 'create', scope: 'space:write' },
   'translation:delete': { role: 'create', scope: 'space:write' },
   'translation:run': { role: 'create', scope: 'space:write' },
-  'openapi:read': { role: 'read', scope: 'openapi:read' },
+  'openapi:read': { role: 'read', scope: 'openapi:read', orShared: true },
   'openapi:create': { role: 'create', scope: 'openapi:write' },
   'openapi:update': { role: 'create', scope: 'openapi:write' },
   'openapi:delete': { role: 'create', scope: 'openapi:write' },

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { markdownToDocument } from '../../src/content/document/markdown-parse.ts';
 import type { ContentRef, JSONDocument, JSONNode } from '../../src/content/document/model.ts';
-import { hrefsNamedIn, parseHrefTable, resolveFromTable, serializeHrefTable, type HrefTable } from '../../src/content/page-hrefs.ts';
+import { hrefsNamedIn, pageKey, parseHrefTable, resolveFromTable, serializeHrefTable, type HrefTable } from '../../src/content/page-hrefs.ts';
 
 const page = (id: string): ContentRef => ({ kind: 'page', page: id });
 
-/** A 1,000-page table, plus pages whose names only the cautious rules keep. */
+/** A 1,000-page table, plus pages whose names only the cautious rules keep (pages by where they stand). */
 function table(): HrefTable {
   const entries: [string, ContentRef][] = [];
-  for (let i = 0; i < 1000; i++) entries.push([`section-${i % 10}/page-${i}`, page(`p${i}`)]);
-  entries.push(['guide', page('guide')], ['guide/install', page('install')], ['odd/a(b)c', page('paren')], ['faq', page('faq')]);
+  for (let i = 0; i < 1000; i++) entries.push([pageKey(`section-${i % 10}/page-${i}`), page(`p${i}`)]);
+  entries.push([pageKey('guide'), page('guide')], [pageKey('guide/install'), page('install')], [pageKey('odd/a(b)c'), page('paren')], [pageKey('faq'), page('faq')]);
   return new Map(entries);
 }
 
@@ -19,7 +19,7 @@ function refsOf(document: JSONDocument): string[] {
   const walk = (nodes: readonly JSONNode[]) => {
     for (const node of nodes) {
       const ref = (node.data as { ref?: ContentRef } | undefined)?.ref;
-      if (ref?.kind === 'page') found.push(ref.page as string);
+      if (ref?.kind === 'page' || (ref?.kind === 'anchor' && ref.page)) found.push(ref.page as string);
       if ('nodes' in node && Array.isArray(node.nodes)) walk(node.nodes as JSONNode[]);
     }
   };
@@ -46,7 +46,23 @@ describe('hrefsNamedIn', () => {
       expect(withNamed).toEqual(withWhole);
     }
     expect(refsOf(markdownToDocument(markdowns[0]!, { resolveHref: resolveFromTable(hrefsNamedIn(whole, markdowns[0]!)) }).document)).toEqual(['guide', 'install', 'p13']);
-    expect([...hrefsNamedIn(whole, markdowns[3]!).keys()]).toEqual(['odd/a(b)c', 'faq']);
+    expect([...hrefsNamedIn(whole, markdowns[3]!).keys()]).toEqual(['/odd/a(b)c', '/faq']);
+  });
+
+  it("keeps the pages of the page's own folder and those above it, which README.md, ./ and ../ name without their names", () => {
+    const whole: HrefTable = new Map([
+      [pageKey(''), page('intro')],
+      [pageKey('guide'), page('guide')],
+      [pageKey('guide/advanced'), page('advanced')],
+      [pageKey('guide/advanced/tuning'), page('tuning')],
+      [pageKey('other'), page('other')],
+    ]);
+    const markdown = '[here](README.md) [up](../) [top](../../README.md)';
+    const named = hrefsNamedIn(whole, markdown, 'guide/advanced');
+    expect([...named.keys()]).toEqual(['/', '/guide', '/guide/advanced']);
+    const resolve = (table: HrefTable) => refsOf(markdownToDocument(markdown, { resolveHref: resolveFromTable(table, 'guide/advanced') }).document);
+    expect(resolve(named)).toEqual(resolve(whole));
+    expect(resolve(named)).toEqual(['advanced', 'guide', 'intro']);
   });
 
   it('keeps the whole table when names may be written through character references or escapes', () => {
@@ -63,5 +79,47 @@ describe('hrefsNamedIn', () => {
     const whole = table();
     expect(parseHrefTable(serializeHrefTable(whole))).toEqual(whole);
     expect(serializeHrefTable(whole)).toBe(serializeHrefTable(whole));
+  });
+});
+
+describe('resolveFromTable', () => {
+  // The layout of a revision as Git export writes it: README.md (Introduction), getting-started/README.md
+  // (a page with children), getting-started/install.md, getting-started/configure.md, faq.md.
+  const layout: HrefTable = new Map([
+    [pageKey('introduction'), page('intro')],
+    [pageKey('getting-started'), page('gs')],
+    [pageKey('getting-started/install'), page('install')],
+    [pageKey('getting-started/configure'), page('configure')],
+    [pageKey('faq'), page('faq')],
+    [pageKey('README.md'), page('intro')],
+    ['my-ref', page('batch')],
+  ]);
+
+  it.each([
+    // From README.md and faq.md (the top folder).
+    ['', 'getting-started/install.md', page('install')],
+    ['', './getting-started/install', page('install')],
+    ['', 'getting-started/README.md', page('gs')],
+    ['', 'getting-started/', page('gs')],
+    ['', 'faq.md#why', { kind: 'anchor', anchor: 'why', page: 'faq' }],
+    ['', 'README.md', page('intro')],
+    ['', 'introduction.md', page('intro')],
+    ['', '../faq.md', null],
+    // From getting-started/install.md and getting-started/README.md (the folder getting-started).
+    ['getting-started', 'configure.md', page('configure')],
+    ['getting-started', './configure', page('configure')],
+    ['getting-started', '../faq.md', page('faq')],
+    ['getting-started', '../README.md', page('intro')],
+    ['getting-started', 'README.md#setup', { kind: 'anchor', anchor: 'setup', page: 'gs' }],
+    ['getting-started', '/faq.md', page('faq')],
+    ['getting-started', 'faq.md', null],
+    ['getting-started', '../../faq.md', null],
+    // A batch ref names its page from anywhere; URLs are not the table's.
+    ['getting-started', './my-ref.md', page('batch')],
+    ['getting-started', 'my-ref#top', { kind: 'anchor', anchor: 'top', page: 'batch' }],
+    ['', 'https://example.com/faq.md', null],
+    ['', 'ftp://example.com/faq.md', null],
+  ])('from the folder %j, %s names %j', (folder, href, expected) => {
+    expect(resolveFromTable(layout, folder)(href)).toEqual(expected);
   });
 });

@@ -9,9 +9,11 @@
  * renderer reads from there).
  */
 import { readFileSync } from 'node:fs';
+import { dereference } from '@scalar/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../src/rest/generated/routes.ts';
 import { assertMatchesComponent, assertMatchesSpec } from '../helpers/openapi.ts';
+import { FIXTURE_OPENAPI, waitForOpenAPISpec } from '../helpers/openapi-specs.ts';
 import { useTestServer, type ApiResponse } from '../helpers/server.ts';
 
 interface Call {
@@ -23,7 +25,7 @@ interface Call {
 }
 
 const calls = JSON.parse(readFileSync(new URL('./fixtures/renderer-calls.json', import.meta.url), 'utf8')) as Call[];
-const { server, ada } = useTestServer({ users: ['Ada'], env: { SITES_URL: 'https://docs.example.test' } });
+const { server, ada } = useTestServer({ users: ['Ada'], env: { SITES_URL: 'https://docs.example.test', JOB_POLL_MS: '50' } });
 
 async function ok(method: string, path: string, body?: unknown) {
   const res = await server.request(method, path, { token: ada.token, body });
@@ -131,6 +133,74 @@ describe("GitBook's site renderer, replayed", () => {
     expect(answered).toContain('POST searchSiteContent 200');
     expect(answered).toContain('POST resolvePublishedContentByUrl 401');
     expect(documentPages).toBe(5);
+  });
+
+  it("reads the OpenAPI spec an OpenAPI block of a published page references with the site token, as the renderer's resolveContentRef does, and no other", async () => {
+    // packages/gitbook/src/lib/references.tsx (49c993f18): a ref `{kind: 'openapi', spec}` is read with
+    // `getLatestOpenApiSpecVersionContent(organizationId, spec)`; lib/openapi/fetch.ts hands its
+    // `filesystem` to react-openapi's dereferenceFilesystem (`filesystem.find(...)`, then scalar's
+    // `dereference`), `urls.source` and `urls.public` to the block. A 404 leaves the block empty.
+    const org = (await ok('POST', '/v1/orgs', { title: 'API Org' })).id as string;
+    for (const slug of ['petstore', 'drafted']) {
+      await ok('PUT', `/v1/orgs/${org}/openapi/${slug}`, { source: { text: FIXTURE_OPENAPI } });
+      await waitForOpenAPISpec(server, ada.token, org, slug);
+    }
+    const operation = (spec: string) => ({ object: 'block', type: 'openapi-operation', isVoid: true, data: { ref: { kind: 'openapi', spec }, path: '/pets/{petId}', method: 'get' } });
+    const page = (spec: string) => ({ object: 'document', data: {}, nodes: [operation(spec)] });
+    const edit = async (space: string, changes: unknown[], merge = true) => {
+      const cr = (await ok('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Edit' })).id as string;
+      await ok('POST', `/v1/spaces/${space}/change-requests/${cr}/content`, { changes });
+      if (!merge) return;
+      await ok('PATCH', `/v1/spaces/${space}/change-requests/${cr}`, { status: 'open' });
+      await ok('POST', `/v1/spaces/${space}/change-requests/${cr}/merge`);
+    };
+    const space = (await ok('POST', `/v1/orgs/${org}/spaces`, { title: 'API' })).id as string;
+    await edit(space, [{ operation: 'insert_page', title: 'Get a pet', document: { document: page('petstore') } }]);
+    // `drafted` is referenced only where the site does not publish: an open change request, another space.
+    await edit(space, [{ operation: 'insert_page', title: 'Draft', document: { document: page('drafted') } }], false);
+    const unpublished = (await ok('POST', `/v1/orgs/${org}/spaces`, { title: 'Internal' })).id as string;
+    await edit(unpublished, [{ operation: 'insert_page', title: 'Internal', document: { document: page('drafted') } }]);
+    const site = await ok('POST', `/v1/orgs/${org}/sites`, { title: 'API Docs', visibility: 'public', spaces: [space] });
+    await ok('POST', `/v1/orgs/${org}/sites/${site.id}/publish`);
+    const resolved = await server.request('POST', '/v1/urls/published', { body: { url: `https://docs.example.test/${org}/${site.basename}/get-a-pet`, visitor: { unsignedClaims: {}, type: 'human' } } });
+    expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
+    const siteToken = resolved.body.apiToken as string;
+
+    const content = (slug: string, token = siteToken) => server.request('GET', `/v1/orgs/${org}/openapi/${slug}/versions/latest/content`, { token });
+    const read = await content('petstore');
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const asMember = await content('petstore', ada.token);
+    assertMatchesSpec('getLatestOpenAPISpecVersionContent', 200, asMember.body, 'current');
+    assertMatchesSpec('getLatestOpenAPISpecVersionContent', 200, asMember.body, 'next');
+    // The renderer's answer is the contract's but for `filesystem`: scalar's Filesystem, the same entries as a list.
+    expect(read.body.filesystem).toEqual(Object.values(asMember.body.filesystem));
+    const { filesystem, ...rest } = read.body;
+    expect(rest).toEqual({ url: asMember.body.url, urls: asMember.body.urls });
+    for (const version of ['current', 'next'] as const) assertMatchesSpec('getLatestOpenAPISpecVersionContent', 200, { ...rest, filesystem: {} }, version);
+    expect(rest.urls).toEqual({ source: expect.any(String), public: null });
+    // What react-openapi does with it: the entry file found, then every $ref resolved by scalar.
+    expect(filesystem.find((file: any) => file.isEntrypoint)).toMatchObject({ dir: './', filename: 'openapi.yaml', references: [] });
+    const dereferenced = await dereference(filesystem);
+    expect(dereferenced.errors).toEqual([]);
+    expect(dereferenced.schema?.paths?.['/pets/{petId}']?.get?.responses?.['200']?.content?.['application/json']?.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
+
+    // Nothing else: a spec the published content does not reference, the spec's other reads, the list.
+    for (const [path, status] of [
+      [`/v1/orgs/${org}/openapi/drafted/versions/latest/content`, 404],
+      [`/v1/orgs/${org}/openapi/never-made/versions/latest/content`, 404],
+      [`/v1/orgs/${org}/openapi/petstore`, 401],
+      [`/v1/orgs/${org}/openapi/petstore/versions/latest`, 401],
+      [`/v1/orgs/${org}/openapi`, 401],
+    ] as const) {
+      const res = await server.request('GET', path, { token: siteToken });
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(status);
+      expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
+    }
+    // Read live: once the published page no longer references the spec, the token reads it no more.
+    const pageId = (await ok('GET', `/v1/spaces/${space}/content/pages`)).pages[0].id as string;
+    await edit(space, [{ operation: 'update_page', page: pageId, document: { markdown: 'Moved elsewhere.\n' } }]);
+    expect((await content('petstore')).status).toBe(404);
+    expect((await content('petstore', ada.token)).status).toBe(200);
   });
 
   it('resolves sites under SITES_URL by their path, so no site may take its host as a custom hostname', async () => {

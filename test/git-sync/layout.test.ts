@@ -318,6 +318,20 @@ describe('importRepository', () => {
     expect(snapshot.documents.get(pages.get('guide/deep')!.documentHash!)!.nodes).toEqual([]);
   });
 
+  it("reads GitHub alerts as hints, and writes them back in GitBook's hint form", async () => {
+    const { storeFile, readFile } = fakeStorage();
+    const { snapshot } = await importRepository(repository({ 'README.md': '# Home\n\n> [!TIP]\n> Use the CLI.\n\n> [!CAUTION]\n> It deletes.\n' }), { storeFile, now: T1 });
+    const home = byPath(snapshot).get('home')!;
+    expect(snapshot.documents.get(home.documentHash!)!.nodes.map((n) => [n.type, n.data])).toEqual([
+      ['hint', { style: 'success' }],
+      ['hint', { style: 'danger' }],
+    ]);
+    const exported = await exportRepository(snapshot, { readFile });
+    expect(decoder.decode(exported.get('README.md'))).toBe(
+      '# Home\n{% hint style="success" %}\nUse the CLI.\n{% endhint %}\n{% hint style="danger" %}\nIt deletes.\n{% endhint %}\n',
+    );
+  });
+
   it('skips binary and non-UTF-8 page files with a warning', async () => {
     const { storeFile } = fakeStorage();
     const { snapshot, warnings } = await importRepository(

@@ -206,6 +206,94 @@ describe('writing change requests', () => {
   });
 });
 
+describe('Markdown through the API', () => {
+  /** The document of a change request's page, as REST answers it (`format=markdown`: its Markdown). */
+  const pageIn = async (space: string, changeRequest: string, page: string, format = 'document') =>
+    ok('GET', `${cr(space, changeRequest)}/content/page/${page}?format=${format}`, 'getPageInChangeRequestById');
+
+  it('reads GitHub alerts as hints, in insert_page and update_page', async () => {
+    const space = await newSpace('Alerts');
+    const changeRequest = (await newChangeRequest(space)).id as string;
+    const inserted = await server.request('POST', `${cr(space, changeRequest)}/content?compat=false`, {
+      token: ada.token,
+      body: { changes: [{ operation: 'insert_page', title: 'Alerts', document: { markdown: '> [!IMPORTANT]\n> Read this.\n\n> Just a quote.\n' } }] },
+    });
+    expect(inserted.status, JSON.stringify(inserted.body)).toBe(200);
+    const page = inserted.body.changes[0].page.id as string;
+    const styles = (document: any) => document.nodes.map((n: any) => [n.type, n.data.style ?? null]);
+    expect(styles((await pageIn(space, changeRequest, page)).document)).toEqual([
+      ['hint', 'warning'],
+      ['blockquote', null],
+    ]);
+    await edit(space, changeRequest, [{ operation: 'update_page', page, document: { markdown: '> [!CAUTION]\n> Deletes everything.\n' } }]);
+    expect(styles((await pageIn(space, changeRequest, page)).document)).toEqual([['hint', 'danger']]);
+    expect((await pageIn(space, changeRequest, page, 'markdown')).markdown).toBe('{% hint style="danger" %}\nDeletes everything.\n{% endhint %}\n');
+  });
+
+  it("resolves relative links from the page's own file, as Git export lays the content out; what names no page stays a URL", async () => {
+    const space = await newSpace('Relative links');
+    const first = (await newChangeRequest(space)).id as string;
+    // README.md (Introduction), getting-started/README.md, getting-started/install.md, getting-started/configure.md, faq.md.
+    await edit(space, first, [
+      // Install comes later in the batch, without a ref: its path is known once the batch made it.
+      { operation: 'insert_page', title: 'Introduction', document: { markdown: 'Welcome. See [Install](getting-started/install.md#linux) and [nothing](nothing.md).\n' } },
+      { operation: 'insert_page', ref: 'gs', title: 'Getting Started', document: { markdown: 'Start here.\n' } },
+      { operation: 'insert_page', ref: 'install', title: 'Install', into: 'gs', document: { markdown: 'Run it.\n' } },
+      { operation: 'insert_page', ref: 'configure', title: 'Configure', into: 'gs', document: { markdown: 'Set it.\n' } },
+      { operation: 'insert_page', ref: 'faq', title: 'FAQ', document: { markdown: '## Why?\n\nBecause.\n' } },
+    ]);
+    await merge(space, first);
+    const ids = Object.fromEntries(flatten(await pagesOf(`/v1/spaces/${space}/content/pages`, 'listPages')).map((p: any) => [p.path, p.id]));
+    const welcome = await ok('GET', `/v1/spaces/${space}/content/page/${ids.introduction}`, 'getPageById');
+    expect(welcome.document.nodes[0].nodes.filter((n: any) => n.type === 'link').map((n: any) => n.data.ref)).toEqual([
+      { kind: 'anchor', anchor: 'linux', page: ids['getting-started/install'] },
+      { kind: 'url', url: 'nothing.md' },
+    ]);
+    const changeRequest = (await newChangeRequest(space)).id as string;
+    const install = [
+      '[a](configure.md) [b](./configure) [c](../faq.md#why) [d](README.md) [e](../README.md) [f](/faq)',
+      '[g](getting-started/install.md) [h](missing.md) [i](../../faq.md) [j](https://example.com/configure.md)',
+    ].join('\n');
+    const result = await server.request('POST', `${cr(space, changeRequest)}/content?compat=false`, {
+      token: ada.token,
+      body: {
+        changes: [
+          { operation: 'update_page', page: ids['getting-started/install'], document: { markdown: install } },
+          { operation: 'update_page', page: ids.introduction, document: { markdown: '[Install](getting-started/install.md) [FAQ](faq) [Start](getting-started/)' } },
+          // A new page under Getting Started: its file is getting-started/upgrade.md.
+          { operation: 'insert_page', title: 'Upgrade', into: ids['getting-started'], document: { markdown: '[Install](install.md) and [the FAQ](../faq.md).' } },
+          // Moved under FAQ (which becomes faq/README.md), written for its new place.
+          { operation: 'update_page', page: ids['getting-started/configure'], into: ids.faq, document: { markdown: '[FAQ](README.md) [Install](../getting-started/install.md)' } },
+        ],
+      },
+    });
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    const upgrade = result.body.changes.find((c: any) => c.object === 'created_page').page.id as string;
+    const refs = async (page: string) => {
+      const found: unknown[] = [];
+      const walk = (nodes: any[]) => nodes?.forEach((n) => (n.type === 'link' ? found.push(n.data.ref) : walk(n.nodes)));
+      walk((await pageIn(space, changeRequest, page)).document.nodes);
+      return found;
+    };
+    const to = (path: string) => ({ kind: 'page', page: ids[path] });
+    expect(await refs(ids['getting-started/install'])).toEqual([
+      to('getting-started/configure'),
+      to('getting-started/configure'),
+      { kind: 'anchor', anchor: 'why', page: ids.faq },
+      to('getting-started'),
+      to('introduction'),
+      to('faq'),
+      { kind: 'url', url: 'getting-started/install.md' },
+      { kind: 'url', url: 'missing.md' },
+      { kind: 'url', url: '../../faq.md' },
+      { kind: 'url', url: 'https://example.com/configure.md' },
+    ]);
+    expect(await refs(ids.introduction)).toEqual([to('getting-started/install'), to('faq'), to('getting-started')]);
+    expect(await refs(upgrade)).toEqual([to('getting-started/install'), to('faq')]);
+    expect(await refs(ids['getting-started/configure'])).toEqual([to('faq'), to('getting-started/install')]);
+  });
+});
+
 describe('reading merged content', () => {
   /** A space whose content is guideChanges(), merged, and a draft change request "Print" on it. */
   let space: string;

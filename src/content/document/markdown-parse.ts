@@ -3,7 +3,8 @@
  *
  * Markdown is parsed by unified/remark (mdast); this module maps mdast nodes
  * to Document blocks. The inside of a GitBook tag (`{% hint style="info" %}`)
- * and of the few HTML tags GitBook writes is read by markdown-tags.ts.
+ * and of the few HTML tags GitBook writes is read by markdown-tags.ts; a GitHub
+ * alert (`> [!NOTE]`) is a block quote to mdast, and a hint here.
  *
  * Every produced node is plain data with no keys or random ids, so the same
  * Markdown always gives the same JSON. Where the OpenAPI schema does not allow
@@ -375,7 +376,7 @@ function convertTagged(tag: GitBookTag, siblings: Siblings, i: number, ctx: Pars
   const end = findClosing(siblings, i);
   if (end < 0) return null;
   const inner = nodes.slice(i + 1, end);
-  if (tag.name === 'hint') return { blocks: hintBlocks(tag, inner, inside(ctx)), end };
+  if (tag.name === 'hint') return { blocks: hintBlocks(tag.attrs.style, inner, inside(ctx)), end };
   if (tag.name === 'content-ref') return tag.attrs.url ? { blocks: contentRefBlocks(tag, inner, inside(ctx), place), end } : null;
   if (tag.name === 'tabs') return { blocks: tabsBlocks(inner, inside(ctx)), end };
   const blocks = convertFlow(inner, inside(ctx), place);
@@ -385,9 +386,40 @@ function convertTagged(tag: GitBookTag, siblings: Siblings, i: number, ctx: Pars
 }
 
 /** `{% hint style="info" %}...{% endhint %}` -> `hint` block. */
-function hintBlocks(tag: GitBookTag, inner: md.RootContent[], ctx: ParseContext): JSONNode[] {
-  const style = HINT_STYLES.has(tag.attrs.style) ? tag.attrs.style : 'info';
-  return wrapRuns(convertFlow(inner, ctx, 'hint'), ALLOWED.hint, (run) => block('hint', run, { style }));
+function hintBlocks(style: string | undefined, inner: md.RootContent[], ctx: ParseContext): JSONNode[] {
+  const known = style !== undefined && HINT_STYLES.has(style) ? style : 'info';
+  return wrapRuns(convertFlow(inner, ctx, 'hint'), ALLOWED.hint, (run) => block('hint', run, { style: known }));
+}
+
+/**
+ * The hint style of each GitHub alert type, by GitBook's own words for its styles: info for
+ * "general information", success for "positive actions" (GitHub's green tip), warning for
+ * "important information or non-critical warnings", danger for "destructive actions or critical
+ * information" (GitHub's caution). docs/decisions.md, "GitHub alerts".
+ */
+const ALERT_STYLES: Record<string, string> = { note: 'info', tip: 'success', important: 'warning', warning: 'warning', caution: 'danger' };
+/** GitHub's alert marker: the first line of a block quote, alone on it (any case). */
+const ALERT_MARKER = /^\[!(note|tip|important|warning|caution)\][ \t]*(?:\n|$)/i;
+
+/**
+ * A block quote that is a GitHub alert (`> [!NOTE]` on its first line, then its content): its
+ * style and the quote's content without the marker; null for any other block quote, and for an
+ * alert with nothing in it (GitHub shows that as a quote too).
+ */
+function readAlert(quote: md.Blockquote, ctx: ParseContext): { style: string; content: md.RootContent[] } | null {
+  const [first, ...others] = quote.children;
+  const marker = first?.type === 'paragraph' && first.children[0]?.type === 'text' ? ALERT_MARKER.exec(first.children[0].value) : null;
+  if (!marker || first?.type !== 'paragraph') return null;
+  const [text, ...inlines] = first.children as [md.Text, ...md.PhrasingContent[]];
+  // Written as the marker, not escaped into one (`\[!NOTE]` is text).
+  const start = text.position?.start.offset;
+  if (start !== undefined && ctx.source[start] !== '[') return null;
+  const rest = text.value.slice(marker[0].length);
+  // The marker's line ends with a soft break (in the text) or a hard one (two spaces: a `break` node).
+  if (rest === '' && inlines.length > 0 && inlines[0]!.type !== 'break') return null;
+  const after = rest === '' ? inlines.slice(1) : [{ ...text, value: rest }, ...inlines];
+  const content: md.RootContent[] = after.length > 0 ? [{ ...first, children: after }, ...others] : others;
+  return content.length > 0 ? { style: ALERT_STYLES[marker[1]!.toLowerCase()]!, content } : null;
 }
 
 /** `{% tabs %}{% tab title="x" %}...{% endtab %}{% endtabs %}` -> `tabs` of `tabs-item`; stray content between tabs splits the tabs. */
@@ -516,8 +548,11 @@ function convertBlock(node: md.RootContent, ctx: ParseContext, place: Place): JS
       return [convertHeading(node, ctx)];
     case 'thematicBreak':
       return [voidBlock('divider', {})];
-    case 'blockquote':
+    case 'blockquote': {
+      const alert = readAlert(node, ctx);
+      if (alert) return hintBlocks(alert.style, alert.content, inside(ctx));
       return wrapRuns(convertFlow(node.children, inside(ctx), 'blockquote'), ALLOWED.blockquote, (run) => block('blockquote', run));
+    }
     case 'list':
       return convertList(node, ctx);
     case 'code':

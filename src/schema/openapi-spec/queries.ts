@@ -1,7 +1,8 @@
 /**
  * Reading OpenAPI specs: the organization's list (also `Organization.openAPISpecs`), one by slug,
  * its versions, one version (`latest` names the last) and a version's content. Members read
- * every spec, private ones included (`openapi:read`).
+ * every spec, private ones included (`openapi:read`); a published site's token reads the content
+ * of the specs its published pages reference.
  */
 import { authorize } from '../../auth/policies.ts';
 import { builder } from '../../builder.ts';
@@ -88,8 +89,9 @@ builder.queryFields((t) => ({
   }),
   openAPISpecVersionContent: t.field({
     type: 'JSON',
-    description: "A version's content (`latest`: the last version's): its files by path, and where it came from",
-    authScopes: { authenticated: true },
+    description:
+      "A version's content (`latest`: the last version's): its files by path, and where it came from. A published site's token reads the specs the site's published pages reference, its files as a list (the renderer's Filesystem)",
+    authScopes: { caller: true },
     args: { ...specArgs, versionId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const { spec, version } = await loadOpenAPISpecVersion(ctx, String(args.organizationId), String(args.specSlug), String(args.versionId));

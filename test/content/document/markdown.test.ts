@@ -309,6 +309,46 @@ describe('markdownToDocument', () => {
     });
   });
 
+  describe('GitHub alerts', () => {
+    it.each([
+      ['NOTE', 'info'],
+      ['TIP', 'success'],
+      ['IMPORTANT', 'warning'],
+      ['WARNING', 'warning'],
+      ['CAUTION', 'danger'],
+    ])('reads > [!%s] as a %s hint, printed back as GitBook writes hints', (type, style) => {
+      const { document, markdown } = roundTrip(`> [!${type}]\n> Mind **this**.`);
+      expect(document.nodes).toEqual(toDocument(`{% hint style="${style}" %}\nMind **this**.\n{% endhint %}`).nodes);
+      expect(markdown).toBe(`{% hint style="${style}" %}\nMind **this**.\n{% endhint %}\n`);
+    });
+
+    it('reads the marker in any case, with a hard break after it, and an alert of several blocks', () => {
+      expect(toDocument('> [!tip]  \n> Fast.').nodes).toEqual(toDocument('{% hint style="success" %}\nFast.\n{% endhint %}').nodes);
+      const several = toDocument('> [!Warning]\n>\n> ## Careful\n>\n> - one\n> - two\n\nAfter');
+      expect(types(several)).toEqual(['hint', 'paragraph']);
+      expect(several.nodes[0]).toMatchObject({ data: { style: 'warning' } });
+      expect(several.nodes[0].nodes!.map((n) => n.type)).toEqual(['heading-2', 'list-unordered']);
+    });
+
+    it('lifts out what a hint may not hold, and reads alerts nested in lists and quotes', () => {
+      const split = toDocument('> [!NOTE]\n> Before\n>\n> ```\n> code\n> ```\n>\n> After');
+      expect(types(split)).toEqual(['hint', 'code', 'hint']);
+      expect(documentPlainText(split)).toBe('Before\ncode\nAfter');
+      const inList = toDocument('- Step\n\n  > [!CAUTION]\n  > Hot.');
+      expect(inList.nodes[0].nodes![0].nodes!.map((n) => [n.type, n.data])).toEqual([
+        ['paragraph', {}],
+        ['hint', { style: 'danger' }],
+      ]);
+    });
+
+    it('keeps other block quotes as quotes: text after the marker, an unknown type, an empty alert, a marker not first', () => {
+      for (const markdown of ['> [!NOTE] Title\n> Text', '> [!DANGER]\n> Text', '> [!NOTE]', '> Text\n>\n> [!NOTE]\n> More', '> \\[!NOTE]\n> Text']) {
+        expect(types(toDocument(markdown)), markdown).toEqual(['blockquote']);
+      }
+      expect(nodeText(toDocument('> [!NOTE] Title\n> Text').nodes[0])).toBe('[!NOTE] Title Text');
+    });
+  });
+
   describe('images', () => {
     it('reads an image alone in a paragraph as an images block with alt and caption', () => {
       const { document, markdown } = roundTrip('![A diagram](/files/img1 "How it works")');
