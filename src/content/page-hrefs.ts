@@ -37,7 +37,8 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
  * The `resolveHref` of markdownToDocument reading `table` for the Markdown of a page whose file
  * is in `folder` (content-root relative, '' the top): a batch ref by its name, else the page the
  * href names from that folder as Git import reads a link (`/`-rooted from the top; `../` above the
- * top names nothing), with its `#anchor`. Anything else is left to be a URL.
+ * top names nothing), else, for a plain path (`faq.md`), the page at that path from the top; with
+ * its `#anchor`. Anything else is left to be a URL.
  */
 export function resolveFromTable(table: HrefTable, folder = ''): (href: string) => ContentRef | null {
   return (href) => {
@@ -45,7 +46,10 @@ export function resolveFromTable(table: HrefTable, folder = ''): (href: string) 
     const hash = href.indexOf('#');
     const anchor = hash < 0 ? null : href.slice(hash + 1) || null;
     const path = (hash < 0 ? href : href.slice(0, hash)).split('?')[0]!;
-    const target = table.get(normalizeHref(path)) ?? pageAt(table, folder, path);
+    // A path written without `./`, `../` or `/` that names nothing from the folder names the page at
+    // that path from the top, as such links always did through the API (Git import has no such rule;
+    // Git export writes the link relative again, so the round trip holds).
+    const target = table.get(normalizeHref(path)) ?? pageAt(table, folder, path) ?? (folder !== '' && /^[^./]/.test(path) ? pageAt(table, '', path) : undefined);
     if (target?.kind === 'page' && anchor !== null) return { kind: 'anchor', anchor, page: target.page };
     return target ?? null;
   };

@@ -112,7 +112,11 @@ describe('resolveFromTable', () => {
     ['getting-started', '../README.md', page('intro')],
     ['getting-started', 'README.md#setup', { kind: 'anchor', anchor: 'setup', page: 'gs' }],
     ['getting-started', '/faq.md', page('faq')],
-    ['getting-started', 'faq.md', null],
+    // A plain path naming nothing from the folder names the page at that path from the top, as before;
+    // written relative (`./`, `../`), it names only what it names from the folder.
+    ['getting-started', 'faq.md', page('faq')],
+    ['getting-started', 'getting-started/install.md', page('install')],
+    ['getting-started', './faq.md', null],
     ['getting-started', '../../faq.md', null],
     // A batch ref names its page from anywhere; URLs are not the table's.
     ['getting-started', './my-ref.md', page('batch')],
