@@ -328,7 +328,7 @@ describe('importRepository', () => {
     ]);
     const exported = await exportRepository(snapshot, { readFile });
     expect(decoder.decode(exported.get('README.md'))).toBe(
-      '# Home\n{% hint style="success" %}\nUse the CLI.\n{% endhint %}\n{% hint style="danger" %}\nIt deletes.\n{% endhint %}\n',
+      '# Home\n\n{% hint style="success" %}\nUse the CLI.\n{% endhint %}\n\n{% hint style="danger" %}\nIt deletes.\n{% endhint %}\n',
     );
   });
 
@@ -594,7 +594,7 @@ describe('exportRepository', () => {
     expect(text('guide/extras/extra.md')).toContain('![other](../../.gitbook/assets/shot%20\\(1\\).png)');
     expect(text('guide/extras/extra.md')).toContain('odd%20name%20%231%3F.png');
     expect(text('guide/extras/extra.md')).toContain('[dangling](/pages/no-such-page)');
-    expect(text('reference/cli.md')).toBe('# CLI\n{% file src="../.gitbook/assets/manual.pdf" %}\n');
+    expect(text('reference/cli.md')).toBe('# CLI\n\n{% file src="../.gitbook/assets/manual.pdf" %}\n');
     expect(out.get('.gitbook/assets/shot.png')).toEqual(PNG);
   });
 

@@ -38,8 +38,9 @@ const stringifyOptions: StringifyOptions = {
   listItemIndent: 'one',
   // Text that reads as a GitBook tag at the start of a line is escaped (`\{%`), so it stays text.
   unsafe: [{ character: '{', atBreak: true, after: '%' }],
-  // GitBook writes its tags right against their content, without blank lines.
-  join: [(left, right) => (isCompactTagNeighbour(left, right) && isCompactTagNeighbour(right, left) ? 0 : undefined)],
+  // GitBook writes a container's tags right against its content, without blank lines, and blank
+  // lines between it and its siblings, as around any other block.
+  join: [(left, right) => (touchesContent(left, right) ? 0 : undefined)],
 };
 
 const printer = unified().use(remarkStringify, stringifyOptions).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
@@ -48,16 +49,36 @@ function isTagHtml(node: md.Nodes): boolean {
   return node.type === 'html' && node.value.startsWith('{%');
 }
 
-/** `{% include %}` stands alone between blank lines, as GitBook writes it. */
-function isIncludeTag(node: md.Nodes): boolean {
-  return node.type === 'html' && node.value.startsWith('{% include ');
+/** Tags that stand alone (no end tag): they are blocks among their siblings, never containers. */
+const STANDALONE_TAGS = /^\{% (?:include|embed|file) /;
+
+/** `{% name ... %}` opening a container (`{% hint %}`, `{% tabs %}`, `{% tab %}`, ...). */
+function isOpeningTag(node: md.Nodes): boolean {
+  return isTagHtml(node) && !isClosingTag(node) && !STANDALONE_TAGS.test((node as md.Html).value);
 }
 
-/** A tag may touch its neighbour when either is a tag and neither is a block that only ends at a blank line. */
-function isCompactTagNeighbour(node: md.Nodes, other: md.Nodes): boolean {
-  if (isIncludeTag(node) || isIncludeTag(other)) return false;
-  if (!isTagHtml(node) && !isTagHtml(other)) return false;
+/** `{% endname %}` closing a container. */
+function isClosingTag(node: md.Nodes): boolean {
+  return node.type === 'html' && node.value.startsWith('{% end');
+}
+
+/** A block that may touch a tag: another tag, or one that does not need a blank line to end (a list or a quote does). */
+function mayTouchTag(node: md.Nodes): boolean {
   return isTagHtml(node) || node.type === 'paragraph' || node.type === 'heading' || node.type === 'code';
+}
+
+/** One tab ending and the next starting: GitBook writes a container's items against each other. */
+function isNextTab(left: md.Nodes, right: md.Nodes): boolean {
+  return left.type === 'html' && left.value === '{% endtab %}' && right.type === 'html' && right.value.startsWith('{% tab ');
+}
+
+/**
+ * Whether `left` and `right` are a container's tag and its first or last content (or a closing tag
+ * right after a nested one's), or two tabs of one tabs block: GitBook's export writes those
+ * against each other and blank lines everywhere else (a hint and the paragraph after it, two hints).
+ */
+function touchesContent(left: md.Nodes, right: md.Nodes): boolean {
+  return (isOpeningTag(left) && mayTouchTag(right)) || (isClosingTag(right) && mayTouchTag(left)) || isNextTab(left, right);
 }
 
 /** Converts a Document back to GitBook-flavoured Markdown. */
