@@ -127,9 +127,11 @@ describe('a conversion past its deadline', () => {
     const res = await abuse;
     expectError(res, 400, /^changes\[0\]\.document\.markdown: Converting the Markdown took longer than 3000 ms \(WORKER_TASK_TIMEOUT_MS\)$/);
     expect(await databaseFingerprint(server)).toEqual(before);
-    // The conversion ran for its 3 seconds while /healthz kept answering.
+    // The conversion ran for its 3 seconds while /healthz kept answering: an event loop the
+    // conversion held would have answered once or twice, one of them after all 3 seconds. (How fast
+    // each answer came is the machine's business, not this test's: a busy suite made one 430 ms.)
     expect(latencies.length).toBeGreaterThan(20);
-    expect(Math.max(...latencies)).toBeLessThan(200);
+    expect(Math.max(...latencies)).toBeLessThan(1500);
 
     // The thread was replaced: the next conversion works.
     const next = await server.request('POST', `${cr(space, id)}/content`, { token: ada.token, body: { changes: [{ operation: 'insert_page', document: { markdown: '# Next' } }] } });
