@@ -23,6 +23,9 @@ import { type WorkerPool } from '../worker-pool.ts';
 import type { JobKind } from './events.ts';
 import { JobStore, jobInput, type JobRow } from './job-store.ts';
 
+/** A step's progress is recorded at most once per this interval (the latest report of it, at the interval's end). */
+export const PROGRESS_INTERVAL_MS = 100;
+
 export interface JobContext {
   job: JobRow;
   input: Record<string, unknown>;
@@ -35,7 +38,11 @@ export interface JobContext {
   workers: WorkerPool;
   /** Aborted when the job is cancelled or the worker lost it: stop between steps. */
   signal: AbortSignal;
-  /** Reports a step; throws when the job was cancelled or taken over. */
+  /**
+   * Reports a step; the same step reported again within PROGRESS_INTERVAL_MS of its last record is
+   * held, only its latest recorded at the interval's end (unless a new step comes first). Throws
+   * when the job was cancelled or taken over.
+   */
   progress(step: string, percent: number, message?: string | null): Promise<void>;
   /** Marks the job succeeded inside the handler's final transaction (its effect and success commit together). */
   complete(tx: Tx, result: Record<string, unknown>): Promise<void>;
@@ -108,6 +115,29 @@ export class JobRunner {
     heartbeat.unref();
     // Once cancelled or lost, stop renewing: the job is no longer this worker's to keep.
     controller.signal.addEventListener('abort', () => clearInterval(heartbeat), { once: true });
+    let lastStep: string | null = null;
+    let lastRecordedAt = 0;
+    let heldProgress: { step: string; percent: number; message?: string | null } | null = null;
+    let heldTimer: NodeJS.Timeout | null = null;
+    const dropHeldProgress = () => {
+      if (heldTimer) clearTimeout(heldTimer);
+      heldTimer = null;
+      heldProgress = null;
+    };
+    // One at a time, in call order: a step reported without waiting (Git's transfer callbacks)
+    // must not be numbered after a later one (job events are numbered as they are recorded).
+    const recordProgress = (update: { step: string; percent: number; message?: string | null }) => {
+      lastStep = update.step;
+      lastRecordedAt = performance.now();
+      const report = progressRecorded.then(async () => {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        const { held, cancelRequested } = await store.progress(job, this.workerId, update);
+        if (!held) throw new LostJobError(job.id);
+        if (cancelRequested) throw new JobCancelledError();
+      });
+      progressRecorded = report.catch(() => undefined);
+      return report;
+    };
     const context: JobContext = {
       job,
       input: jobInput(job),
@@ -118,17 +148,24 @@ export class JobRunner {
       workers: this.deps.workers,
       log: log.child({ jobId: job.id, kind: job.kind }),
       signal: controller.signal,
-      // One at a time, in call order: a step reported without waiting (Git's transfer callbacks)
-      // must not be numbered after a later one (job events are numbered as they are recorded).
       progress: (step, percent, message) => {
-        const report = progressRecorded.then(async () => {
-          if (controller.signal.aborted) throw controller.signal.reason;
-          const { held, cancelRequested } = await store.progress(job, this.workerId, { step, percent, message });
-          if (!held) throw new LostJobError(job.id);
-          if (cancelRequested) throw new JobCancelledError();
-        });
-        progressRecorded = report.catch(() => undefined);
-        return report;
+        // The same step reported again within PROGRESS_INTERVAL_MS of its last record is held, and
+        // only the latest held is recorded when the interval ends, unless a new step (or the job's
+        // end) comes first and supersedes it: each recorded event goes to every subscriber, and a
+        // burst of them (Git's transfer callbacks, a few ms apart) made the last wait for the
+        // fan-out of all the others (docs/decisions.md, "Job event fan-out").
+        if (step === lastStep && performance.now() - lastRecordedAt < PROGRESS_INTERVAL_MS) {
+          heldProgress = { step, percent, message };
+          heldTimer ??= setTimeout(() => {
+            heldTimer = null;
+            const update = heldProgress;
+            heldProgress = null;
+            if (update) recordProgress(update).catch(() => undefined);
+          }, Math.max(0, lastRecordedAt + PROGRESS_INTERVAL_MS - performance.now()));
+          return progressRecorded;
+        }
+        dropHeldProgress();
+        return recordProgress({ step, percent, message });
       },
       complete: async (tx, result) => {
         await store.completeInTransaction(tx, job, this.workerId, result);
@@ -137,7 +174,7 @@ export class JobRunner {
       gather: (input, merge) => store.gather(input, merge),
     };
     try {
-      const result = await handler(context);
+      const result = await handler(context).finally(dropHeldProgress);
       outcome = 'succeeded';
       if (completedInTransaction) await store.announceFinished(job.id);
       else await store.finish(job, 'succeeded', { result: result ?? {}, worker: this.workerId });

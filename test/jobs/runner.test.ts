@@ -13,7 +13,7 @@ import { newId } from '../../src/ids.ts';
 import { createJobEventBus, type JobEvent } from '../../src/jobs/events.ts';
 import { JobStore } from '../../src/jobs/job-store.ts';
 import { RetryLaterError } from '../../src/errors/internal.ts';
-import { JobRunner, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
+import { JobRunner, PROGRESS_INTERVAL_MS, PollingDispatch, type JobHandler } from '../../src/jobs/runner.ts';
 import { type ObjectStorage } from '../../src/storage/object-storage.ts';
 import { type WorkerPool } from '../../src/worker-pool.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -76,17 +76,32 @@ describe('job runner', () => {
     expect((await db.organization.findUnique({ where: { id: organizationId } }))!.title).toBe('Jobs (imported)');
   });
 
-  it('records steps reported without waiting in the order they were reported', async () => {
+  it('records steps reported without waiting in the order they were reported, a burst of one step as its first and latest', async () => {
     const { store, runner, seen, stop } = setup(async (ctx) => {
       // As Git's transfer callbacks do: steps fired without awaiting, then the next phase awaited.
       for (let percent = 5; percent <= 45; percent += 5) void ctx.progress('cloning', percent).catch(() => undefined);
+      // The burst's latest is recorded once the interval since its first record has passed.
+      await new Promise((resolve) => setTimeout(resolve, PROGRESS_INTERVAL_MS * 2));
       await ctx.progress('reading pages', 50);
+      // Held, then superseded by the next step before its interval passed: not recorded.
+      void ctx.progress('reading pages', 60).catch(() => undefined);
+      await ctx.progress('writing', 70);
+      // Held when the job ends: not recorded after it.
+      void ctx.progress('writing', 80).catch(() => undefined);
     });
     const job = await store.create({ organizationId, kind: 'git-import', input: { url: 'x' } });
     await runner.execute(job.id);
     await stop();
-    const percents = seen.filter((e) => e.id === job.id && e.state === 'running' && e.step !== 'starting').map((e) => e.percent);
-    expect(percents).toEqual([5, 10, 15, 20, 25, 30, 35, 40, 45, 50]);
+    const running = seen.filter((e) => e.id === job.id && e.state === 'running' && e.step !== 'starting').map((e) => [e.step, e.percent]);
+    expect(running).toEqual([
+      ['cloning', 5],
+      ['cloning', 45],
+      ['reading pages', 50],
+      ['writing', 70],
+    ]);
+    expect(seen.filter((e) => e.id === job.id).at(-1)).toMatchObject({ state: 'succeeded' });
+    const events = (await store.eventsAfter(job.id, 0))!.events;
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
   });
 
   it('records and publishes no event for a change that did not apply, nor for a completion whose transaction rolled back', async () => {
