@@ -78,11 +78,12 @@ describe('token commands', () => {
       [['token:create', '--email', 'nobody@example.com'], /User with e-mail "nobody@example.com" not found/],
       [['token:list', '--email', 'nobody@example.com'], /not found/],
     ];
-    for (const [args, message] of cases) {
-      const result = await cli(...args);
-      expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr, args.join(' ')).toMatch(message);
-      expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Each refusal is its own process, and none changes anything: run at once.
+    const results = await Promise.all(cases.map(([args]) => cli(...args)));
+    for (const [i, [args, message]] of cases.entries()) {
+      expect(results[i]!.code, args.join(' ')).toBe(1);
+      expect(results[i]!.stderr, args.join(' ')).toMatch(message);
+      expect(results[i]!.stderr).not.toMatch(/\n\s+at /);
     }
   });
 });
@@ -106,10 +107,11 @@ describe('member:add', () => {
       [['--email', lin.email, '--org', org, '--role', 'owner'], /role: unknown role "owner"; the roles are read, comment, edit, review, create, admin, guest/],
       [['--email', lin.email, '--org', org, '--role', 'admin'], /already a member of organization .* \(role: edit\)/],
     ];
-    for (const [args, message] of cases) {
-      const result = await cli('member:add', ...args);
-      expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr, args.join(' ')).toMatch(message);
+    // Refusals change nothing: run at once.
+    const results = await Promise.all(cases.map(([args]) => cli('member:add', ...args)));
+    for (const [i, [args, message]] of cases.entries()) {
+      expect(results[i]!.code, args.join(' ')).toBe(1);
+      expect(results[i]!.stderr, args.join(' ')).toMatch(message);
     }
     const guest = await server.createUser('Guest');
     expect((await cliJson('member:add', '--email', guest.email, '--org', org, '--role', 'guest')).member.role).toBe('guest');
