@@ -152,7 +152,7 @@ const schema = z.object({
   /** Megabytes of repository files a process keeps between Git imports of the same space (with their bare clones on disk), so the next import fetches and reads only what changed (0: nothing kept). */
   GIT_KEPT_CLONES_MB: z.coerce.number().min(0).default(256),
   /** Page and file entries of revisions kept decoded in memory between requests (0: none); each costs roughly 0.5 KB. */
-  REVISION_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
+  REVISION_CACHE_ENTRIES: z.coerce.number().int().min(0).default(20_000),
   /** How long a request's caller (token, memberships, grants) is kept for the next requests at most, in milliseconds (0: read per request). Changes made through any server process, or the CLI with REDIS_URL, apply at once; this bounds what nothing announces (the CLI without REDIS_URL, SQL by hand). */
   VIEWER_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(5_000),
   /** Callers (tokens) kept at most; the least recently used go first. */
