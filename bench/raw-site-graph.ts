@@ -155,14 +155,14 @@ const STRUCTURE_VIEWER: RawStatement = {
   params: ['hash', 'site'],
   sqlite: `
     SELECT t.userId AS viewer, m.id AS memberId, m.role AS role,
-           s.id, s.organizationId, s.basename, s.hostname, s.published, s.defaultSectionId
+           s.id, s.organizationId, s.basename, s.hostname, s.published, s.defaultSectionId, s.visibility
     FROM (SELECT @hash AS h) x
     LEFT JOIN ApiToken t ON t.tokenHash = x.h
     LEFT JOIN Site s ON s.id = @site
     LEFT JOIN Member m ON m.organizationId = s.organizationId AND m.userId = t.userId`,
   postgresql: `
     SELECT t."userId" AS viewer, m.id AS "memberId", m.role AS role,
-           s.id, s."organizationId", s.basename, s.hostname, s.published::int AS published, s."defaultSectionId"
+           s.id, s."organizationId", s.basename, s.hostname, s.published::int AS published, s."defaultSectionId", s.visibility
     FROM (SELECT $1::text AS h) x
     LEFT JOIN "ApiToken" t ON t."tokenHash" = x.h
     LEFT JOIN "Site" s ON s.id = $2
@@ -255,7 +255,7 @@ export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
 
   async function structure(hash: string, org: string, siteId: string, counted: () => void): Promise<{ status: number; body: string }> {
     counted();
-    type SiteRow = { id: string | null; organizationId: string; basename: string; hostname: string | null; published: number; defaultSectionId: string | null };
+    type SiteRow = { id: string | null; organizationId: string; basename: string; hostname: string | null; published: number; defaultSectionId: string | null; visibility: string };
     const v = (await db.all<Viewer & SiteRow>(STRUCTURE_VIEWER, { hash, site: siteId }))[0]!;
     const fail = (status: number, message: string) => ({ status, body: JSON.stringify({ error: { code: status, message } }) });
     if (!v.viewer) return fail(401, 'The API token is invalid or has been revoked');
@@ -285,6 +285,8 @@ export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
       body.default = r.ssIsDefault === 1;
       if (r.ssCondition !== null) body.condition = r.ssCondition;
       body.hidden = r.ssHidden === 1;
+      // No drafts in the app: every site space, section and group is live once created.
+      body.draft = false;
       body.hasAdvancedCustomizationFeature = false;
       const url = published(r.ssSectionId !== null ? (sectionPath.get(r.ssSectionId) ?? null) : null, r.ssPath);
       body.urls = url ? { published: url } : {};
@@ -292,6 +294,8 @@ export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
       // puts every space on exactly one site space, so that is this one (a general baseline would
       // need one more statement to find each space's first published site space).
       if (url) (body.space as { urls: Record<string, unknown> }).urls.published = url;
+      // ... and its urls.public, the same address when that site is public.
+      if (url && v.visibility === 'public') (body.space as { urls: Record<string, unknown> }).urls.public = url;
       const list = siteSpacesOf.get(r.ssSectionId);
       if (list) list.push(body);
       else siteSpacesOf.set(r.ssSectionId, [body]);
@@ -307,7 +311,7 @@ export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
     for (const it of items) {
       let body: Record<string, unknown>;
       if (it.kind === 's') {
-        body = { object: 'site-section', id: it.id, title: it.title };
+        body = { object: 'site-section', id: it.id, title: it.title, draft: false };
         if (it.description !== null) body.description = it.description;
         body.default = v.defaultSectionId === it.id;
         body.path = it.path;
@@ -323,7 +327,7 @@ export function createRawSiteGraphServer(options: RawSiteGraphOptions) {
           else sectionsOfGroup.set(it.parentId, [body]);
         }
       } else {
-        body = { object: 'site-section-group', id: it.id, title: it.title };
+        body = { object: 'site-section-group', id: it.id, title: it.title, draft: false };
       }
       bodies.push({ row: it, body });
       const list = childrenOf.get(it.parentId);
