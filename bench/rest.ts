@@ -61,6 +61,7 @@ import {
   type ProfileSummary,
 } from './harness.ts';
 import { postgraphileName, spaceByRowIdBody, spaceByRowIdEndpoint, type PostGraphileSpace } from './postgraphile-server.ts';
+import { stackFloorSpaceEndpoint } from './stack-floor-server.ts';
 import { restEndpoints, seed } from './seed.ts';
 
 /** Issue 18: GET by id at least 25% of the ceiling's requests/s (it replaced the foundation's 40%, set before the access model). */
@@ -119,7 +120,8 @@ async function run() {
   const pgById = spaceByRowIdEndpoint(data.spaceIds);
 
   const samplePaths = [byId.paths[0]!, byId.paths[data.spaceIds.length - 1]!, list.paths[0]!];
-  const results: { app: Measurement[]; raw: Measurement[]; reference: Measurement[]; postgraphile: Measurement[] } = { app: [], raw: [], reference: [], postgraphile: [] };
+  const floorById = stackFloorSpaceEndpoint(data.spaceIds);
+  const results: { app: Measurement[]; raw: Measurement[]; reference: Measurement[]; postgraphile: Measurement[]; floor: Measurement[] } = { app: [], raw: [], reference: [], postgraphile: [], floor: [] };
   const appBodies: string[] = [];
   /** The SQL the app sends for one request of each sample path. */
   const sqlOf: Record<string, string[]> = {};
@@ -193,6 +195,22 @@ async function run() {
       }
     }
 
+    // --- the stack's floor: yoga + Pothos + Prisma alone, one space by id (bench/stack-floor-server.ts)
+    log('starting the stack floor server...');
+    child = await startChild('stack-floor-server.ts', { DATABASE_URL: data.database.url, STACK_FLOOR_CHILD: '1' });
+    try {
+      for (const [i, id] of [data.spaceIds[0]!, data.spaceIds[data.spaceIds.length - 1]!].entries()) {
+        const body = await request(child.baseUrl, '/graphql', token, { ...floorById, body: floorById.bodies![data.spaceIds.indexOf(id)] });
+        const space = body.status === 200 ? (JSON.parse(body.text) as { data?: { space: { id: string; title: string } | null } }).data?.space : null;
+        const app = JSON.parse(appBodies[i]!) as { id: string; title: string };
+        if (space?.id !== app.id || space.title !== app.title) throw new Error(`stack floor: space(${id}) answered ${body.status}: ${body.text.slice(0, 2000)}`);
+      }
+      await machineLoad.settle('before the stack floor runs');
+      results.floor.push(await measure(child.baseUrl, floorById, token, `stack floor: ${floorById.label}`));
+    } finally {
+      await child.stop();
+    }
+
     // --- where the time goes, when GET by id misses the target
     const ratioById = results.app[0]!.rps / results.raw[0]!.rps;
     if (ratioById < TARGET && PROFILE_SECONDS > 0) {
@@ -234,6 +252,7 @@ async function run() {
           { server: 'raw ceiling', m: r.raw, vs: '100%' },
         ]),
         ...results.postgraphile.map((m) => ({ server: pgName, m, vs: `${fmt((100 * m.rps) / results.raw[0]!.rps, 1)}%` })),
+        ...results.floor.map((m) => ({ server: 'stack floor', m, vs: `${fmt((100 * m.rps) / results.raw[0]!.rps, 1)}%` })),
         ...results.reference.map((m) => ({ server: 'app', m, vs: '—' })),
       ],
       'req/s vs ceiling',
@@ -266,6 +285,23 @@ async function run() {
   } else {
     md.push(`Not measured: ${pgName} runs on PostgreSQL only (BENCH_DATABASE_URL).`, '');
   }
+  const floor = results.floor[0];
+  if (floor) {
+    const app = results.app[0]!;
+    md.push(
+      '## The floor of the chosen stack',
+      '',
+      'bench/stack-floor-server.ts: graphql-yoga on node:http, a Pothos schema with plugin-prisma and the app\'s own Prisma client (same adapter and settings) answering `space(id)` with the same 14 columns through one `findUnique`, ' +
+        'and nothing else (no authentication or authorization, no REST layer, no loaders, no logging, no rate limit). The app does this and more for GET /v1/spaces/{spaceId}, so this bounds it from above on this stack.',
+      '',
+      `- Stack floor: ${fmt(floor.rps)} req/s (p50 ${fmt(floor.p50Ms, 2)} ms, ${fmt(floor.statementsPerRequest, 2)} statements/request); the app reaches ${fmt((100 * app.rps) / floor.rps, 1)}% of it.`,
+      ...(results.postgraphile[0]
+        ? [`- The floor is ${fmt(floor.rps / results.postgraphile[0].rps, 2)}x ${pgName}'s requests/s: ${floor.rps >= results.postgraphile[0].rps ? 'the stack alone can reach PostGraphile' : 'yoga, Pothos and Prisma alone, before any of the app\'s work, answer fewer requests than PostGraphile'}.`]
+        : []),
+      `- The floor is ${fmt((100 * floor.rps) / results.raw[0]!.rps, 1)}% of the hand-written ceiling.`,
+      '',
+    );
+  }
   md.push(...machineLoad.markdown());
   if (profile) md.push(...profileMarkdown(profile, 'GET /v1/spaces/{spaceId}'));
   md.push('## SQL sent by the app for one request', '');
@@ -274,7 +310,7 @@ async function run() {
   const postgraphile = vsPostGraphile
     ? { server: pgName, measurements: results.postgraphile, rpsRatio: vsPostGraphile.rpsRatio, p50Ratio: vsPostGraphile.app.p50Ms / vsPostGraphile.postgraphile.p50Ms, target: TARGET_VS_POSTGRAPHILE }
     : null;
-  writeResults(benchRun, { database, settings, targetRatioGetById: TARGET, rows, reference: results.reference, postgraphile, sqlSamples, profile }, md);
+  writeResults(benchRun, { database, settings, targetRatioGetById: TARGET, rows, reference: results.reference, postgraphile, floor: results.floor, sqlSamples, profile }, md);
 }
 
 main(run);
