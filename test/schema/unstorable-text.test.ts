@@ -45,6 +45,25 @@ describe('GraphQL', () => {
     expect(await databaseFingerprint(server)).toEqual(before);
   });
 
+  it('refuses a document written with unstorable text every time it comes, and a clean one with a bad variable after it', async () => {
+    // yoga parses a text once and hands every request the same document: what its literals hold is
+    // found once per document (src/plugins/use-storable-text.ts), and must be refused every time.
+    const written = 'mutation { createOrganization(input: { title: "again\\u0000" }) { id } }';
+    const clean = 'query($id: ID!) { organization(id: $id) { id } }';
+    const before = await databaseFingerprint(server);
+    for (let i = 0; i < 3; i++) {
+      const res = await server.graphql(written, { token: ada.token });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.message).toBe('argument input.title: must not contain U+0000 (NUL), which cannot be stored');
+    }
+    // The clean document with a clean variable runs (no such organization: a 404, not a refusal).
+    expect((await server.graphql(clean, { token: ada.token, variables: { id: 'none' } })).status).toBe(404);
+    const res = await server.graphql(clean, { token: ada.token, variables: { id: 'org\u0000' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.message).toBe('$id: must not contain U+0000 (NUL), which cannot be stored');
+    expect(await databaseFingerprint(server)).toEqual(before);
+  });
+
   it('refuses it over graphql-ws, for operations and subscriptions alike', async () => {
     const client = wsClient(ada.token);
     const run = (query: string, variables: Record<string, unknown>) =>
