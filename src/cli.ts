@@ -53,6 +53,7 @@ async function withDb<T>(fn: (db: Db, urls: Urls, config: AppConfig) => Promise<
   let viewersChanged = false;
   const db = createDb(database, {
     timeouts: config.databaseTimeouts,
+    preparedStatements: config.databasePreparedStatements,
     onWrite: (table, sql) => {
       viewersChanged ||= changesViewers(table, sql);
     },

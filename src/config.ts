@@ -27,6 +27,8 @@ const schema = z.object({
   DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.poolMs),
   /** SQLite: time a statement waits for another connection's lock (busy timeout), in milliseconds. */
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(DEFAULT_DATABASE_TIMEOUTS.busyMs),
+  /** PostgreSQL: named prepared statements, each planned once per connection; false behind a proxy that pools transactions (PgBouncer before 1.21). */
+  DATABASE_PREPARED_STATEMENTS: strictBoolean.default(true),
   /** Time GET /readyz waits for the database (and for Redis) before answering 503, in milliseconds. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
   /** The base URL clients reach this service at; `urls.location` values start with it. */
@@ -167,6 +169,8 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   /** DATABASE_*_TIMEOUT_MS: a request waiting longer on the database answers 503. */
   databaseTimeouts: DatabaseTimeouts;
+  /** DATABASE_PREPARED_STATEMENTS */
+  databasePreparedStatements: boolean;
   healthTimeoutMs: number;
   /** CORS_ORIGINS: origins allowed with credentials, or `['*']` (any, without), or none. */
   corsOrigins: string[];
@@ -229,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       poolMs: e.DATABASE_POOL_TIMEOUT_MS,
       busyMs: e.DATABASE_BUSY_TIMEOUT_MS,
     },
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     healthTimeoutMs: e.HEALTH_TIMEOUT_MS,
     corsOrigins: e.CORS_ORIGINS,
     publicUrl,

@@ -213,6 +213,7 @@ export function createApp(options: AppOptions): App {
   const liveLoaders = new LiveLoaders();
   const db = createDb(database, {
     timeouts: config.databaseTimeouts,
+    preparedStatements: config.databasePreparedStatements,
     onQuery: (sql) => {
       metrics.dbQueries.inc();
       options.onQuery?.(sql);

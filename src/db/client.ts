@@ -46,6 +46,8 @@ export interface CreateDbOptions {
    * it is the statement (none at a commit).
    */
   onWrite?: (table: string, sql?: string) => void;
+  /** PostgreSQL: named prepared statements (DATABASE_PREPARED_STATEMENTS); on unless false. */
+  preparedStatements?: boolean;
   /** How long to wait on the database (DATABASE_*_TIMEOUT_MS); DEFAULT_DATABASE_TIMEOUTS when not given. */
   timeouts?: DatabaseTimeouts;
   /** Told the PostgreSQL pool the client opens (its connection counts, for metrics); never called on SQLite. */
@@ -54,7 +56,7 @@ export interface CreateDbOptions {
 
 export function createDb(config: DatabaseConfig, options: CreateDbOptions = {}): Db {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
-  const base = createAdapterFactory(config, { cacheStatements: true, timeouts, onPool: options.onPool });
+  const base = createAdapterFactory(config, { cacheStatements: true, preparedStatements: options.preparedStatements ?? true, timeouts, onPool: options.onPool });
   const observer = options.onQuery || options.onWrite ? { onQuery: options.onQuery, onWrite: options.onWrite } : null;
   const adapter = observer ? observingFactory(base, config.provider, observer) : base;
   // An interactive transaction waits for its connection as long as any query does (Prisma's own default

@@ -31,6 +31,7 @@ import type {
 } from '@prisma/driver-adapter-utils';
 import { isLostConnection } from '../../errors/prisma.ts';
 import { pgPoolConfig, requirePg, requireSqliteFile, type DatabaseConfig, type DatabaseTimeouts } from './config.ts';
+import { preparedStatementNames } from './prepared-statements.ts';
 import { cacheSqliteStatements } from './sqlite-statement-cache.ts';
 import { isReadOnlyStatement } from './statements.ts';
 
@@ -231,6 +232,8 @@ export function createAdapterFactory(
   config: DatabaseConfig,
   options: {
     cacheStatements?: boolean;
+    /** PostgreSQL: name the statements it sends, so that each connection prepares them once (./prepared-statements.ts). */
+    preparedStatements?: boolean;
     timeouts?: DatabaseTimeouts;
     /** Told each PostgreSQL pool the adapter opens (node-postgres's: its counts of connections), for metrics. */
     onPool?: (pool: { totalCount: number; idleCount: number; waitingCount: number }) => void;
@@ -253,7 +256,9 @@ export function createAdapterFactory(
   if (config.provider === 'postgresql') {
     const schema = requirePg(config).schema;
     const poolConfig = { ...pgPoolConfig(config), ...(timeouts && pgTimeoutSettings(timeouts)) };
-    const inner = new PrismaPg(poolConfig, schema !== undefined ? { schema } : undefined);
+    // PrismaPg's type says a name is always returned; node-postgres sends a statement without one unnamed.
+    const statementNameGenerator = options.preparedStatements ? (preparedStatementNames() as (query: { sql: string; args: unknown[] }) => string) : undefined;
+    const inner = new PrismaPg(poolConfig, { ...(schema !== undefined && { schema }), ...(statementNameGenerator && { statementNameGenerator }) });
     const connected = (adapter: SqlDriverAdapter) => (timeouts ? retryOnLostConnection(adapter) : adapter);
     return {
       provider: inner.provider,
