@@ -16,33 +16,9 @@ import { createDb } from '../src/db/client.ts';
 import { newId } from '../src/ids.ts';
 import type { Endpoint } from './harness.ts';
 import { seed, type Seed } from './seed.ts';
+import { SITE_GRAPH_QUERY, SITES_LIMIT } from './site-graph-query.ts';
 
-/**
- * The nested query of the site graph benchmarks. Field names as in
- * schema.graphql: Organization.sites (a SiteList), Site.sections (position
- * order), SiteSection.siteSpaces (position order), SiteSpace.space.
- */
-export const SITE_GRAPH_QUERY = `query SiteGraph($organizationId: ID!, $limit: Int) {
-  organization(id: $organizationId) {
-    sites(limit: $limit) {
-      items {
-        id
-        title
-        sections {
-          id
-          title
-          path
-          siteSpaces {
-            id
-            path
-            space { id title }
-          }
-        }
-      }
-    }
-  }
-}`;
-export const SITES_LIMIT = 100;
+export { SITE_GRAPH_QUERY, SITES_LIMIT };
 
 /** The endpoints of the site graph benchmarks (bench/site-graph.ts, bench/site-graph-floor.ts, bench/ab.ts). */
 export function siteGraphEndpoints(data: { organizationId: string; sites: Array<{ id: string }> }): { graph: Endpoint; structure: Endpoint } {
