@@ -199,11 +199,12 @@ async function run() {
     log('starting the stack floor server...');
     child = await startChild('stack-floor-server.ts', { DATABASE_URL: data.database.url, STACK_FLOOR_CHILD: '1' });
     try {
-      for (const [i, id] of [data.spaceIds[0]!, data.spaceIds[data.spaceIds.length - 1]!].entries()) {
-        const body = await request(child.baseUrl, '/graphql', token, { ...floorById, body: floorById.bodies![data.spaceIds.indexOf(id)] });
+      // The first and last spaces, whose app bodies are appBodies[0] and [1].
+      for (const [i, index] of [0, data.spaceIds.length - 1].entries()) {
+        const body = await request(child.baseUrl, '/graphql', token, { ...floorById, body: floorById.bodies![index] });
         const space = body.status === 200 ? (JSON.parse(body.text) as { data?: { space: { id: string; title: string } | null } }).data?.space : null;
         const app = JSON.parse(appBodies[i]!) as { id: string; title: string };
-        if (space?.id !== app.id || space.title !== app.title) throw new Error(`stack floor: space(${id}) answered ${body.status}: ${body.text.slice(0, 2000)}`);
+        if (space?.id !== app.id || space.title !== app.title) throw new Error(`stack floor: space(${data.spaceIds[index]}) answered ${body.status}: ${body.text.slice(0, 2000)}`);
       }
       await machineLoad.settle('before the stack floor runs');
       results.floor.push(await measure(child.baseUrl, floorById, token, `stack floor: ${floorById.label}`));
